@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/adrg/xdg"
+)
+
+// EnvDir names the environment variable that sets the snapshot folder.
+const EnvDir = "COMPACT_GUARD_DIR"
+
+// LogFileName is the log's name, in the folder above the snapshot folder.
+const LogFileName = "compact-guard.log"
+
+// snapshotDir resolves the snapshot folder: --dir, else $COMPACT_GUARD_DIR,
+// else <XDG state home>/compact-guard/snapshots. The result is absolute so
+// that the pointer can name it.
+func snapshotDir(g *GlobalOptions) string {
+	d := g.Dir
+	if d == "" {
+		d = os.Getenv(EnvDir)
+	}
+	if d == "" {
+		d = filepath.Join(xdg.StateHome, "compact-guard", "snapshots")
+	}
+	if abs, err := filepath.Abs(d); err == nil {
+		d = abs
+	}
+	return filepath.Clean(d)
+}
+
+// logPath is the log file, in the folder above the snapshot folder.
+func logPath(dir string) string { return filepath.Join(filepath.Dir(dir), LogFileName) }

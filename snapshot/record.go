@@ -1,0 +1,120 @@
+// Package snapshot holds the snapshot record compact-guard writes before a
+// compaction, its Markdown rendering, its storage on disk and the git state it
+// records. It knows nothing of command lines or hook I/O.
+package snapshot
+
+import (
+	"time"
+
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// SchemaVersion is the version of the JSON record; it changes whenever a field
+// changes meaning or goes away (adding a field does not change it).
+const SchemaVersion = 1
+
+// Unknown stands for a value the payload or transcript did not give.
+const Unknown = "unknown"
+
+// Record is one snapshot: what the transcript and git showed just before a
+// compaction. It is stored as JSON next to its Markdown rendering.
+type Record struct {
+	Schema int `json:"schema"`
+	// Name is the base name shared by the .json and .md files.
+	Name      string    `json:"name"`
+	SessionID string    `json:"session_id"`
+	CreatedAt time.Time `json:"created_at"`
+	// Trigger is "manual", "auto" or Unknown.
+	Trigger            string  `json:"trigger"`
+	CustomInstructions *string `json:"custom_instructions"`
+	PromptID           string  `json:"prompt_id,omitempty"`
+	HookEvent          string  `json:"hook_event,omitempty"`
+	// PayloadError is set when the hook payload could not be parsed; fields
+	// it would have given are then Unknown.
+	PayloadError   string `json:"payload_error,omitempty"`
+	TranscriptPath string `json:"transcript_path"`
+	// Cwd is the working directory, from the newest transcript entry or else
+	// the payload; CwdSource says which ("transcript", "payload", "process").
+	Cwd       string `json:"cwd"`
+	CwdSource string `json:"cwd_source"`
+	// GitBranch is what the transcript recorded; Git holds what git says now.
+	GitBranch string `json:"git_branch,omitempty"`
+
+	Context            *transcript.Usage       `json:"context,omitempty"`
+	EarlierCompactions int                     `json:"earlier_compactions"`
+	Prompts            []transcript.Prompt     `json:"prompts"`
+	Files              []transcript.FileEdit   `json:"files"`
+	Commands           []transcript.Command    `json:"commands"`
+	Todos              []transcript.Task       `json:"todos,omitempty"`
+	Tasks              []transcript.Task       `json:"tasks,omitempty"`
+	Failures           []transcript.Failure    `json:"failures"`
+	Plan               *transcript.Plan        `json:"plan,omitempty"`
+	Git                *Git                    `json:"git,omitempty"`
+	StateFile          StateFile               `json:"state_file"`
+	Coverage           Coverage                `json:"coverage"`
+	Stats              transcript.Stats        `json:"stats"`
+	Warnings           []string                `json:"warnings,omitempty"`
+	Redactions         int                     `json:"redactions"`
+	Compaction         *CompactionConfirmation `json:"compaction,omitempty"`
+}
+
+// Git is the repository state at snapshot time.
+type Git struct {
+	// Repo is false when cwd is not inside a git work tree.
+	Repo     bool   `json:"repo"`
+	Root     string `json:"root,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Detached bool   `json:"detached,omitempty"`
+	Head     string `json:"head,omitempty"`
+	Subject  string `json:"subject,omitempty"`
+	// Changes lists up to MaxGitChanges uncommitted paths with their
+	// porcelain XY code; ChangeCount is the full count.
+	Changes     []GitChange `json:"changes,omitempty"`
+	ChangeCount int         `json:"change_count"`
+	// Source is "git" or "go-git" (when the git binary is missing).
+	Source string `json:"source,omitempty"`
+	// Error records a timeout or failure; the fields above hold what was
+	// learnt before it.
+	Error string `json:"error,omitempty"`
+}
+
+// GitChange is one uncommitted path.
+type GitChange struct {
+	Code string `json:"code"`
+	Path string `json:"path"`
+}
+
+// MaxGitChanges bounds Git.Changes.
+const MaxGitChanges = 30
+
+// StateFile is the project's state file (SESSION-STATE.md by default).
+type StateFile struct {
+	Name     string    `json:"name"`
+	Path     string    `json:"path,omitempty"`
+	ModTime  time.Time `json:"mod_time,omitzero"`
+	Searched []string  `json:"searched"`
+}
+
+// Coverage says which bytes of the transcript the record rests on.
+type Coverage struct {
+	// TranscriptSize is the size read up to; the next snapshot of the same
+	// session can start reading there (the chain).
+	TranscriptSize int64 `json:"transcript_size"`
+	// SegmentStart is the offset of the last compact_boundary line, -1 when
+	// the transcript has none.
+	SegmentStart int64 `json:"segment_start"`
+	// ReadFrom is where this run started reading.
+	ReadFrom int64 `json:"read_from"`
+	// Previous names the earlier snapshot whose facts cover [0, ReadFrom).
+	Previous string `json:"previous,omitempty"`
+	// Partial is set when some earlier part of the transcript was neither
+	// read nor covered by a previous snapshot (the byte budget ran out).
+	Partial bool `json:"partial,omitempty"`
+}
+
+// CompactionConfirmation is written by the PostCompact hook once the
+// compaction this snapshot was taken for has completed.
+type CompactionConfirmation struct {
+	At           time.Time `json:"at"`
+	SummaryChars int       `json:"summary_chars"`
+}

@@ -1,0 +1,131 @@
+// Package transcript reads a Claude Code session transcript (JSONL) and
+// extracts the mechanically verifiable facts compact-guard records: typed
+// prompts, edited files, commands, tasks, failures, the approved plan and the
+// context fill. It reads nothing on disk but the transcript itself.
+package transcript
+
+import "time"
+
+// Command outcomes, from the tool_result that answered the call.
+const (
+	OutcomeOK          = "ok"
+	OutcomeError       = "error"
+	OutcomeRejected    = "rejected"
+	OutcomeInterrupted = "interrupted"
+	OutcomeBackground  = "background"
+	OutcomeUnknown     = "unknown"
+)
+
+// Prompt is one prompt the user typed, verbatim (images noted as "[image]").
+type Prompt struct {
+	Text string    `json:"text"`
+	Time time.Time `json:"time,omitzero"`
+	// Truncated is set when Text was cut at the prompt limit; Text then ends
+	// with a visible marker.
+	Truncated bool `json:"truncated,omitempty"`
+	// FromLastPrompt is set when the prompt came only from a `last-prompt`
+	// entry, because the transcript had not written the user entry yet.
+	FromLastPrompt bool `json:"from_last_prompt,omitempty"`
+}
+
+// FileEdit is one file changed by Write, Edit, MultiEdit or NotebookEdit
+// calls that succeeded.
+type FileEdit struct {
+	Path     string    `json:"path"`
+	Edits    int       `json:"edits"`
+	LastTool string    `json:"last_tool"`
+	LastTime time.Time `json:"last_time,omitzero"`
+}
+
+// Command is one Bash or PowerShell call and what its result said.
+type Command struct {
+	Tool        string    `json:"tool"`
+	Command     string    `json:"command"`
+	Description string    `json:"description,omitempty"`
+	Truncated   bool      `json:"truncated,omitempty"`
+	Outcome     string    `json:"outcome"`
+	ExitCode    *int      `json:"exit_code,omitempty"`
+	ErrorLine   string    `json:"error_line,omitempty"`
+	Time        time.Time `json:"time,omitzero"`
+}
+
+// Task is one entry of the latest TodoWrite list or one TaskCreate task.
+type Task struct {
+	ID         string `json:"id,omitempty"`
+	Subject    string `json:"subject"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"active_form,omitempty"`
+}
+
+// Failure is a tool call that failed or that the user rejected.
+type Failure struct {
+	Tool     string    `json:"tool"`
+	Input    string    `json:"input"`
+	Error    string    `json:"error"`
+	Rejected bool      `json:"rejected,omitempty"`
+	Time     time.Time `json:"time,omitzero"`
+}
+
+// Plan is the last plan approved through ExitPlanMode.
+type Plan struct {
+	Text      string    `json:"text"`
+	Truncated bool      `json:"truncated,omitempty"`
+	Time      time.Time `json:"time,omitzero"`
+}
+
+// Usage is the context fill from the last main-chain assistant message:
+// input + cache creation + cache read tokens.
+type Usage struct {
+	Tokens        int64  `json:"tokens"`
+	InputTokens   int64  `json:"input_tokens"`
+	CacheCreation int64  `json:"cache_creation_input_tokens"`
+	CacheRead     int64  `json:"cache_read_input_tokens"`
+	Model         string `json:"model,omitempty"`
+	// FromBoundary is set when the last usage predates a compact_boundary and
+	// Tokens comes from that boundary's postTokens instead.
+	FromBoundary bool `json:"from_boundary,omitempty"`
+}
+
+// Stats counts what reading the transcript met, so that a snapshot can say
+// how complete it is.
+type Stats struct {
+	BytesRead    int64 `json:"bytes_read"`
+	Lines        int   `json:"lines"`
+	Decoded      int   `json:"decoded"`
+	SkippedLong  int   `json:"skipped_long"`
+	Corrupt      int   `json:"corrupt"`
+	TornLastLine bool  `json:"torn_last_line,omitempty"`
+}
+
+// Facts is everything extracted from the part of the transcript that was read.
+// Lists are bounded: Prompts holds the last MaxPrompts (oldest first), Commands
+// the last MaxCommands (oldest first), Failures the last MaxFailures (oldest
+// first); Files is session-wide, most recent first.
+type Facts struct {
+	Prompts     []Prompt   `json:"prompts"`
+	Files       []FileEdit `json:"files"`
+	Commands    []Command  `json:"commands"`
+	Todos       []Task     `json:"todos,omitempty"`
+	Tasks       []Task     `json:"tasks,omitempty"`
+	Failures    []Failure  `json:"failures"`
+	Plan        *Plan      `json:"plan,omitempty"`
+	Usage       *Usage     `json:"usage,omitempty"`
+	Compactions int        `json:"compactions"`
+	// Cwd and GitBranch come from the newest entry that carries them.
+	Cwd       string    `json:"cwd,omitempty"`
+	GitBranch string    `json:"git_branch,omitempty"`
+	LastTime  time.Time `json:"last_time,omitzero"`
+	Stats     Stats     `json:"stats"`
+}
+
+// Limits of what Facts keeps.
+const (
+	MaxPrompts       = 5
+	MaxPromptChars   = 4000
+	MaxCommands      = 20
+	MaxCommandChars  = 1000
+	MaxFailures      = 5
+	MaxPlanChars     = 4000
+	MaxLineBytes     = 8 << 20
+	TruncationMarker = " […truncated]"
+)
