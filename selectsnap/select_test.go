@@ -1,0 +1,399 @@
+package selectsnap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+const (
+	ownID   = "5f1c2a9e-0b7d-4c3e-9a51-2d8e6f4b7c10"
+	twinID  = "5f1c2a9e-ffff-4c3e-9a51-000000000000" // same sid8, another session
+	otherID = "0a0b0c0d-1111-2222-3333-444455556666"
+	tpath   = "/home/u/.claude/projects/-home-u-proj/5f1c2a9e.jsonl"
+)
+
+var now = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+
+// fakeTranscript holds the offsets of compact_boundary lines.
+type fakeTranscript struct {
+	boundaries []int64
+	err        error
+	calls      int
+}
+
+func (f *fakeTranscript) LastBoundary(ctx context.Context) (int64, error) {
+	f.calls++
+	if f.err != nil {
+		return 0, f.err
+	}
+	last := int64(-1)
+	for _, b := range f.boundaries {
+		last = max(last, b)
+	}
+	return last, nil
+}
+
+func (f *fakeTranscript) BoundaryIn(ctx context.Context, from, to int64) (bool, error) {
+	f.calls++
+	if f.err != nil {
+		return false, f.err
+	}
+	for _, b := range f.boundaries {
+		if b >= from && b < to {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// snap describes one snapshot to lay down in the test folder.
+type snap struct {
+	at      time.Duration // name time relative to now
+	suffix  int
+	session string
+	size    int64  // Coverage.TranscriptSize
+	json    string // raw .json content instead of a record
+	noMD    bool
+	edit    func(*snapshot.Record)
+}
+
+func (s snap) base() string {
+	id := s.session
+	if id == "" {
+		id = ownID
+	}
+	return snapshot.BaseName(now.Add(s.at), id, s.suffix)
+}
+
+func writeSnap(t testing.TB, dir string, s snap) string {
+	t.Helper()
+	id := s.session
+	if id == "" {
+		id = ownID
+	}
+	base := s.base()
+	data := []byte(s.json)
+	if s.json == "" {
+		rec := snapshot.Record{
+			Schema:         snapshot.SchemaVersion,
+			Name:           base,
+			SessionID:      id,
+			CreatedAt:      now.Add(s.at),
+			Trigger:        "auto",
+			TranscriptPath: tpath,
+			Coverage:       snapshot.Coverage{TranscriptSize: s.size, SegmentStart: -1},
+		}
+		if s.edit != nil {
+			s.edit(&rec)
+		}
+		var err error
+		if data, err = json.Marshal(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, base+".json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !s.noMD {
+		if err := os.WriteFile(filepath.Join(dir, base+".md"), []byte("# snapshot\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base
+}
+
+func writeUnrelated(t testing.TB, dir string, n int) {
+	t.Helper()
+	for i := range n {
+		var name string
+		switch i % 4 {
+		case 0:
+			name = fmt.Sprintf("notes-%d.txt", i)
+		case 1:
+			name = fmt.Sprintf("data_%d.json", i)
+		case 2: // another session's snapshot names
+			name = snapshot.BaseName(now.Add(-time.Duration(i)*time.Second), fmt.Sprintf("%08x-aaaa", i), 0) + ".json"
+		case 3:
+			name = fmt.Sprintf("snap_garbage_%d.json", i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{not a record"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	min := time.Minute
+	tests := []struct {
+		name       string
+		snaps      []snap
+		transcript *fakeTranscript // nil: transcript unreadable
+		unrelated  int
+		want       int // index into snaps of the expected choice, -1 for none
+		rejected   []string
+	}{
+		// spec: SS-1
+		{name: "own session", snaps: []snap{{at: -2 * min}}, want: 0},
+		// spec: SS-1
+		{name: "another session's snapshot is not looked at", snaps: []snap{{at: -2 * min, session: otherID}}, want: -1},
+		// spec: SS-5
+		{name: "same sid8, other session", snaps: []snap{{at: -1 * min, session: twinID}}, want: -1, rejected: []string{"another session"}},
+		// spec: SS-5
+		{name: "same sid8 newer, own older wins", snaps: []snap{{at: -3 * min}, {at: -1 * min, session: twinID}}, want: 0, rejected: []string{"another session"}},
+		// spec: SS-2
+		{name: "29 minutes old", snaps: []snap{{at: -29 * min}}, want: 0},
+		// spec: SS-2
+		{name: "31 minutes old", snaps: []snap{{at: -31 * min}}, want: -1, rejected: []string{"older than 30m0s"}},
+		// spec: SS-2
+		{name: "exactly 30 minutes old", snaps: []snap{{at: -30 * min}}, want: 0},
+		// spec: SS-2
+		{name: "30 s in the future", snaps: []snap{{at: 30 * time.Second}}, want: 0},
+		// spec: SS-2
+		{name: "2 min in the future", snaps: []snap{{at: 2 * min}}, want: -1, rejected: []string{"in the future"}},
+		// spec: SS-2
+		{name: "future one rejected, fresh one chosen", snaps: []snap{{at: -1 * min}, {at: 2 * min}}, want: 0, rejected: []string{"in the future"}},
+		// spec: SS-6
+		{name: "newest wins", snaps: []snap{{at: -5 * min}, {at: -1 * min}, {at: -3 * min}}, want: 1},
+		// spec: SS-6
+		{name: "same second, higher suffix wins", snaps: []snap{{at: -1 * min}, {at: -1 * min, suffix: 2}, {at: -1 * min, suffix: 1}}, want: 1},
+		// spec: SS-4
+		{name: "broken json falls back to older", snaps: []snap{{at: -5 * min}, {at: -1 * min, json: `{"schema":1,"name":`}}, want: 0, rejected: []string{"broken json"}},
+		// spec: SS-4
+		{name: "empty json", snaps: []snap{{at: -1 * min, json: " "}}, want: -1, rejected: []string{"broken json"}},
+		// spec: SS-4
+		{name: "unknown schema", snaps: []snap{{at: -1 * min, edit: func(r *snapshot.Record) { r.Schema = 99 }}}, want: -1, rejected: []string{"unknown schema 99"}},
+		// spec: SS-4
+		{name: "name field differs from file", snaps: []snap{{at: -1 * min, edit: func(r *snapshot.Record) { r.Name = "snap_20260314-115900_5f1c2a9e_3" }}}, want: -1, rejected: []string{"differs from the file name"}},
+		// spec: SS-4
+		{name: "missing md", snaps: []snap{{at: -5 * min}, {at: -1 * min, noMD: true}}, want: 0, rejected: []string{"no .md file"}},
+		// spec: SS-3
+		{name: "folder full of unrelated files", snaps: []snap{{at: -4 * min}}, unrelated: 1000, want: 0},
+		// spec: SS-7
+		{name: "snapshot of this compaction", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{4000, 9500}}, want: 0},
+		// spec: SS-7
+		{name: "size equal to the boundary", snaps: []snap{{at: -1 * min, size: 9500}}, transcript: &fakeTranscript{boundaries: []int64{4000, 9500}}, want: 0},
+		// spec: SS-7
+		{name: "earlier compaction's snapshot", snaps: []snap{{at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3000, 9500}}, want: -1, rejected: []string{"earlier compaction"}},
+		// spec: SS-7
+		{name: "earlier compaction's snapshot condemns older ones", snaps: []snap{{at: -20 * min, size: 1000}, {at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: -1, rejected: []string{"earlier compaction", "older than snap_"}},
+		// spec: SS-7
+		{name: "this compaction's snapshot newer than an earlier one's", snaps: []snap{{at: -20 * min, size: 1000}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: 1},
+		// spec: SS-7
+		{name: "refused compaction's snapshot: newest of the same segment wins", snaps: []snap{{at: -20 * min, size: 5000}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: 1},
+		// spec: SS-8
+		{name: "covers past the last boundary", snaps: []snap{{at: -5 * min, size: 9000}, {at: -1 * min, size: 12000}}, transcript: &fakeTranscript{boundaries: []int64{9500}}, want: 0, rejected: []string{"past the last compaction boundary"}},
+		// spec: SS-8
+		{name: "another transcript", snaps: []snap{{at: -1 * min, size: 10, edit: func(r *snapshot.Record) { r.TranscriptPath = "/elsewhere.jsonl" }}}, transcript: &fakeTranscript{boundaries: []int64{9500}}, want: -1, rejected: []string{"another transcript"}},
+		// spec: SS-9
+		{name: "no boundary: check skipped", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{}, want: 0},
+		// spec: SS-9
+		{name: "transcript unreadable: check skipped", snaps: []snap{{at: -10 * min, size: 3000}}, want: 0},
+		// spec: SS-9
+		{name: "transcript error: check skipped", snaps: []snap{{at: -10 * min, size: 3000}}, transcript: &fakeTranscript{err: errors.New("boom")}, want: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var bases []string
+			for _, s := range tc.snaps {
+				bases = append(bases, writeSnap(t, dir, s))
+			}
+			writeUnrelated(t, dir, tc.unrelated)
+			o := Options{Dir: dir, SessionID: ownID, Now: now, TranscriptPath: tpath}
+			if tc.transcript != nil {
+				o.Transcript = tc.transcript
+			}
+			got, rej, err := Select(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want < 0 {
+				if got != nil {
+					t.Fatalf("chose %s, want none (rejections %v)", got.Record.Name, rej)
+				}
+			} else {
+				if got == nil {
+					t.Fatalf("chose none, want %s (rejections %v)", bases[tc.want], rej)
+				}
+				want := bases[tc.want]
+				if got.Record.Name != want || got.JSONPath != filepath.Join(dir, want+".json") || got.MDPath != filepath.Join(dir, want+".md") {
+					t.Fatalf("chose %+v, want %s", got, want)
+				}
+				if got.Record.SessionID != ownID {
+					t.Fatalf("chose session %q", got.Record.SessionID)
+				}
+			}
+			if len(rej) != len(tc.rejected) {
+				t.Fatalf("rejections %v, want %d matching %q", rej, len(tc.rejected), tc.rejected)
+			}
+			for i, r := range rej {
+				if !strings.Contains(r.Reason, tc.rejected[i]) {
+					t.Errorf("rejection %d = %+v, want reason with %q", i, r, tc.rejected[i])
+				}
+				if _, ok := snapshot.ParseName(r.Name); !ok {
+					t.Errorf("rejection %d names %q", i, r.Name)
+				}
+			}
+		})
+	}
+}
+
+// spec: SS-9
+func TestSelectUnverified(t *testing.T) {
+	dir := t.TempDir()
+	writeSnap(t, dir, snap{at: -time.Minute, size: 9000})
+	for _, tc := range []struct {
+		name string
+		tr   Transcript
+		want string
+	}{
+		{"checked", &fakeTranscript{boundaries: []int64{9500}}, ""},
+		{"no boundary", &fakeTranscript{}, "no compact_boundary"},
+		{"unreadable", nil, "transcript not readable"},
+		{"error", &fakeTranscript{err: errors.New("boom")}, "boom"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now, TranscriptPath: tpath, Transcript: tc.tr})
+			if err != nil || got == nil {
+				t.Fatalf("got %v, %v", got, err)
+			}
+			if tc.want == "" && got.Unverified != "" || !strings.Contains(got.Unverified, tc.want) {
+				t.Fatalf("Unverified = %q, want %q", got.Unverified, tc.want)
+			}
+		})
+	}
+}
+
+// spec: SS-3
+func TestSelectOpensOnlyOwnSession(t *testing.T) {
+	dir := t.TempDir()
+	writeUnrelated(t, dir, 1000)
+	for i := range 39 {
+		writeSnap(t, dir, snap{at: -time.Duration(i) * time.Second, session: fmt.Sprintf("%08d-other", i)})
+	}
+	own := writeSnap(t, dir, snap{at: -10 * time.Minute})
+	writeSnap(t, dir, snap{at: -time.Minute, session: twinID})
+
+	var opened []string
+	orig := openFile
+	openFile = func(name string) (io.ReadCloser, error) {
+		opened = append(opened, filepath.Base(name))
+		return orig(name)
+	}
+	defer func() { openFile = orig }()
+
+	got, _, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now})
+	if err != nil || got == nil || got.Record.Name != own {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for _, n := range opened {
+		if !strings.Contains(n, "_"+snapshot.SID8(ownID)) {
+			t.Errorf("opened %s, which is not named for the session", n)
+		}
+	}
+	if len(opened) != 2 {
+		t.Errorf("opened %v, want the twin's and the own .json only", opened)
+	}
+}
+
+// spec: SS-3
+func TestSelectNoTranscriptReadWithoutCandidates(t *testing.T) {
+	dir := t.TempDir()
+	writeUnrelated(t, dir, 10)
+	ft := &fakeTranscript{boundaries: []int64{10}}
+	got, rej, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now, Transcript: ft, TranscriptPath: tpath})
+	if err != nil || got != nil || rej != nil {
+		t.Fatalf("got %v %v %v", got, rej, err)
+	}
+	if ft.calls != 0 {
+		t.Fatalf("transcript asked %d times with no candidate", ft.calls)
+	}
+}
+
+// spec: SS-10
+func TestSelectFolderErrors(t *testing.T) {
+	got, rej, err := Select(context.Background(), Options{Dir: filepath.Join(t.TempDir(), "missing"), SessionID: ownID, Now: now})
+	if err != nil || got != nil || rej != nil {
+		t.Fatalf("missing folder: %v %v %v", got, rej, err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Select(context.Background(), Options{Dir: file, SessionID: ownID, Now: now}); err == nil {
+		t.Fatal("a regular file as the folder gave no error")
+	}
+	for _, id := range []string{"", snapshot.Unknown} {
+		if _, _, err := Select(context.Background(), Options{Dir: t.TempDir(), SessionID: id, Now: now}); !errors.Is(err, ErrNoSessionID) {
+			t.Fatalf("session id %q: err = %v", id, err)
+		}
+	}
+}
+
+// spec: SS-4
+func TestSelectNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	older := writeSnap(t, dir, snap{at: -5 * time.Minute})
+	// A directory under a snapshot name must not be read.
+	if err := os.Mkdir(filepath.Join(dir, snapshot.BaseName(now.Add(-time.Minute), ownID, 0)+".json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got, rej, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now})
+	if err != nil || got == nil || got.Record.Name != older {
+		t.Fatalf("got %+v %v", got, err)
+	}
+	if len(rej) != 1 || !strings.Contains(rej[0].Reason, "not a regular file") {
+		t.Fatalf("rejections %v", rej)
+	}
+}
+
+// spec: SS-4
+func TestSelectOversized(t *testing.T) {
+	dir := t.TempDir()
+	writeSnap(t, dir, snap{at: -time.Minute, json: `{"schema":1,"x":"` + strings.Repeat("a", MaxRecordBytes) + `"}`})
+	got, rej, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now})
+	if err != nil || got != nil || len(rej) != 1 || !strings.Contains(rej[0].Reason, "larger than") {
+		t.Fatalf("got %v %v %v", got, rej, err)
+	}
+}
+
+// spec: SS-10
+func TestSelectCanceled(t *testing.T) {
+	dir := t.TempDir()
+	writeSnap(t, dir, snap{at: -time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := Select(ctx, Options{Dir: dir, SessionID: ownID, Now: now}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// spec: SS-11
+func BenchmarkSelect(b *testing.B) {
+	dir := b.TempDir()
+	writeUnrelated(b, dir, 1000)
+	for i := range 38 {
+		writeSnap(b, dir, snap{at: -time.Duration(i) * 20 * time.Second, session: fmt.Sprintf("%08d-other", i)})
+	}
+	writeSnap(b, dir, snap{at: -12 * time.Minute, size: 1000})
+	want := writeSnap(b, dir, snap{at: -time.Minute, size: 9000})
+	ft := &fakeTranscript{boundaries: []int64{500, 9500}}
+	o := Options{Dir: dir, SessionID: ownID, Now: now, Transcript: ft, TranscriptPath: tpath}
+	b.ResetTimer()
+	for b.Loop() {
+		got, _, err := Select(context.Background(), o)
+		if err != nil || got == nil || got.Record.Name != want {
+			b.Fatalf("got %v %v", got, err)
+		}
+	}
+}
