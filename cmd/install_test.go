@@ -1,0 +1,714 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// instFixedNow is the clock of every install test.
+var instFixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.Local)
+
+const instExe = "/opt/tools/compact-guard"
+
+// instRun runs install (or uninstall) on an explicit settings file and
+// returns stdout, stderr and the error.
+func instRun(t *testing.T, uninstall bool, path, exe string, dryRun bool) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	exeF := func() (string, error) { return exe, nil }
+	now := func() time.Time { return instFixedNow }
+	var err error
+	if uninstall {
+		err = uninstallRun(&UninstallOptions{IO: ios, Scope: scopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
+	} else {
+		err = installRun(&InstallOptions{IO: ios, Scope: scopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
+	}
+	return out.String(), errOut.String(), err
+}
+
+// instNoHost fails the test if a settings path is resolved from the host.
+func instNoHost(t *testing.T) hostEnv {
+	return hostEnv{
+		Getenv: func(string) string { return "" },
+		Home:   func() (string, error) { t.Error("home folder consulted"); return "", errors.New("no home") },
+		Getwd:  func() (string, error) { t.Error("cwd consulted"); return "", errors.New("no cwd") },
+	}
+}
+
+// instWrite writes content to dir/name and returns the path.
+func instWrite(t *testing.T, dir, name, content string, perm os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func instRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// instJSONEqual compares two JSON texts by meaning.
+func instJSONEqual(t *testing.T, got, want []byte) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatalf("want is not JSON: %v", err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("JSON differs\n got: %s\nwant: %s", got, want)
+	}
+}
+
+// instBackups lists the backups next to a settings file.
+func instBackups(t *testing.T, p string) []string {
+	t.Helper()
+	m, err := filepath.Glob(p + ".bak-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// instTopKeys returns the top-level keys of a JSON object in file order.
+func instTopKeys(t *testing.T, data []byte) []string {
+	t.Helper()
+	n, err := parseJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, m := range n.members {
+		keys = append(keys, m.key)
+	}
+	return keys
+}
+
+const instForeign = `{
+    "model": "opus",
+    "permissions": {"allow": ["Bash(git status)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh", "timeout": 5}]}
+        ],
+        "PreCompact": [
+            {"matcher": "manual", "hooks": [{"type": "command", "command": "echo compacting >> /tmp/log"}]}
+        ]
+    },
+    "env": {"FOO": "1", "<html>": "a&b"},
+    "statusLine": {"type": "command", "command": "printf x", "padding": 0},
+    "cleanupPeriodDays": 1.50
+}
+`
+
+// spec: IN-2, IN-3, IN-4
+func TestInstallPreservesForeignKeysAndHooks(t *testing.T) {
+	dir := t.TempDir()
+	p := instWrite(t, dir, "settings.json", instForeign, 0o644)
+	out, _, err := instRun(t, false, p, instExe, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+    "model": "opus",
+    "permissions": {"allow": ["Bash(git status)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh", "timeout": 5}]}
+        ],
+        "PreCompact": [
+            {"matcher": "manual", "hooks": [{"type": "command", "command": "echo compacting >> /tmp/log"}]},
+            {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" precompact", "timeout": 60}]}
+        ],
+        "SessionStart": [
+            {"matcher": "compact", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+        ],
+        "PostCompact": [
+            {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+        ]
+    },
+    "env": {"FOO": "1", "<html>": "a&b"},
+    "statusLine": {"type": "command", "command": "printf x", "padding": 0},
+    "cleanupPeriodDays": 1.50
+}`
+	got := instRead(t, p)
+	instJSONEqual(t, got, []byte(want))
+	if k := instTopKeys(t, got); !reflect.DeepEqual(k, []string{"model", "permissions", "hooks", "env", "statusLine", "cleanupPeriodDays"}) {
+		t.Errorf("top-level key order changed: %v", k)
+	}
+	for _, s := range []string{`"cleanupPeriodDays": 1.50`, `"<html>": "a&b"`, "\n    \"model\""} {
+		if !bytes.Contains(got, []byte(s)) {
+			t.Errorf("rewrite lost %q (number literal, no HTML escaping, 4-space indent)\n%s", s, got)
+		}
+	}
+	if !strings.Contains(out, "added   PreCompact [manual|auto] precompact") {
+		t.Errorf("output does not list the added hook:\n%s", out)
+	}
+}
+
+// spec: IN-7
+func TestInstallTwiceChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := instWrite(t, dir, "settings.json", instForeign, 0o644)
+	if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range instBackups(t, p) {
+		os.Remove(b)
+	}
+	first := instRead(t, p)
+	st1, _ := os.Stat(p)
+	out, _, err := instRun(t, false, p, instExe, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, instRead(t, p)) {
+		t.Error("second install changed the file")
+	}
+	if st2, _ := os.Stat(p); !st2.ModTime().Equal(st1.ModTime()) {
+		t.Error("second install rewrote the file")
+	}
+	if b := instBackups(t, p); len(b) != 0 {
+		t.Errorf("second install made a backup: %v", b)
+	}
+	if !strings.Contains(out, "already installed") {
+		t.Errorf("output %q does not say already installed", out)
+	}
+}
+
+// spec: IN-6
+func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
+	dir := t.TempDir()
+	in := `{
+  "hooks": {
+    "PreCompact": [
+      {"matcher": "auto|manual", "hooks": [
+        {"type": "command", "command": "echo first"},
+        {"type": "command", "command": "'/old place/compact-guard' precompact", "timeout": 30, "statusMessage": "snapshot"}
+      ]}
+    ],
+    "SessionStart": [
+      {"matcher": "compact", "hooks": [{"type": "command", "command": "/old/bin/compact-guard", "args": ["postcompact"], "timeout": 15}]},
+      {"matcher": "compact", "hooks": [{"type": "command", "command": "/older/compact-guard postcompact"}]}
+    ]
+  }
+}`
+	p := instWrite(t, dir, "settings.json", in, 0o600)
+	out, _, err := instRun(t, false, p, instExe, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "hooks": {
+    "PreCompact": [
+      {"matcher": "auto|manual", "hooks": [
+        {"type": "command", "command": "echo first"},
+        {"type": "command", "command": "\"/opt/tools/compact-guard\" precompact", "timeout": 60, "statusMessage": "snapshot"}
+      ]}
+    ],
+    "SessionStart": [
+      {"matcher": "compact", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+    ],
+    "PostCompact": [
+      {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+    ]
+  }
+}`
+	instJSONEqual(t, instRead(t, p), []byte(want))
+	for _, s := range []string{"updated PreCompact", "timeout 30 -> 60", "exec-form args dropped", "1 duplicate(s) removed"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+// spec: IN-6
+func TestInstallFixesMatcher(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+	}{
+		{
+			name: "own group gets our matcher",
+			in:   `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"compact-guard postcompact","timeout":15}]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}],"matcher":"compact"}]}}`,
+		},
+		{
+			name: "shared group keeps its matcher, ours moves out",
+			in:   `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"},{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]},{"matcher":"compact","hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}]}]}}`,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, err := parseJSON([]byte(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hooks := root.get("hooks")
+			if _, ok := installOne(hooks, ourHooks[1], instExe); !ok {
+				t.Fatal("no change reported")
+			}
+			instJSONEqual(t, encodeJSON(root, "", false), []byte(c.want))
+		})
+	}
+}
+
+// spec: IN-10
+func TestInstallRefusesInvalidJSON(t *testing.T) {
+	cases := []struct {
+		name, content, wantErr string
+	}{
+		{"trailing comma", "{\n  \"model\": \"opus\",\n}\n", "line 3, column 1"},
+		{"truncated", "{\n  \"hooks\": {\n", "line 2, column 13"},
+		{"comment", "{\n  // mine\n  \"a\": 1\n}", "line 2, column 3"},
+		{"array at top", `["hooks"]`, "top-level value is not an object"},
+		{"hooks is an array", `{"hooks": []}`, `"hooks" is not an object`},
+		{"event is an object", `{"hooks": {"PreCompact": {}}}`, `"hooks.PreCompact" is not an array`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := instWrite(t, dir, "settings.json", c.content, 0o640)
+			_, _, err := instRun(t, false, p, instExe, false)
+			if err == nil {
+				t.Fatal("install accepted it")
+			}
+			if !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q lacks %q or the path", err, c.wantErr)
+			}
+			if !strings.HasSuffix(err.Error(), "nothing was changed") {
+				t.Errorf("error %q does not say the file is untouched", err)
+			}
+			var stderr bytes.Buffer
+			if code := exitCode(err, &stderr); code != ExitFailure {
+				t.Errorf("exit code %d, want %d", code, ExitFailure)
+			}
+			if got := string(instRead(t, p)); got != c.content {
+				t.Errorf("file changed to %q", got)
+			}
+			if b := instBackups(t, p); len(b) != 0 {
+				t.Errorf("backup written: %v", b)
+			}
+		})
+	}
+}
+
+// spec: IN-8, IN-9
+func TestInstallBackupAndModes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix permission bits")
+	}
+	dir := t.TempDir()
+	p := instWrite(t, dir, "settings.json", `{"model":"opus"}`, 0o640)
+	out, _, err := instRun(t, false, p, instExe, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bak := p + ".bak-" + instFixedNow.Format("20060102-150405")
+	if got := string(instRead(t, bak)); got != `{"model":"opus"}` {
+		t.Errorf("backup holds %q", got)
+	}
+	if !strings.Contains(out, bak) {
+		t.Errorf("output does not name the backup:\n%s", out)
+	}
+	for _, f := range []string{p, bak} {
+		if st, _ := os.Stat(f); st.Mode().Perm() != 0o640 {
+			t.Errorf("%s mode %v, want 0640 (kept)", f, st.Mode().Perm())
+		}
+	}
+	// A second change in the same second keeps the first backup.
+	if _, _, err := instRun(t, false, p, "/elsewhere/compact-guard", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(instRead(t, bak)); got != `{"model":"opus"}` {
+		t.Errorf("first backup overwritten: %q", got)
+	}
+	if _, err := os.Stat(bak + "-2"); err != nil {
+		t.Errorf("second backup missing: %v", err)
+	}
+	// No temporary files are left behind.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("left %s", e.Name())
+		}
+	}
+
+	// A new file is 0600 in a new 0700 folder.
+	np := filepath.Join(dir, "new", ".claude", "settings.json")
+	if _, _, err := instRun(t, false, np, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(np); st.Mode().Perm() != 0o600 {
+		t.Errorf("new file mode %v", st.Mode().Perm())
+	}
+	if st, _ := os.Stat(filepath.Dir(np)); st.Mode().Perm() != 0o700 {
+		t.Errorf("new folder mode %v", st.Mode().Perm())
+	}
+	if b := instBackups(t, np); len(b) != 0 {
+		t.Errorf("backup of a file that did not exist: %v", b)
+	}
+}
+
+// spec: IN-9
+func TestInstallFollowsSymlinkedSettings(t *testing.T) {
+	dir := t.TempDir()
+	target := instWrite(t, dir, "dotfiles/claude-settings.json", `{"model":"opus"}`, 0o600)
+	link := filepath.Join(dir, "settings.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if _, _, err := instRun(t, false, link, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v", err)
+	}
+	if !bytes.Contains(instRead(t, target), []byte("precompact")) {
+		t.Error("the link's target was not updated")
+	}
+}
+
+// spec: IN-11
+func TestInstallDryRunWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := instWrite(t, dir, "settings.json", "{\n  \"model\": \"opus\"\n}\n", 0o600)
+	out, _, err := instRun(t, false, p, instExe, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(instRead(t, p)) != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Error("dry run changed the file")
+	}
+	if b := instBackups(t, p); len(b) != 0 {
+		t.Errorf("dry run made a backup: %v", b)
+	}
+	for _, s := range []string{"--- " + p, "+++ " + p, "@@ -1,3 +1,", `-  "model": "opus"`, `+  "model": "opus",`, `+        "matcher": "manual|auto",`} {
+		if !strings.Contains(out, s) {
+			t.Errorf("dry-run output lacks %q:\n%s", s, out)
+		}
+	}
+
+	// A missing file: a diff from the null device, and no folder made.
+	np := filepath.Join(dir, "absent", "settings.json")
+	out, _, err = instRun(t, false, np, instExe, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "--- "+os.DevNull) || !strings.Contains(out, "+{") {
+		t.Errorf("dry run of a new file:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Dir(np)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("dry run created the folder: %v", err)
+	}
+}
+
+// spec: IN-12
+func TestUninstallRestoresOriginal(t *testing.T) {
+	for name, orig := range map[string]string{
+		"foreign hooks and keys": instForeign,
+		"no hooks at all":        `{"model": "opus"}`,
+		"empty file":             ``,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := instWrite(t, dir, "settings.json", orig, 0o600)
+			if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range instBackups(t, p) {
+				os.Remove(b)
+			}
+			out, _, err := instRun(t, true, p, instExe, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := instRead(t, p)
+			if orig == "" {
+				orig = "{}"
+			}
+			instJSONEqual(t, got, []byte(orig))
+			if len(instBackups(t, p)) != 1 {
+				t.Errorf("uninstall backups: %v", instBackups(t, p))
+			}
+			if strings.Count(out, "removed") != 3 {
+				t.Errorf("uninstall output:\n%s", out)
+			}
+			// Nothing left to remove: a message, no change.
+			out, _, err = instRun(t, true, p, instExe, false)
+			if err != nil || !strings.Contains(out, "no compact-guard hooks") || !bytes.Equal(got, instRead(t, p)) {
+				t.Errorf("second uninstall: %v %q", err, out)
+			}
+		})
+	}
+}
+
+// spec: IN-12
+func TestUninstallRemovesOnlyOurs(t *testing.T) {
+	in := `{"hooks":{
+  "Stop":[],
+  "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"},{"type":"command","command":"\"/x/compact-guard\" precompact"}]}],
+  "SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"C:/Tools/compact-guard.exe postcompact"}]},{"matcher":"startup","hooks":[]}],
+  "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
+}}`
+	want := `{"hooks":{
+  "Stop":[],
+  "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"}]}],
+  "SessionStart":[{"matcher":"startup","hooks":[]}],
+  "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
+}}`
+	root, err := parseJSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := uninstallHooks(root, ""); len(ch) != 2 {
+		t.Errorf("removed %d handlers, want 2: %v", len(ch), ch)
+	}
+	instJSONEqual(t, encodeJSON(root, "  ", true), []byte(want))
+
+	// Missing file: nothing to do, and no file appears.
+	p := filepath.Join(t.TempDir(), "settings.json")
+	out, _, err := instRun(t, true, p, instExe, false)
+	if err != nil || !strings.Contains(out, "nothing to remove") {
+		t.Errorf("missing file: %v %q", err, out)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Error("uninstall created a file")
+	}
+}
+
+// spec: IN-5
+func TestHookCommandRecognition(t *testing.T) {
+	cases := []struct {
+		handler string
+		self    string
+		sub     string // "" = not ours
+	}{
+		{`{"type":"command","command":"\"/a b/compact-guard\" precompact"}`, "", "precompact"},
+		{`{"type":"command","command":"'/a b/compact-guard' postcompact"}`, "", "postcompact"},
+		{`{"command":"/a/compact-guard --dir /tmp/x precompact"}`, "", "precompact"},
+		{`{"type":"command","command":"COMPACT_GUARD_DIR=/x compact-guard postcompact"}`, "", "postcompact"},
+		{`{"type":"command","command":"C:\\Tools\\Compact-Guard.EXE precompact"}`, "", ""},
+		{`{"type":"command","command":"\"C:/Tools/compact-guard.EXE\" precompact"}`, "", "precompact"},
+		{`{"type":"command","command":"/a/compact-guard","args":["precompact"]}`, "", "precompact"},
+		{`{"type":"command","command":"/a/cg precompact"}`, "/a/cg", "precompact"},
+		{`{"type":"command","command":"/a/cg precompact"}`, "/b/cg", ""},
+		{`{"type":"command","command":"/a/compact-guard version"}`, "", ""},
+		{`{"type":"command","command":"/a/compact-guard list precompact"}`, "", ""},
+		{`{"type":"command","command":"echo /a/compact-guard precompact"}`, "", ""},
+		{`{"type":"command","command":"\"/a/compact-guard precompact"}`, "", ""},
+		{`{"type":"http","command":"/a/compact-guard precompact"}`, "", ""},
+		{`{"type":"command","command":"/a/compact-guard precompact; rm -rf /"}`, "", "precompact"},
+	}
+	for _, c := range cases {
+		h, err := parseJSON([]byte(`{"hooks":{"E":[{"hooks":[` + c.handler + `]}]}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := findOurHandlers(h, c.self)
+		got := ""
+		if len(found) == 1 {
+			got = found[0].Cmd.Sub
+		}
+		if got != c.sub {
+			t.Errorf("%s (self %q): sub %q, want %q", c.handler, c.self, got, c.sub)
+		}
+	}
+}
+
+// spec: IN-3
+func TestShellQuoteRoundTrip(t *testing.T) {
+	for _, p := range []string{
+		"/usr/local/bin/compact-guard",
+		"/Users/Jane Doe/My Tools/compact-guard",
+		"/home/иван/инструменты/compact-guard",
+		`/weird/$HOME/"quoted"/back\slash/` + "`tick`/compact-guard",
+		"/it's/compact-guard",
+	} {
+		cmdline := hookCommand(p, "precompact")
+		words, ok := splitShellWords(cmdline)
+		want := []string{p, "precompact"}
+		if runtime.GOOS == "windows" {
+			want[0] = filepath.ToSlash(p)
+		}
+		if !ok || !reflect.DeepEqual(words, want) {
+			t.Errorf("%q -> %q -> %q", p, cmdline, words)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		if got := shellQuote(`C:\Program Files\cg\compact-guard.exe`); got != `"C:/Program Files/cg/compact-guard.exe"` {
+			t.Errorf("windows quoting: %s", got)
+		}
+	}
+}
+
+// spec: IN-3
+func TestShellQuoteRunsInSh(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := filepath.Join(t.TempDir(), `a b $x "q" `+"`t`"+` \z иван`)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "compact-guard")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"ran $1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(sh, "-c", hookCommand(bin, "precompact")).Output()
+	if err != nil || string(out) != "ran precompact\n" {
+		t.Errorf("sh -c %s: %q %v", hookCommand(bin, "precompact"), out, err)
+	}
+}
+
+// spec: IN-3
+func TestInstallRefusesTemporaryBuild(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	_, _, err := instRun(t, false, p, "/tmp/go-build123/b001/exe/compact-guard", false)
+	if err == nil || !strings.Contains(err.Error(), "temporary build") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Error("file written")
+	}
+}
+
+// spec: IN-1
+func TestSettingsPathForScopes(t *testing.T) {
+	home := filepath.FromSlash("/home/u")
+	cwd := filepath.FromSlash("/work/proj")
+	abs := func(p string) string { a, _ := filepath.Abs(filepath.FromSlash(p)); return a }
+	cases := []struct {
+		scope, explicit string
+		env             map[string]string
+		want            string
+	}{
+		{scopeUser, "", nil, filepath.Join(home, ".claude", "settings.json")},
+		{scopeUser, "", map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, abs("/cfg/settings.json")},
+		{scopeProject, "", nil, filepath.Join(cwd, ".claude", "settings.json")},
+		{scopeLocal, "", nil, filepath.Join(cwd, ".claude", "settings.local.json")},
+		{scopeProject, "", map[string]string{"CLAUDE_PROJECT_DIR": "/root/proj"}, abs("/root/proj/.claude/settings.json")},
+		{scopeLocal, "/x/my.json", nil, abs("/x/my.json")},
+	}
+	for _, c := range cases {
+		h := hostEnv{
+			Getenv: func(k string) string { return c.env[k] },
+			Home:   func() (string, error) { return home, nil },
+			Getwd:  func() (string, error) { return cwd, nil },
+		}
+		got, err := settingsPathFor(c.scope, c.explicit, h)
+		if err != nil || got != c.want {
+			t.Errorf("%s %q %v: %q %v, want %q", c.scope, c.explicit, c.env, got, err, c.want)
+		}
+	}
+}
+
+// spec: IN-1, IN-17
+func TestInstallFlags(t *testing.T) {
+	cases := []struct {
+		args     []string
+		wantCode int
+		check    func(*InstallOptions) bool
+	}{
+		{[]string{}, 0, func(o *InstallOptions) bool { return o.Scope == scopeUser && o.Settings == "" && !o.DryRun }},
+		{[]string{"--scope", "project", "--dry-run"}, 0, func(o *InstallOptions) bool { return o.Scope == scopeProject && o.DryRun }},
+		{[]string{"--settings", "x.json"}, 0, func(o *InstallOptions) bool { return o.Settings == "x.json" }},
+		{[]string{"--scope", "global"}, ExitUsage, nil},
+		{[]string{"--scope", "local", "--settings", "x.json"}, ExitUsage, nil},
+		{[]string{"extra"}, ExitUsage, nil},
+		{[]string{"--force"}, ExitUsage, nil},
+	}
+	for _, c := range cases {
+		var got *InstallOptions
+		var out, errOut bytes.Buffer
+		ios := &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+		root := NewRootCmd(ios)
+		// Swap the registered install for one that records its options.
+		for _, sc := range root.Commands() {
+			if sc.Name() == "install" {
+				root.RemoveCommand(sc)
+			}
+		}
+		root.AddCommand(newCmdInstall(ios, &GlobalOptions{}, func(o *InstallOptions) error { got = o; return nil }))
+		root.SetArgs(append([]string{"install"}, c.args...))
+		code := exitCode(root.Execute(), &errOut)
+		if code != c.wantCode {
+			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.wantCode, errOut.String())
+			continue
+		}
+		if c.check != nil && (got == nil || !c.check(got)) {
+			t.Errorf("%v: options %+v", c.args, got)
+		}
+		if c.wantCode == ExitUsage && !strings.HasPrefix(errOut.String(), "compact-guard: ") {
+			t.Errorf("%v: stderr %q", c.args, errOut.String())
+		}
+	}
+}
+
+// spec: IN-13
+func TestSettingsExampleMatchesInstall(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "settings.example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "settings.json")
+	if _, _, err := instRun(t, false, p, "/path/to/compact-guard", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := instRead(t, p); !bytes.Equal(got, want) {
+		t.Errorf("settings.example.json drifted from what install writes; install writes:\n%s", got)
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n")
+	b := []byte("1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n")
+	want := `--- a
++++ b
+@@ -1,6 +1,6 @@
+ 1
+ 2
+-3
++three
+ 4
+ 5
+ 6
+@@ -10,3 +10,4 @@
+ 10
+ 11
+ 12
++13
+`
+	if got := unifiedDiff("a", "b", a, b); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if unifiedDiff("a", "b", a, a) != "" {
+		t.Error("diff of equal texts")
+	}
+}
