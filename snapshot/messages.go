@@ -1,0 +1,157 @@
+package snapshot
+
+import (
+	"sync"
+
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+)
+
+// entry is one catalog message. The key is the English format string; en is
+// set only where English needs plural forms, ru is always set.
+type entry struct {
+	key string
+	en  catalog.Message
+	ru  catalog.Message
+}
+
+func str(s string) catalog.Message { return catalog.String(s) }
+
+// headingEntries are the snapshot Markdown's texts. The package keeps its own
+// catalog (never message.DefaultCatalog, where other packages register
+// theirs); TestCatalogComplete checks that every key render.go uses is here.
+var headingEntries = []entry{
+	{key: "compact-guard snapshot", ru: str("Снимок compact-guard")},
+	{key: "Trigger: %s", ru: str("Запуск сжатия: %s")},
+	{key: "manual", ru: str("вручную")},
+	{key: "auto", ru: str("автоматически")},
+	{key: "unknown", ru: str("неизвестно")},
+	{key: "Time: %s", ru: str("Время: %s")},
+	{key: "Working directory: %s", ru: str("Рабочий каталог: %s")},
+	{key: "%s (from the transcript)", ru: str("%s (из транскрипта)")},
+	{key: "%s (from the hook payload)", ru: str("%s (из данных хука)")},
+	{key: "%s (the hook's own working directory)", ru: str("%s (рабочий каталог самого хука)")},
+	{key: "Context: %s", ru: str("Контекст: %s")},
+	{key: "%d tokens",
+		en: plural.Selectf(1, "%d", "one", "%d token", "other", "%d tokens"),
+		ru: plural.Selectf(1, "%d", "one", "%d токен", "few", "%d токена", "other", "%d токенов")},
+	{key: "%s (from the last compaction boundary)", ru: str("%s (по последней границе сжатия)")},
+	{key: "%s (input %d, cache creation %d, cache read %d)", ru: str("%s (вход %d, запись в кэш %d, чтение из кэша %d)")},
+	{key: "%s, model %s", ru: str("%s, модель %s")},
+	{key: "Earlier compactions in this session: %d", ru: str("Предыдущих сжатий в этой сессии: %d")},
+	{key: "Custom instructions: %s", ru: str("Дополнительные инструкции: %s")},
+	{key: "none", ru: str("нет")},
+	{key: "below", ru: str("ниже")},
+	{key: "Hook payload could not be parsed: %s; what it would have given is shown as unknown",
+		ru: str("Не удалось разобрать данные хука: %s; то, что они дали бы, показано как неизвестное")},
+	{key: "(empty)", ru: str("(пусто)")},
+	{key: "None recorded.", ru: str("Ничего не записано.")},
+
+	{key: "Prompts (newest last)", ru: str("Запросы (новые внизу)")},
+	{key: "Prompt %d of %d", ru: str("Запрос %d из %d")},
+	{key: "Cut at %d characters.",
+		en: plural.Selectf(1, "%d", "one", "Cut at %d character.", "other", "Cut at %d characters."),
+		ru: plural.Selectf(1, "%d", "one", "Обрезано до %d символа.", "other", "Обрезано до %d символов.")},
+	{key: "Taken from the transcript's last-prompt entry: the prompt itself was not written yet.",
+		ru: str("Взято из записи last-prompt транскрипта: сам запрос ещё не был записан.")},
+
+	{key: "Files edited (most recent first)", ru: str("Изменённые файлы (последние вверху)")},
+	{key: "%s — %d edits, last %s",
+		en: plural.Selectf(2, "%d", "one", "%s — %d edit, last %s", "other", "%s — %d edits, last %s"),
+		ru: plural.Selectf(2, "%d", "one", "%s — %d правка, последняя: %s", "few", "%s — %d правки, последняя: %s", "other", "%s — %d правок, последняя: %s")},
+	{key: "%s at %s", ru: str("%s в %s")},
+
+	{key: "Commands (newest last)", ru: str("Команды (новые внизу)")},
+	{key: "Command %d of %d", ru: str("Команда %d из %d")},
+	{key: "ok", ru: str("успешно")},
+	{key: "FAILED, exit code %d", ru: str("ОШИБКА, код выхода %d")},
+	{key: "FAILED", ru: str("ОШИБКА")},
+	{key: "REJECTED by the user", ru: str("ОТКЛОНЕНО пользователем")},
+	{key: "INTERRUPTED", ru: str("ПРЕРВАНО")},
+	{key: "started in the background", ru: str("запущено в фоне")},
+	{key: "outcome unknown", ru: str("результат неизвестен")},
+	{key: "Tool: %s", ru: str("Инструмент: %s")},
+	{key: "Description: %s", ru: str("Описание: %s")},
+	{key: "Error: %s", ru: str("Ошибка: %s")},
+
+	{key: "Tasks", ru: str("Задачи")},
+	{key: "Todo list (TodoWrite)", ru: str("Список дел (TodoWrite)")},
+	{key: "Tasks (TaskCreate, TaskUpdate)", ru: str("Задачи (TaskCreate, TaskUpdate)")},
+	{key: "pending", ru: str("ожидает")},
+	{key: "in progress", ru: str("в работе")},
+	{key: "completed", ru: str("выполнено")},
+	{key: "deleted", ru: str("удалено")},
+	{key: "(id %s)", ru: str("(id %s)")},
+
+	{key: "Failures and rejections (newest last)", ru: str("Сбои и отказы (новые внизу)")},
+	{key: "failed", ru: str("завершился ошибкой")},
+	{key: "rejected by the user", ru: str("отклонён пользователем")},
+	{key: "Input: %s", ru: str("Ввод: %s")},
+
+	{key: "Plan (last approved)", ru: str("План (последний одобренный)")},
+	{key: "Approved at %s.", ru: str("Одобрен в %s.")},
+
+	{key: "Git", ru: str("Git")},
+	{key: "Not recorded.", ru: str("Не записано.")},
+	{key: "Not a git repository.", ru: str("Не git-репозиторий.")},
+	{key: "Repository: %s", ru: str("Репозиторий: %s")},
+	{key: "Branch: %s", ru: str("Ветка: %s")},
+	{key: "detached HEAD", ru: str("отсоединённый HEAD")},
+	{key: "HEAD: %s", ru: str("HEAD: %s")},
+	{key: "Uncommitted changes: %d", ru: str("Незафиксированных изменений: %d")},
+	{key: "Uncommitted changes: %s", ru: str("Незафиксированных изменений: %s")},
+	{key: "and %d more", ru: str("и ещё %d")},
+	{key: "Read with: %s", ru: str("Прочитано через: %s")},
+	{key: "Branch the transcript recorded: %s", ru: str("Ветка по транскрипту: %s")},
+
+	{key: "Notes", ru: str("Примечания")},
+	{key: "Transcript: %s", ru: str("Транскрипт: %s")},
+	{key: "Read from byte %d to byte %d.", ru: str("Прочитано с байта %d по байт %d.")},
+	{key: "The last compaction boundary starts at byte %d.", ru: str("Последняя граница сжатия начинается с байта %d.")},
+	{key: "The transcript holds no compaction boundary.", ru: str("В транскрипте нет границы сжатия.")},
+	{key: "The part before byte %d is covered by the previous snapshot %s.", ru: str("Часть до байта %d покрыта предыдущим снимком %s.")},
+	{key: "Coverage is partial: part of the transcript before byte %d was neither read nor covered by a previous snapshot.",
+		ru: str("Покрытие неполное: часть транскрипта до байта %d не прочитана и не покрыта предыдущим снимком.")},
+	{key: "Lines: %d read, %d decoded.", ru: str("Строк: прочитано %d, разобрано %d.")},
+	{key: "Lines skipped as too long: %d.", ru: str("Пропущено слишком длинных строк: %d.")},
+	{key: "Corrupt lines skipped: %d.", ru: str("Пропущено повреждённых строк: %d.")},
+	{key: "The last line was torn (still being written) and was skipped.", ru: str("Последняя строка оборвана (ещё записывалась) и пропущена.")},
+	{key: "State file: %s, modified %s.", ru: str("Файл состояния: %s, изменён %s.")},
+	{key: "State file: %s.", ru: str("Файл состояния: %s.")},
+	{key: "No %s found.", ru: str("%s не найден.")},
+	{key: "Looked in %s", ru: str("Искали в %s")},
+	{key: "Secrets redacted: %d.", ru: str("Скрыто секретов: %d.")},
+	{key: "Warnings:", ru: str("Предупреждения:")},
+	{key: "Hook event: %s.", ru: str("Событие хука: %s.")},
+	{key: "Prompt id: %s.", ru: str("Id запроса: %s.")},
+	{key: "Compaction confirmed complete at %s (summary of %d characters).",
+		en: plural.Selectf(2, "%d", "one", "Compaction confirmed complete at %s (summary of %d character).", "other", "Compaction confirmed complete at %s (summary of %d characters)."),
+		ru: plural.Selectf(2, "%d", "one", "Сжатие подтверждено: завершено в %s (сводка из %d символа).", "other", "Сжатие подтверждено: завершено в %s (сводка из %d символов).")},
+	{key: "Compaction not confirmed (no PostCompact record).", ru: str("Сжатие не подтверждено (нет записи PostCompact).")},
+	{key: "Record: %s, schema %d.", ru: str("Запись: %s, схема %d.")},
+}
+
+var headingCatalog = sync.OnceValue(func() catalog.Catalog {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	for _, e := range headingEntries {
+		if e.en != nil {
+			mustSet(b.Set(language.English, e.key, e.en))
+		}
+		mustSet(b.Set(language.Russian, e.key, e.ru))
+	}
+	return b
+})
+
+func mustSet(err error) {
+	if err != nil {
+		panic("snapshot: bad message catalog entry: " + err.Error())
+	}
+}
+
+// newPrinter formats the snapshot's texts in lang from this package's own
+// catalog.
+func newPrinter(lang Lang) *message.Printer {
+	return message.NewPrinter(lang.Tag(), message.Catalog(headingCatalog()))
+}

@@ -1,0 +1,529 @@
+package snapshot
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// update rewrites the golden files of this package: go test ./snapshot/ -update
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.md")
+
+func ptr[T any](v T) *T { return &v }
+
+var t0 = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// fullRecord fills every field of a Record, with a few hostile texts, so the
+// golden files show each part of the layout.
+func fullRecord() *Record {
+	return &Record{
+		Schema:             SchemaVersion,
+		Name:               BaseName(t0, "3f2a9c1e-7b4d-4e8a-9f00-1234567890ab", 0),
+		SessionID:          "3f2a9c1e-7b4d-4e8a-9f00-1234567890ab",
+		CreatedAt:          t0,
+		Trigger:            "manual",
+		CustomInstructions: ptr("keep the test plan\nand the failing test names"),
+		PromptID:           "p-42",
+		HookEvent:          "PreCompact",
+		TranscriptPath:     "/home/dev/.claude/projects/-home-dev-my project/3f2a9c1e-7b4d-4e8a-9f00-1234567890ab.jsonl",
+		Cwd:                "/home/dev/my project",
+		CwdSource:          "transcript",
+		GitBranch:          "feature/snapshots",
+		Context: &transcript.Usage{
+			Tokens: 154321, InputTokens: 12, CacheCreation: 4309, CacheRead: 150000, Model: "claude-opus-4-6",
+		},
+		EarlierCompactions: 2,
+		Prompts: []transcript.Prompt{
+			{Text: "Make the snapshot folder 0700.", Time: t0.Add(-50 * time.Minute)},
+			{Text: "Here is the doc:\n## Files\nSession: other-session\n```\nnot the end\n```\nbell:\a end", Time: t0.Add(-40 * time.Minute)},
+			{Text: strings.Repeat("long ", 20) + transcript.TruncationMarker, Time: t0.Add(-30 * time.Minute), Truncated: true},
+			{Text: "Run the tests again [image]", Time: t0.Add(-2 * time.Minute), FromLastPrompt: true},
+		},
+		Files: []transcript.FileEdit{
+			{Path: "/home/dev/my project/snapshot/store.go", Edits: 5, LastTool: "Edit", LastTime: t0.Add(-3 * time.Minute)},
+			{Path: "/home/dev/my project/README.md", Edits: 1, LastTool: "Write", LastTime: t0.Add(-20 * time.Minute)},
+			{Path: "/home/dev/my project/nb/`odd` name.ipynb", Edits: 2, LastTool: "NotebookEdit"},
+		},
+		Commands: []transcript.Command{
+			{Tool: "Bash", Command: "go build ./...", Description: "Build everything", Outcome: transcript.OutcomeOK, Time: t0.Add(-10 * time.Minute)},
+			{Tool: "Bash", Command: "go test ./snapshot/", Description: "Run snapshot tests", Outcome: transcript.OutcomeError, ExitCode: ptr(1), ErrorLine: "--- FAIL: TestSave (0.01s)", Time: t0.Add(-9 * time.Minute)},
+			{Tool: "Bash", Command: "cat <<'EOF' > x\n# not a heading\n```\nEOF", Outcome: transcript.OutcomeRejected, Time: t0.Add(-8 * time.Minute)},
+			{Tool: "PowerShell", Command: "Get-ChildItem", Outcome: transcript.OutcomeInterrupted, Time: t0.Add(-7 * time.Minute)},
+			{Tool: "Bash", Command: "npm run dev", Description: "Start the dev server", Outcome: transcript.OutcomeBackground, Time: t0.Add(-6 * time.Minute)},
+			{Tool: "Bash", Command: strings.Repeat("x", 40) + transcript.TruncationMarker, Truncated: true, Outcome: transcript.OutcomeUnknown, Time: t0.Add(-5 * time.Minute)},
+		},
+		Todos: []transcript.Task{
+			{Subject: "Write the store", Status: "completed"},
+			{Subject: "Write the crash test", Status: "in_progress", ActiveForm: "Writing the crash test"},
+			{Subject: "Update the spec", Status: "pending"},
+		},
+		Tasks: []transcript.Task{
+			{ID: "1", Subject: "Prune old snapshots", Status: "in_progress"},
+			{ID: "2", Subject: "Odd status", Status: "blocked"},
+		},
+		Failures: []transcript.Failure{
+			{Tool: "Edit", Input: "/home/dev/my project/x.go", Error: "String to replace not found in file.", Time: t0.Add(-15 * time.Minute)},
+			{Tool: "Bash", Input: "rm -rf build", Error: "The user doesn't want to proceed with this tool use.", Rejected: true, Time: t0.Add(-8 * time.Minute)},
+		},
+		Plan: &transcript.Plan{Text: "# Plan\n1. store\n2. render\n", Time: t0.Add(-45 * time.Minute)},
+		Git: &Git{
+			Repo: true, Root: "/home/dev/my project", Branch: "feature/snapshots",
+			Head: "0123456789abcdef0123456789abcdef01234567", Subject: "snapshot: store",
+			Changes: []GitChange{
+				{Code: ".M", Path: "snapshot/store.go"},
+				{Code: "??", Path: "snapshot/new file.go"},
+				{Code: "R.", Path: "docs/new.md", From: "docs/old.md"},
+			},
+			ChangeCount: 35, Source: "git",
+		},
+		StateFile: StateFile{Name: "SESSION-STATE.md", Path: "/home/dev/my project/SESSION-STATE.md", ModTime: t0.Add(-time.Hour),
+			Searched: []string{"/home/dev/my project"}},
+		Coverage: Coverage{TranscriptSize: 2345678, SegmentStart: 1200000, ReadFrom: 1000000,
+			Previous: BaseName(t0.Add(-2*time.Hour), "3f2a9c1e-7b4d-4e8a-9f00-1234567890ab", 0), Partial: false},
+		Stats:      transcript.Stats{BytesRead: 1345678, Lines: 812, Decoded: 809, SkippedLong: 1, Corrupt: 2, TornLastLine: true},
+		Warnings:   []string{"git: status took longer than 2s", "cwd \"/gone\" does not exist"},
+		Redactions: 3,
+		Compaction: &CompactionConfirmation{At: t0.Add(90 * time.Second), SummaryChars: 5321},
+	}
+}
+
+// minimalRecord is what precompact writes when the payload could not be
+// parsed and the transcript gave little.
+func minimalRecord() *Record {
+	return &Record{
+		Schema:         SchemaVersion,
+		Name:           BaseName(t0, "abc", 0),
+		SessionID:      "abc",
+		CreatedAt:      t0,
+		Trigger:        Unknown,
+		PayloadError:   "invalid character 'x' looking for beginning of value",
+		TranscriptPath: "/tmp/abc.jsonl",
+		Cwd:            Unknown,
+		CwdSource:      "process",
+		Git:            &Git{Repo: false},
+		StateFile:      StateFile{Name: "SESSION-STATE.md", Searched: []string{"/tmp"}},
+		Coverage:       Coverage{SegmentStart: -1},
+	}
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./snapshot/ -run Golden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the rendering (run with -update after checking):\n--- got ---\n%s", path, got)
+	}
+}
+
+// spec: SF-20, SF-25, SF-26, SF-27
+func TestRenderMarkdownGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		rec    *Record
+		lang   Lang
+	}{
+		{"full.en.golden.md", fullRecord(), English},
+		{"full.ru.golden.md", fullRecord(), Russian},
+		{"minimal.golden.md", minimalRecord(), English},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			checkGolden(t, tc.golden, RenderMarkdown(tc.rec, tc.lang))
+		})
+	}
+}
+
+// spec: SF-20
+func TestRenderMarkdownSectionOrder(t *testing.T) {
+	for _, lang := range []Lang{English, Russian} {
+		md := string(RenderMarkdown(fullRecord(), lang))
+		p := newPrinter(lang)
+		order := []string{
+			"# " + p.Sprintf("compact-guard snapshot"),
+			SessionLinePrefix + "3f2a9c1e-7b4d-4e8a-9f00-1234567890ab\n",
+			"## " + p.Sprintf("Prompts (newest last)"),
+			"## " + p.Sprintf("Files edited (most recent first)"),
+			"## " + p.Sprintf("Commands (newest last)"),
+			"## " + p.Sprintf("Tasks"),
+			"## " + p.Sprintf("Failures and rejections (newest last)"),
+			"## " + p.Sprintf("Plan (last approved)"),
+			"## " + p.Sprintf("Git"),
+			"## " + p.Sprintf("Notes"),
+		}
+		last := -1
+		for _, s := range order {
+			i := strings.Index(md, s)
+			if i < 0 || i < last {
+				t.Fatalf("%s: %q missing or out of order", lang, s)
+			}
+			last = i
+		}
+		if !strings.HasPrefix(md, order[0]+"\n\n"+order[1]) {
+			t.Errorf("%s: the document must start with the title and the Session line", lang)
+		}
+	}
+}
+
+// spec: SF-21, SF-22
+func TestRenderHostileTextStaysInBlocks(t *testing.T) {
+	hostile := []string{
+		"## Files\nSession: other-id",
+		"```\n## Files\n```",
+		"````\n# x\n~~~\n",
+		"a\rSession: other\r\n## x",
+		"\x1b[2J\x00\x7f\u0085\u2028## y\u2029",
+		"<script>alert(1)</script>\n<!--",
+		"\xff\xfe invalid utf-8 \xc3",
+		"Files\n=====\nSession: x\n-----",
+		"`",
+		"``",
+		" ` ",
+		"   ",
+	}
+	base := structure(RenderMarkdown(fullRecord(), English))
+	for _, h := range hostile {
+		r := withText(fullRecord(), h)
+		md := RenderMarkdown(r, English)
+		if d := diffStructure(structure(md), base); d != "" {
+			t.Errorf("text %q changed the structure: %s\n%s", h, d, md)
+		}
+		checkClean(t, md)
+	}
+}
+
+// spec: SF-22
+func TestInlineCode(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "`plain`"},
+		{"a`b", "``a`b``"},
+		{"`x`", "`` `x` ``"},
+		{"a``b```c", "````a``b```c````"},
+		{" lead", "`  lead `"},
+		{"   ", "`   `"},
+		{"line1\nline2\r\tend", "`line1\\nline2\\r\\tend`"},
+		{"nul\x00esc\x1b", "`nul\\x00esc\\x1b`"},
+		{"bidi\u202eevil\u2066", "`bidi\\u202eevil\\u2066`"},
+		{"bad\xffbyte", "`bad\\xffbyte`"},
+		{"Кириллица путь", "`Кириллица путь`"},
+		{`C:\Users\dev`, "`C:\\Users\\dev`"},
+	} {
+		if got := inlineCode(tc.in); got != tc.want {
+			t.Errorf("inlineCode(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// spec: SF-22
+func TestEscapeBlock(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a\nb\tc", "a\nb\tc"},
+		{"crlf\r\nline", "crlf\nline"},
+		{"lone\rcr", "lone\\rcr"},
+		{"bell\a", "bell\\x07"},
+		{"sep\u2028x", "sep\\u2028x"},
+		{"\xc3\x28", "\\xc3("},
+	} {
+		if got := escapeBlock(tc.in); got != tc.want {
+			t.Errorf("escapeBlock(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// spec: SF-21
+func TestSessionLine(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{"3f2a9c1e-7b4d-4e8a-9f00-1234567890ab", "Session: 3f2a9c1e-7b4d-4e8a-9f00-1234567890ab"},
+		{"", "Session: unknown"},
+		{"a\nSession: b", "Session: `a\\nSession: b`"},
+		{"../../etc", "Session: `../../etc`"},
+		{"a.b:c@d+e_1", "Session: a.b:c@d+e_1"},
+		{"id with space", "Session: `id with space`"},
+	} {
+		r := minimalRecord()
+		r.SessionID = tc.id
+		lines := strings.Split(string(RenderMarkdown(r, English)), "\n")
+		if lines[2] != tc.want {
+			t.Errorf("session %q: line 3 = %q, want %q", tc.id, lines[2], tc.want)
+		}
+	}
+}
+
+// spec: SF-23
+func TestRenderFailedCommandsMarked(t *testing.T) {
+	md := string(RenderMarkdown(fullRecord(), English))
+	for _, want := range []string{
+		"### Command 1 of 6 · ✓ ok",
+		"### Command 2 of 6 · ✗ FAILED, exit code 1",
+		"### Command 3 of 6 · ✗ REJECTED by the user",
+		"### Command 4 of 6 · ✗ INTERRUPTED",
+		"### Command 5 of 6 · started in the background",
+		"### Command 6 of 6 · outcome unknown",
+		"- Error: `--- FAIL: TestSave (0.01s)`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+}
+
+// spec: SF-24
+func TestRenderGitStates(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		git  *Git
+		want []string
+	}{
+		{"not recorded", nil, []string{"- Not recorded."}},
+		{"not a repository", &Git{}, []string{"- Not a git repository."}},
+		{"error kept", &Git{Repo: true, Branch: "main", Head: "abc", ChangeCount: -1, Error: "git status: deadline exceeded"},
+			[]string{"- Branch: `main`", "- Uncommitted changes: unknown", "- Error: `git status: deadline exceeded`"}},
+		{"clean", &Git{Repo: true, Branch: "main", Head: "abc", Subject: "init"},
+			[]string{"- HEAD: `abc` `init`", "- Uncommitted changes: 0"}},
+		{"detached", &Git{Repo: true, Detached: true, Head: "abc"}, []string{"- Branch: detached HEAD"}},
+		{"more than listed", &Git{Repo: true, Branch: "b", Head: "h", Changes: []GitChange{{Code: ".M", Path: "a"}}, ChangeCount: 31},
+			[]string{"  - `.M` `a`", "  - and 30 more"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := minimalRecord()
+			r.Git = tc.git
+			md := string(RenderMarkdown(r, English))
+			for _, w := range tc.want {
+				if !strings.Contains(md, w+"\n") {
+					t.Errorf("missing line %q in\n%s", w, md)
+				}
+			}
+		})
+	}
+}
+
+// spec: SF-26
+func TestRenderPlurals(t *testing.T) {
+	for _, tc := range []struct {
+		lang  Lang
+		edits int
+		want  string
+	}{
+		{English, 1, "1 edit, last"},
+		{English, 2, "2 edits, last"},
+		{Russian, 1, "1 правка,"},
+		{Russian, 3, "3 правки,"},
+		{Russian, 11, "11 правок,"},
+		{Russian, 21, "21 правка,"},
+	} {
+		r := minimalRecord()
+		r.Files = []transcript.FileEdit{{Path: "a", Edits: tc.edits, LastTool: "Edit"}}
+		if md := string(RenderMarkdown(r, tc.lang)); !strings.Contains(md, tc.want) {
+			t.Errorf("%s %d edits: %q missing", tc.lang, tc.edits, tc.want)
+		}
+	}
+}
+
+// TestCatalogComplete proves every text render.go translates has a Russian
+// entry, so that a Russian snapshot never falls back to English headings.
+// spec: SF-26
+func TestCatalogComplete(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "render.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, e := range headingEntries {
+		if known[e.key] {
+			t.Errorf("duplicate catalog key %q", e.key)
+		}
+		known[e.key] = true
+	}
+	used := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "t" {
+			return true
+		}
+		lit, ok := call.Args[0].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			t.Errorf("%s: w.t must be called with a literal key", fset.Position(call.Pos()))
+			return true
+		}
+		key, _ := strconv.Unquote(lit.Value)
+		used[key] = true
+		if !known[key] {
+			t.Errorf("key %q is used in render.go but missing from the catalog", key)
+		}
+		return true
+	})
+	if len(used) < 50 {
+		t.Fatalf("found only %d keys in render.go; the scan is broken", len(used))
+	}
+	for k := range known {
+		if !used[k] {
+			t.Errorf("catalog key %q is not used", k)
+		}
+	}
+	// Russian headings are in Cyrillic.
+	for _, h := range structure(RenderMarkdown(fullRecord(), Russian)) {
+		if !strings.HasPrefix(h, "#") || h == "## Git" {
+			continue
+		}
+		if !regexp.MustCompile(`\p{Cyrillic}`).MatchString(h) {
+			t.Errorf("Russian heading without Russian text: %q", h)
+		}
+	}
+}
+
+// withText puts s into every untrusted text field of r.
+func withText(r *Record, s string) *Record {
+	r.CustomInstructions = ptr(s)
+	r.Cwd = s
+	r.TranscriptPath = s
+	r.PayloadError = s
+	r.GitBranch = s
+	r.Context.Model = s
+	for i := range r.Prompts {
+		r.Prompts[i].Text = s
+	}
+	for i := range r.Files {
+		r.Files[i].Path = s
+		r.Files[i].LastTool = s
+	}
+	for i := range r.Commands {
+		r.Commands[i].Command = s
+		r.Commands[i].Description = s
+		r.Commands[i].ErrorLine = s
+		r.Commands[i].Tool = s
+	}
+	for i := range r.Todos {
+		r.Todos[i].Subject = s
+		r.Todos[i].ActiveForm = s
+	}
+	for i := range r.Tasks {
+		r.Tasks[i].Subject = s
+		r.Tasks[i].ID = s
+	}
+	for i := range r.Failures {
+		r.Failures[i].Tool = s
+		r.Failures[i].Input = s
+		r.Failures[i].Error = s
+	}
+	r.Plan.Text = s
+	r.Git.Root, r.Git.Branch, r.Git.Subject, r.Git.Error, r.Git.Source = s, s, s, s, s
+	for i := range r.Git.Changes {
+		r.Git.Changes[i].Path = s
+		r.Git.Changes[i].From = s
+		r.Git.Changes[i].Code = s
+	}
+	r.StateFile.Path = s
+	r.StateFile.Searched = []string{s}
+	r.Coverage.Previous = s
+	for i := range r.Warnings {
+		r.Warnings[i] = s
+	}
+	r.HookEvent, r.PromptID = s, s
+	return r
+}
+
+var (
+	atxHeading = regexp.MustCompile(`^ {0,3}#{1,6}(?:[ \t]|$)`)
+	setextLine = regexp.MustCompile(`^ {0,3}(?:=+|-+)[ \t]*$`)
+	fenceLine  = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})(.*)$")
+	htmlStart  = regexp.MustCompile(`^ {0,3}<`)
+)
+
+// structure lists a document's structural lines as CommonMark sees them:
+// headings (ATX and setext underlines), HTML block starts, Session lines and
+// fence opening and closing lines, each with its text. Lines inside fenced
+// blocks are skipped, following CommonMark's rule that only a fence of the
+// same character and at least the opening length closes a block.
+func structure(md []byte) []string {
+	var out []string
+	var open string // the opening fence run, "" outside a block
+	for _, ln := range strings.Split(string(md), "\n") {
+		if open != "" {
+			if m := fenceLine.FindStringSubmatch(ln); m != nil && m[1][0] == open[0] &&
+				len(m[1]) >= len(open) && strings.TrimSpace(m[2]) == "" {
+				out = append(out, "close "+m[1])
+				open = ""
+			}
+			continue
+		}
+		switch m := fenceLine.FindStringSubmatch(ln); {
+		case m != nil && !(m[1][0] == '`' && strings.Contains(m[2], "`")):
+			open = m[1]
+			out = append(out, "open "+m[1])
+		case atxHeading.MatchString(ln), setextLine.MatchString(ln), htmlStart.MatchString(ln):
+			out = append(out, ln)
+		case strings.HasPrefix(ln, strings.TrimSpace(SessionLinePrefix)):
+			out = append(out, "session")
+		}
+	}
+	if open != "" {
+		out = append(out, "unclosed "+open)
+	}
+	return normaliseFences(out)
+}
+
+// normaliseFences drops fence lengths, which follow the text inside.
+func normaliseFences(s []string) []string {
+	re := regexp.MustCompile("^(open|close|unclosed) `+")
+	for i := range s {
+		s[i] = re.ReplaceAllString(s[i], "$1 ```")
+	}
+	return s
+}
+
+// checkClean fails when the document holds a control character other than
+// \n and \t, or is not valid UTF-8.
+func checkClean(t testing.TB, md []byte) {
+	t.Helper()
+	if !utf8.Valid(md) {
+		t.Fatalf("rendering is not valid UTF-8")
+	}
+	for _, r := range string(md) {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
+			t.Fatalf("rendering holds control character %U", r)
+		}
+	}
+}
+
+// diffStructure describes the first difference between two structures, ""
+// when they are equal.
+func diffStructure(got, want []string) string {
+	for i := 0; i < len(got) || i < len(want); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("structural line %d is %q, want %q", i, g, w)
+		}
+	}
+	return ""
+}
