@@ -68,7 +68,8 @@ type Git struct {
 	Head     string `json:"head,omitempty"`
 	Subject  string `json:"subject,omitempty"`
 	// Changes lists up to MaxGitChanges uncommitted paths with their
-	// porcelain XY code; ChangeCount is the full count.
+	// porcelain XY code; ChangeCount is the full count, -1 when the status
+	// could not be read (Error says why).
 	Changes     []GitChange `json:"changes,omitempty"`
 	ChangeCount int         `json:"change_count"`
 	// Source is "git" or "go-git" (when the git binary is missing).
@@ -80,8 +81,12 @@ type Git struct {
 
 // GitChange is one uncommitted path.
 type GitChange struct {
+	// Code is the XY of `git status --porcelain=v2` ('.' for an unchanged
+	// side), or "??" for an untracked path.
 	Code string `json:"code"`
 	Path string `json:"path"`
+	// From is a renamed or copied path's original name.
+	From string `json:"from,omitempty"`
 }
 
 // MaxGitChanges bounds Git.Changes.

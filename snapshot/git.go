@@ -1,0 +1,467 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultGitTimeout is the shared deadline of ReadGit when GitOptions.Timeout
+// is not set.
+const DefaultGitTimeout = 2 * time.Second
+
+// gitWaitDelay bounds how long a killed git may keep its pipes open (through
+// a hook or fsmonitor child, say) before they are closed under it.
+const gitWaitDelay = 100 * time.Millisecond
+
+// maxSubject bounds Git.Subject: %s joins a whole first paragraph into one
+// line, which can be long.
+const maxSubject = 500
+
+// GitOptions tunes ReadGit.
+type GitOptions struct {
+	// Timeout is the one deadline shared by every step; DefaultGitTimeout
+	// when zero or negative.
+	Timeout time.Duration
+	// GitPath is the git binary: "" looks "git" up in PATH, "-" behaves as
+	// if git were missing (go-git does everything then).
+	GitPath string
+}
+
+// ReadGit records the state of the git work tree holding dir: branch, HEAD,
+// HEAD's subject and the uncommitted changes. It never fails: what could not
+// be learnt is said in Git.Error, next to what could. It returns within
+// opt.Timeout plus a small margin, whatever git does.
+func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
+	g := &Git{}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		g.Error = "git: " + err.Error()
+		return g
+	}
+	if !fi.IsDir() {
+		g.Error = fmt.Sprintf("git: %s is not a directory", dir)
+		return g
+	}
+	root, ok := findWorkTree(dir)
+	if !ok {
+		return g
+	}
+	g.Repo = true
+	g.Root = root
+
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultGitTimeout
+	}
+	budget := timeout
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < budget {
+		budget = max(time.Until(d), 0).Round(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	failed := func(step string, err error) string {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return fmt.Sprintf("%s: timed out after %s", step, budget)
+		case ctx.Err() != nil:
+			return step + ": canceled"
+		}
+		return step + ": " + err.Error()
+	}
+
+	bin, missing := lookGit(opt.GitPath)
+	var (
+		wg  sync.WaitGroup
+		st  *porcelainV2
+		stE error
+		lg  string
+		lgE error
+	)
+	if !missing {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			st, stE = gitStatus(ctx, bin, root)
+		}()
+		go func() {
+			defer wg.Done()
+			lg, lgE = gitSubject(ctx, bin, root)
+		}()
+	}
+
+	// go-git reads the refs in every case, and does the rest when git is
+	// missing. It cannot be cancelled: stop waiting for it at the deadline.
+	gg := make(chan goGitState, 1)
+	go func() { gg <- readGoGit(root, missing) }()
+	var (
+		refs     goGitState
+		refsDone bool
+	)
+	select {
+	case refs = <-gg:
+		refsDone = true
+	case <-ctx.Done():
+	}
+	wg.Wait()
+
+	var errs []string
+	if refsDone {
+		g.Branch, g.Head, g.Detached = refs.branch, refs.head, refs.detached
+	}
+	if missing {
+		g.Source = "go-git"
+		switch {
+		case !refsDone:
+			errs = append(errs, failed("go-git", nil))
+			g.ChangeCount = -1
+		case refs.err != nil:
+			errs = append(errs, "go-git: "+refs.err.Error())
+			g.ChangeCount = -1
+		default:
+			g.Subject = refs.subject
+			g.Changes, g.ChangeCount = refs.changes, refs.count
+		}
+		g.Error = strings.Join(errs, "; ")
+		return g
+	}
+
+	g.Source = "git"
+	// A go-git failure matters only where git status did not fill the gap
+	// (go-git refuses some repository extensions git accepts).
+	if refsDone && refs.err != nil && (stE != nil || st.oid == "") {
+		errs = append(errs, "go-git: "+refs.err.Error())
+	}
+	if stE != nil {
+		errs = append(errs, failed("git status", stE))
+		g.ChangeCount = -1
+	} else {
+		if g.Branch == "" && !g.Detached {
+			if st.head == "(detached)" {
+				g.Detached = true
+			} else {
+				g.Branch = st.head
+			}
+		}
+		if g.Head == "" && st.oid != "(initial)" {
+			g.Head = st.oid
+		}
+		g.Changes, g.ChangeCount = st.changes, st.count
+	}
+	unborn := g.Head == "" && (stE == nil && st.oid == "(initial)" || refsDone && refs.err == nil)
+	switch {
+	case lgE == nil:
+		g.Subject = lg
+	case unborn:
+		// git log fails on a branch without commits: nothing to report.
+	default:
+		errs = append(errs, failed("git log", lgE))
+	}
+	if !refsDone && stE != nil {
+		errs = append(errs, failed("go-git", nil))
+	}
+	g.Error = strings.Join(errs, "; ")
+	return g
+}
+
+// findWorkTree walks up from dir to the folder holding .git, as git does: a
+// .git folder counts when it holds HEAD, a .git file when it names its
+// gitdir (linked worktrees, submodules).
+func findWorkTree(dir string) (string, bool) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		p := filepath.Join(d, ".git")
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				if _, err := os.Stat(filepath.Join(p, "HEAD")); err == nil {
+					return d, true
+				}
+			} else if fi.Mode().IsRegular() {
+				if b, err := readHead(p, 512); err == nil && bytes.HasPrefix(b, []byte("gitdir:")) {
+					return d, true
+				}
+			}
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", false
+		}
+		d = up
+	}
+}
+
+// readHead reads at most n bytes of a file.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := f.Read(b)
+	if k > 0 {
+		err = nil
+	}
+	return b[:k], err
+}
+
+// lookGit resolves GitOptions.GitPath; missing is true when git is not there
+// to be run.
+func lookGit(path string) (bin string, missing bool) {
+	switch path {
+	case "-":
+		return "", true
+	case "":
+		// exec.ErrDot (git found through a relative PATH entry) counts as
+		// missing: running it would run whatever the repository holds.
+		p, err := exec.LookPath("git")
+		if err != nil {
+			return "", true
+		}
+		return p, false
+	}
+	return path, false
+}
+
+// gitEnvDrop are variables a git hook exports that would point git at
+// another repository, index or object store than the one found from dir.
+var gitEnvDrop = map[string]bool{
+	"GIT_DIR":                          true,
+	"GIT_WORK_TREE":                    true,
+	"GIT_INDEX_FILE":                   true,
+	"GIT_OBJECT_DIRECTORY":             true,
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
+	"GIT_COMMON_DIR":                   true,
+	"GIT_NAMESPACE":                    true,
+	"GIT_PREFIX":                       true,
+	"GIT_CEILING_DIRECTORIES":          true,
+	"GIT_DISCOVERY_ACROSS_FILESYSTEM":  true,
+	"GIT_OPTIONAL_LOCKS":               true,
+	"GIT_PAGER":                        true,
+	"PAGER":                            true,
+	"LC_ALL":                           true,
+	"GIT_TERMINAL_PROMPT":              true,
+}
+
+// gitEnv is the environment git runs in: the process's own, less what could
+// point it elsewhere, with no optional locks (a snapshot must not fight the
+// user's git for index.lock), no pager, no prompt and untranslated messages.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if gitEnvDrop[strings.ToUpper(k)] {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"GIT_OPTIONAL_LOCKS=0",
+		"GIT_PAGER=cat",
+		"PAGER=cat",
+		"LC_ALL=C",
+		"GIT_TERMINAL_PROMPT=0",
+	)
+}
+
+// runGit runs git in root with stdout going to out. A hung git is killed at
+// the deadline, and its pipes are closed gitWaitDelay later even when a
+// child of it still holds them.
+func runGit(ctx context.Context, bin, root string, out *limitedWriter, args ...string) error {
+	var stderr limitedWriter
+	stderr.max = 4 << 10
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-C", root, "--no-optional-locks"}, args...)...)
+	cmd.Env = gitEnv()
+	cmd.Stdout = out
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = gitWaitDelay
+	hideWindow(cmd)
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	if msg := firstLine(stderr.buf.String()); msg != "" {
+		return fmt.Errorf("%w: %s", err, msg)
+	}
+	return err
+}
+
+// gitStatus runs the one git status compact-guard needs and parses it while
+// it streams, keeping only MaxGitChanges entries whatever the output's size.
+func gitStatus(ctx context.Context, bin, root string) (*porcelainV2, error) {
+	p := newPorcelainV2(MaxGitChanges)
+	out := &limitedWriter{w: p}
+	err := runGit(ctx, bin, root, out, "status", "--porcelain=v2", "--branch", "-z")
+	return p, err
+}
+
+// gitSubject returns HEAD's subject line.
+func gitSubject(ctx context.Context, bin, root string) (string, error) {
+	out := &limitedWriter{max: 64 << 10}
+	if err := runGit(ctx, bin, root, out, "log", "-1", "--no-show-signature", "--format=%s"); err != nil {
+		return "", err
+	}
+	return cutSubject(strings.TrimRight(out.buf.String(), "\r\n")), nil
+}
+
+// cutSubject bounds a subject to maxSubject runes with a visible marker.
+func cutSubject(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxSubject {
+			return s[:i] + " […]"
+		}
+		n++
+	}
+	return s
+}
+
+// firstLine is the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// limitedWriter keeps the first max bytes written to it in buf, or passes
+// everything on to w when set; it never fails a write, so git is never
+// stopped by a full pipe.
+type limitedWriter struct {
+	w   *porcelainV2
+	max int
+	buf bytes.Buffer
+}
+
+func (l *limitedWriter) Write(b []byte) (int, error) {
+	if l.w != nil {
+		return l.w.Write(b)
+	}
+	if room := l.max - l.buf.Len(); room > 0 {
+		l.buf.Write(b[:min(room, len(b))])
+	}
+	return len(b), nil
+}
+
+// maxRecord bounds one porcelain record kept in memory; no real path comes
+// near it.
+const maxRecord = 64 << 10
+
+// porcelainV2 parses `git status --porcelain=v2 --branch -z` as it is
+// written: NUL-terminated records, a rename ("2") followed by one more record
+// holding the original path.
+type porcelainV2 struct {
+	max     int
+	changes []GitChange
+	count   int
+	// head and oid are the "# branch.head" and "# branch.oid" values:
+	// "(detached)" and "(initial)" when HEAD has no branch or no commit.
+	head, oid string
+	// malformed counts records that fit no known shape.
+	malformed int
+
+	pending []byte
+	// origOf is where the next record, a rename's original path, goes: an
+	// index into changes, -1 when that rename was not kept, -2 when no
+	// original path is due.
+	origOf int
+}
+
+func newPorcelainV2(max int) *porcelainV2 {
+	return &porcelainV2{max: max, origOf: -2}
+}
+
+func (p *porcelainV2) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			p.pending = append(p.pending, b[:min(len(b), max(maxRecord-len(p.pending), 0))]...)
+			break
+		}
+		rec := b[:i]
+		if len(p.pending) > 0 {
+			p.pending = append(p.pending, rec[:min(len(rec), max(maxRecord-len(p.pending), 0))]...)
+			rec = p.pending
+		}
+		p.record(rec)
+		p.pending = p.pending[:0]
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+func (p *porcelainV2) record(rec []byte) {
+	if p.origOf != -2 {
+		if p.origOf >= 0 {
+			p.changes[p.origOf].From = string(rec)
+		}
+		p.origOf = -2
+		return
+	}
+	if len(rec) < 2 || rec[1] != ' ' {
+		p.malformed++
+		return
+	}
+	// fields is how many space-separated fields precede the path.
+	var fields int
+	switch rec[0] {
+	case '#':
+		p.header(string(rec[2:]))
+		return
+	case '!':
+		return
+	case '?':
+		fields = 1
+	case '1':
+		fields = 8
+	case '2':
+		fields = 9
+		p.origOf = -1
+	case 'u':
+		fields = 10
+	default:
+		p.malformed++
+		return
+	}
+	p.count++
+	if len(p.changes) >= p.max {
+		return
+	}
+	f := bytes.SplitN(rec, []byte{' '}, fields+1)
+	if len(f) != fields+1 {
+		p.count--
+		p.malformed++
+		return
+	}
+	code := "??"
+	if rec[0] != '?' {
+		code = string(f[1])
+	}
+	if rec[0] == '2' {
+		p.origOf = len(p.changes)
+	}
+	p.changes = append(p.changes, GitChange{Code: code, Path: string(f[fields])})
+}
+
+func (p *porcelainV2) header(h string) {
+	k, v, _ := strings.Cut(h, " ")
+	switch k {
+	case "branch.head":
+		p.head = v
+	case "branch.oid":
+		p.oid = v
+	}
+}
