@@ -1,0 +1,1049 @@
+package transcript
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Further limits of what an Extractor keeps, so memory stays flat whatever
+// the transcript holds.
+const (
+	// MaxFiles bounds the session-wide edited-file list (most recent kept).
+	MaxFiles = 1000
+	// MaxTasks bounds the TodoWrite list and the TaskCreate tasks.
+	MaxTasks = 100
+	// MaxErrorChars bounds an error line (Command.ErrorLine, Failure.Error).
+	MaxErrorChars = 300
+	// MaxFailureInputChars bounds Failure.Input.
+	MaxFailureInputChars = 200
+	// MaxDescriptionChars bounds Command.Description.
+	MaxDescriptionChars = 300
+	// MaxTaskChars bounds a task's subject and active form.
+	MaxTaskChars = 500
+	// MaxPending bounds the tool calls waiting for their result; the oldest
+	// is forgotten first (its result, if it ever comes, is then ignored).
+	MaxPending = 4096
+)
+
+// Extractor turns transcript lines, fed in file order, into Facts. It keeps
+// only the bounded facts and the pending tool calls, never a line: Feed may be
+// given a buffer that is reused afterwards. The zero value is not usable;
+// call NewExtractor.
+type Extractor struct {
+	st Stats
+
+	prompts     []Prompt
+	lastTyped   string // text of the newest typed prompt, for last-prompt comparison
+	lastTypedTx string // same, text blocks only (no "[image]")
+	lpText      string // newer last-prompt text not yet seen as a typed prompt
+	lpTrunc     bool
+
+	files   map[string]*fileRec
+	fileSeq int64
+
+	commands []*Command
+	todos    []Task
+	tasks    []Task
+	failures []Failure
+	plan     *Plan
+	usage    *Usage
+
+	compactions int
+	cwd         string
+	gitBranch   string
+	lastTime    time.Time
+
+	pending map[string]*pendingCall
+	order   []string // pending ids, oldest first (may hold answered ids)
+
+	top    [nTop]span
+	blocks []block
+}
+
+type fileRec struct {
+	FileEdit
+	seq int64
+}
+
+// pendingCall is a tool_use waiting for its tool_result.
+type pendingCall struct {
+	tool   string
+	input  string // short form for Failure.Input
+	time   time.Time
+	path   string   // file tools
+	cmd    *Command // Bash, PowerShell
+	bg     bool     // run_in_background
+	todos  []Task   // TodoWrite
+	todoOK bool
+	task   *Task // TaskCreate
+	upd    *taskUpdate
+	plan   *Plan // ExitPlanMode
+}
+
+type taskUpdate struct {
+	id         string
+	status     string
+	subject    string
+	activeForm string
+}
+
+// block is one user content block, as spans into the line.
+type block struct {
+	typ     span
+	text    span
+	id      span
+	isError bool
+	content span
+}
+
+// NewExtractor returns an Extractor that continues from seed, the facts of
+// an earlier reading of the same session (nil: start empty). Seed's prompts,
+// files, commands, todos, tasks, failures, plan, compaction count, cwd, git
+// branch and last time are carried forward; its usage and stats are not.
+func NewExtractor(seed *Facts) *Extractor {
+	x := &Extractor{
+		files:   make(map[string]*fileRec),
+		pending: make(map[string]*pendingCall),
+	}
+	if seed == nil {
+		return x
+	}
+	for _, p := range seed.Prompts {
+		x.prompts = append(x.prompts, p)
+	}
+	x.trimPrompts()
+	if n := len(x.prompts); n > 0 {
+		x.lastTyped = x.prompts[n-1].Text
+		x.lastTypedTx = x.lastTyped
+	}
+	for i := len(seed.Files) - 1; i >= 0; i-- {
+		f := seed.Files[i]
+		x.fileSeq++
+		if r, ok := x.files[f.Path]; ok {
+			r.Edits += f.Edits
+			r.LastTool, r.LastTime, r.seq = f.LastTool, f.LastTime, x.fileSeq
+			continue
+		}
+		x.files[f.Path] = &fileRec{FileEdit: f, seq: x.fileSeq}
+	}
+	for _, c := range seed.Commands {
+		x.commands = append(x.commands, new(c))
+	}
+	x.trimCommands()
+	x.todos = slices.Clone(seed.Todos)
+	x.tasks = slices.Clone(seed.Tasks)
+	x.failures = slices.Clone(seed.Failures)
+	if seed.Plan != nil {
+		x.plan = new(*seed.Plan)
+	}
+	x.compactions = seed.Compactions
+	x.cwd, x.gitBranch, x.lastTime = seed.Cwd, seed.GitBranch, seed.LastTime
+	return x
+}
+
+// Top-level keys the extractor looks at, in x.top.
+const (
+	kType = iota
+	kSubtype
+	kSidechain
+	kMeta
+	kCompactSummary
+	kAPIError
+	kMessage
+	kToolUseResult
+	kTimestamp
+	kCwd
+	kGitBranch
+	kPromptSource
+	kOrigin
+	kCompactMetadata
+	kLastPrompt
+	nTop
+)
+
+// interesting reports whether an entry type can hold a fact; everything else
+// (attachment, progress, api-request*, file-history-*, queue-operation, ...)
+// is passed over as soon as its type is known.
+func interesting(typ []byte) bool {
+	switch string(typ) {
+	case "user", "assistant", "system", "last-prompt":
+		return true
+	}
+	return false
+}
+
+// Feed takes one line of the transcript, without its '\n' (a trailing '\r'
+// is ignored). Blank lines are ignored; a line longer than MaxLineBytes is
+// counted as skipped without being looked at; a line that is not JSON is
+// counted as corrupt.
+func (x *Extractor) Feed(line []byte) { x.feed(line, false) }
+
+// FeedLast takes the final line of a transcript when it has no '\n': it is
+// used like any line when it is complete JSON, and otherwise treated as torn
+// (the writer was mid-line) and flagged in Stats.TornLastLine, not counted as
+// corrupt.
+func (x *Extractor) FeedLast(line []byte) { x.feed(line, true) }
+
+// SkipLong counts a line over MaxLineBytes that the caller passed over
+// without reading it.
+func (x *Extractor) SkipLong() {
+	x.st.Lines++
+	x.st.SkippedLong++
+}
+
+func (x *Extractor) feed(line []byte, last bool) {
+	if len(line) > MaxLineBytes {
+		x.SkipLong()
+		return
+	}
+	x.st.Lines++
+	switch classify(line, last, &x.top) {
+	case lineCorrupt:
+		x.bad(last)
+		return
+	case lineEntry:
+	default:
+		return
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	top := &x.top
+	if top[kSidechain].isTrue(line) {
+		return
+	}
+	x.st.Decoded++
+	t := x.note(line)
+	switch {
+	case top[kType].strEq(line, "user"):
+		x.user(line, t)
+	case top[kType].strEq(line, "assistant"):
+		x.assistant(line, t)
+	case top[kType].strEq(line, "system"):
+		if top[kSubtype].strEq(line, "compact_boundary") {
+			x.boundary(line)
+		}
+	case top[kType].strEq(line, "last-prompt"):
+		x.lastPromptEntry(line)
+	}
+}
+
+// lineClass is what classify found.
+type lineClass int
+
+const (
+	lineBlank   lineClass = iota // white space only
+	lineCorrupt                  // not JSON
+	lineOther                    // JSON, but no entry of an interesting type
+	lineEntry                    // an entry of an interesting type; top is filled
+)
+
+// classify walks the top level of a line (a trailing '\r' allowed), filling
+// top with the spans of the keys the extractor uses. As soon as the type is
+// known to hold no fact it stops, unless strict asks for the whole line to be
+// checked. Values are skipped, never decoded.
+func classify(line []byte, strict bool, top *[nTop]span) lineClass {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	i := skipSpace(line, 0)
+	if i == len(line) {
+		return lineBlank
+	}
+	if line[i] != '{' {
+		// Valid JSON that is not an object is no entry; anything else is
+		// damage.
+		end, err := skipValue(line, i)
+		if err != nil || skipSpace(line, end) != len(line) {
+			return lineCorrupt
+		}
+		return lineOther
+	}
+	*top = [nTop]span{}
+	typed, skipped := false, false
+	end, err := eachField(line, i, func(key []byte, vs, ve int) bool {
+		k := topKey(key)
+		if k < 0 {
+			return true
+		}
+		if k == kType {
+			// The first type decides, so that every reader of a line with
+			// duplicate keys reaches the same verdict.
+			if typed {
+				return true
+			}
+			typed = true
+			if !interesting(unquoteRawKey(line[vs:ve])) {
+				skipped = true
+				return strict
+			}
+		}
+		top[k] = span{vs, ve}
+		return true
+	})
+	if err != nil || end >= 0 && skipSpace(line, end) != len(line) {
+		return lineCorrupt
+	}
+	if skipped || !top[kType].isString(line) {
+		return lineOther
+	}
+	return lineEntry
+}
+
+func (x *Extractor) bad(last bool) {
+	if last {
+		x.st.TornLastLine = true
+		return
+	}
+	x.st.Corrupt++
+}
+
+// unquoteRawKey returns the bytes of a string value for a type comparison,
+// unescaping only when needed.
+func unquoteRawKey(v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return nil
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	s, _ := unquote(v)
+	return []byte(s)
+}
+
+func topKey(key []byte) int {
+	switch string(key) {
+	case "type":
+		return kType
+	case "subtype":
+		return kSubtype
+	case "isSidechain":
+		return kSidechain
+	case "isMeta":
+		return kMeta
+	case "isCompactSummary":
+		return kCompactSummary
+	case "isApiErrorMessage":
+		return kAPIError
+	case "message":
+		return kMessage
+	case "toolUseResult":
+		return kToolUseResult
+	case "timestamp":
+		return kTimestamp
+	case "cwd":
+		return kCwd
+	case "gitBranch":
+		return kGitBranch
+	case "promptSource":
+		return kPromptSource
+	case "origin":
+		return kOrigin
+	case "compactMetadata":
+		return kCompactMetadata
+	case "lastPrompt":
+		return kLastPrompt
+	}
+	return -1
+}
+
+// note records cwd, git branch and time from an entry and returns its time.
+func (x *Extractor) note(line []byte) time.Time {
+	top := &x.top
+	if s, ok := top[kCwd].str(line); ok && s != "" {
+		x.cwd = s
+	}
+	if s, ok := top[kGitBranch].str(line); ok && s != "" {
+		x.gitBranch = s
+	}
+	var t time.Time
+	if s, ok := top[kTimestamp].str(line); ok {
+		if v, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			t = v
+			if t.After(x.lastTime) {
+				x.lastTime = t
+			}
+		}
+	}
+	return t
+}
+
+// boundary handles a compact_boundary: one more compaction, and the usage
+// before it no longer describes the context.
+func (x *Extractor) boundary(line []byte) {
+	x.compactions++
+	model := ""
+	if x.usage != nil {
+		model = x.usage.Model
+	}
+	x.usage = nil
+	var f [1]span
+	if x.top[kCompactMetadata].fields(line, []string{"postTokens"}, f[:]) {
+		if n, ok := f[0].int64(line); ok && n >= 0 {
+			x.usage = &Usage{Tokens: n, Model: model, FromBoundary: true}
+		}
+	}
+}
+
+func (x *Extractor) lastPromptEntry(line []byte) {
+	s, more, ok := unquotePrefix(x.top[kLastPrompt].raw(line), MaxPromptChars)
+	if !ok || strings.TrimSpace(s) == "" {
+		return
+	}
+	text := s
+	if more {
+		text += TruncationMarker
+	}
+	if x.sameAsTyped(text) {
+		x.lpText, x.lpTrunc = "", false
+		return
+	}
+	x.lpText, x.lpTrunc = text, more
+}
+
+func (x *Extractor) sameAsTyped(text string) bool {
+	t := strings.TrimSpace(text)
+	return t == strings.TrimSpace(x.lastTyped) || t == strings.TrimSpace(x.lastTypedTx)
+}
+
+var assistantKeys = []string{"model", "content", "usage"}
+
+func (x *Extractor) assistant(line []byte, t time.Time) {
+	var m [3]span
+	if !x.top[kMessage].fields(line, assistantKeys, m[:]) {
+		return
+	}
+	model, _ := m[0].str(line)
+	if m[2].ok() && model != "<synthetic>" && !x.top[kAPIError].isTrue(line) {
+		var u [3]span
+		if m[2].fields(line, []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}, u[:]) {
+			in, _ := u[0].int64(line)
+			cc, _ := u[1].int64(line)
+			cr, _ := u[2].int64(line)
+			x.usage = &Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}
+		}
+	}
+	if !m[1].ok() || line[m[1].s] != '[' {
+		return
+	}
+	var b [3]span
+	eachElem(line[:m[1].e], m[1].s, func(vs, ve int) bool {
+		if line[vs] != '{' {
+			return true
+		}
+		sp := span{vs, ve}
+		if sp.fields(line, []string{"type", "id", "name"}, b[:]) && b[0].strEq(line, "tool_use") {
+			var in [1]span
+			sp.fields(line, []string{"input"}, in[:])
+			id, _ := b[1].str(line)
+			name, _ := b[2].str(line)
+			x.toolUse(line, id, name, in[0], t)
+		}
+		return true
+	})
+}
+
+// cut unquotes at most n runes of a string value; more reports the rest.
+func cut(line []byte, sp span, n int) (string, bool) {
+	if !sp.isString(line) {
+		return "", false
+	}
+	s, more, ok := unquotePrefix(sp.raw(line), n)
+	if !ok {
+		return "", false
+	}
+	return s, more
+}
+
+func marked(s string, more bool) string {
+	if more {
+		return s + TruncationMarker
+	}
+	return s
+}
+
+var inputKeys = []string{"file_path", "notebook_path", "command", "description", "run_in_background",
+	"todos", "subject", "activeForm", "taskId", "status", "plan"}
+
+const (
+	iFilePath = iota
+	iNotebookPath
+	iCommand
+	iDescription
+	iBackground
+	iTodos
+	iSubject
+	iActiveForm
+	iTaskID
+	iStatus
+	iPlan
+	nInput
+)
+
+func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Time) {
+	if id == "" {
+		return
+	}
+	var in [nInput]span
+	input.fields(line, inputKeys, in[:])
+	pc := &pendingCall{tool: name, time: t, input: shortInput(line, input)}
+	switch name {
+	case "Write", "Edit", "MultiEdit":
+		pc.path, _ = in[iFilePath].str(line)
+	case "NotebookEdit":
+		pc.path, _ = in[iNotebookPath].str(line)
+	case "Bash", "PowerShell":
+		c, more := cut(line, in[iCommand], MaxCommandChars)
+		d, dmore := cut(line, in[iDescription], MaxDescriptionChars)
+		pc.cmd = &Command{Tool: name, Command: marked(c, more), Truncated: more,
+			Description: marked(d, dmore), Outcome: OutcomeUnknown, Time: t}
+		pc.bg = in[iBackground].isTrue(line)
+		x.commands = append(x.commands, pc.cmd)
+		x.trimCommands()
+	case "TodoWrite":
+		pc.todos, pc.todoOK = todoList(line, in[iTodos])
+	case "TaskCreate":
+		s, more := cut(line, in[iSubject], MaxTaskChars)
+		a, amore := cut(line, in[iActiveForm], MaxTaskChars)
+		pc.task = &Task{Subject: marked(s, more), Status: "pending", ActiveForm: marked(a, amore)}
+	case "TaskUpdate":
+		u := &taskUpdate{id: idString(line, in[iTaskID])}
+		u.status, _ = cut(line, in[iStatus], MaxTaskChars)
+		s, more := cut(line, in[iSubject], MaxTaskChars)
+		u.subject = marked(s, more)
+		a, amore := cut(line, in[iActiveForm], MaxTaskChars)
+		u.activeForm = marked(a, amore)
+		pc.upd = u
+	case "ExitPlanMode":
+		if in[iPlan].isString(line) {
+			p, more := cut(line, in[iPlan], MaxPlanChars)
+			pc.plan = &Plan{Text: marked(p, more), Truncated: more, Time: t}
+		}
+	}
+	if _, dup := x.pending[id]; !dup {
+		x.order = append(x.order, id)
+	}
+	x.pending[id] = pc
+	x.prunePending()
+}
+
+// prunePending forgets the oldest calls beyond MaxPending and compacts the
+// order queue, which also holds ids already answered.
+func (x *Extractor) prunePending() {
+	for len(x.pending) > MaxPending && len(x.order) > 0 {
+		delete(x.pending, x.order[0])
+		x.order = x.order[1:]
+	}
+	if len(x.order) > 2*MaxPending {
+		kept := make([]string, 0, len(x.pending))
+		for _, id := range x.order {
+			if _, ok := x.pending[id]; ok {
+				kept = append(kept, id)
+			}
+		}
+		x.order = kept
+	}
+}
+
+// idString reads an id that may be written as a string or a number.
+func idString(line []byte, sp span) string {
+	if s, ok := sp.str(line); ok {
+		return s
+	}
+	if sp.ok() && (line[sp.s] == '-' || line[sp.s] >= '0' && line[sp.s] <= '9') {
+		return string(sp.raw(line))
+	}
+	return ""
+}
+
+var shortKeys = []string{"command", "file_path", "notebook_path", "pattern", "url", "query", "skill",
+	"description", "subject", "taskId", "path"}
+
+// shortInput renders a tool input for the failure list: its most telling
+// field when it has one, else the start of its JSON.
+func shortInput(line []byte, input span) string {
+	if !input.ok() {
+		return ""
+	}
+	var f [11]span
+	if input.fields(line, shortKeys, f[:]) {
+		for _, sp := range f {
+			if s, more := cut(line, sp, MaxFailureInputChars); s != "" {
+				return marked(s, more)
+			}
+		}
+	}
+	raw := input.raw(line)
+	if len(raw) <= MaxFailureInputChars {
+		return string(raw)
+	}
+	n := MaxFailureInputChars
+	for n > 0 && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	return string(raw[:n]) + TruncationMarker
+}
+
+func todoList(line []byte, sp span) ([]Task, bool) {
+	if !sp.ok() || line[sp.s] != '[' {
+		return nil, false
+	}
+	todos := []Task{}
+	var f [3]span
+	_, err := eachElem(line[:sp.e], sp.s, func(vs, ve int) bool {
+		if len(todos) >= MaxTasks {
+			return false
+		}
+		if (span{vs, ve}).fields(line, []string{"content", "status", "activeForm"}, f[:]) {
+			c, more := cut(line, f[0], MaxTaskChars)
+			st, _ := cut(line, f[1], MaxTaskChars)
+			a, amore := cut(line, f[2], MaxTaskChars)
+			todos = append(todos, Task{Subject: marked(c, more), Status: st, ActiveForm: marked(a, amore)})
+		}
+		return true
+	})
+	return todos, err == nil
+}
+
+func (x *Extractor) trimCommands() {
+	if n := len(x.commands); n > MaxCommands {
+		x.commands = slices.Delete(x.commands, 0, n-MaxCommands)
+	}
+}
+
+func (x *Extractor) trimPrompts() {
+	if n := len(x.prompts); n > MaxPrompts {
+		x.prompts = slices.Delete(x.prompts, 0, n-MaxPrompts)
+	}
+}
+
+var (
+	userKeys  = []string{"content"}
+	blockKeys = []string{"type", "text", "tool_use_id", "is_error", "content"}
+)
+
+func (x *Extractor) user(line []byte, t time.Time) {
+	var m [1]span
+	if !x.top[kMessage].fields(line, userKeys, m[:]) || !m[0].ok() {
+		return
+	}
+	content := m[0]
+	if content.isString(line) {
+		x.maybePrompt(line, []block{{typ: span{}, text: content}}, t)
+		return
+	}
+	if line[content.s] != '[' {
+		return
+	}
+	x.blocks = x.blocks[:0]
+	var f [5]span
+	eachElem(line[:content.e], content.s, func(vs, ve int) bool {
+		if line[vs] != '{' {
+			return true
+		}
+		(span{vs, ve}).fields(line, blockKeys, f[:])
+		x.blocks = append(x.blocks, block{typ: f[0], text: f[1], id: f[2], isError: f[3].isTrue(line), content: f[4]})
+		return len(x.blocks) < 1000
+	})
+	results := 0
+	for _, b := range x.blocks {
+		if b.typ.strEq(line, "tool_result") {
+			results++
+		}
+	}
+	if results == 0 {
+		x.maybePrompt(line, x.blocks, t)
+		return
+	}
+	// toolUseResult describes the line's result; with several results in
+	// one line it cannot be attributed, so it is then left out.
+	tur := x.top[kToolUseResult]
+	if results > 1 {
+		tur = span{}
+	}
+	for _, b := range x.blocks {
+		if b.typ.strEq(line, "tool_result") {
+			id, _ := b.id.str(line)
+			x.toolResult(line, id, b.isError, b.content, tur, t)
+		}
+	}
+}
+
+// harnessMarkers start user text that the harness wrote, not the user
+// (reference §4.5 point 4).
+var harnessMarkers = []string{
+	"<command-name>", "<command-message>", "<command-args>",
+	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+	"Caveat: The messages below were generated by the user while running local commands",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<task-notification>",
+	"[Request interrupted by user",
+	"This session is being continued from a previous conversation",
+	"Stop hook feedback:",
+	"Implement the following plan:",
+}
+
+func isHarnessText(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	for _, m := range harnessMarkers {
+		if strings.HasPrefix(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// maybePrompt records a typed prompt when the entry is one (reference §4.5):
+// not meta, not a compact summary, no toolUseResult, not written by the
+// system (promptSource "system", origin task-notification), and not starting
+// with a harness marker.
+func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
+	top := &x.top
+	if top[kMeta].isTrue(line) || top[kCompactSummary].isTrue(line) || top[kToolUseResult].ok() {
+		return
+	}
+	if top[kPromptSource].strEq(line, "system") {
+		return
+	}
+	if top[kOrigin].ok() {
+		var k [1]span
+		if top[kOrigin].fields(line, []string{"kind"}, k[:]) && k[0].strEq(line, "task-notification") {
+			return
+		}
+	}
+	var parts, texts []string
+	total, more, first, content := 0, false, true, false
+	for _, b := range blocks {
+		var piece string
+		switch {
+		case !b.typ.ok() || b.typ.strEq(line, "text"):
+			if total > MaxPromptChars {
+				more = true
+				continue
+			}
+			s, m := cut(line, b.text, MaxPromptChars)
+			if first && isHarnessText(s) {
+				return
+			}
+			first, more = false, more || m
+			content = content || strings.TrimSpace(s) != ""
+			piece = s
+			texts = append(texts, s)
+		case b.typ.strEq(line, "image"):
+			piece, content = "[image]", true
+		default:
+			continue
+		}
+		parts = append(parts, piece)
+		total += utf8.RuneCountInString(piece) + 1
+	}
+	if !content {
+		return
+	}
+	text := strings.Join(parts, "\n")
+	if utf8.RuneCountInString(text) > MaxPromptChars {
+		text, more = string([]rune(text)[:MaxPromptChars]), true
+	}
+	p := Prompt{Text: marked(text, more), Time: t, Truncated: more}
+	if n := len(x.prompts); n > 0 && x.prompts[n-1].FromLastPrompt && x.prompts[n-1].Text == p.Text {
+		x.prompts[n-1] = p
+	} else {
+		x.prompts = append(x.prompts, p)
+		x.trimPrompts()
+	}
+	x.lastTyped, x.lastTypedTx = p.Text, strings.Join(texts, "\n")
+	x.lpText, x.lpTrunc = "", false
+}
+
+var resultKeys = []string{"interrupted", "backgroundTaskId", "task", "taskId", "success"}
+
+func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tur span, t time.Time) {
+	pc, ok := x.pending[id]
+	if !ok {
+		return
+	}
+	delete(x.pending, id)
+
+	errText := resultText(line, content)
+	turStr, _ := cut(line, tur, 2000)
+	var r [5]span
+	if tur.ok() && line[tur.s] == '{' {
+		tur.fields(line, resultKeys, r[:])
+	}
+	failed := isError || strings.HasPrefix(turStr, "Error") || strings.HasPrefix(turStr, "InputValidationError")
+	if errText == "" {
+		errText = turStr
+	}
+	lead := strings.TrimLeft(errText, " \t\r\n")
+	rejected := strings.HasPrefix(lead, "The user doesn't want to") ||
+		turStr == "User rejected tool use" ||
+		strings.HasPrefix(turStr, "Error: The user doesn't want to")
+	interrupted := r[0].isTrue(line) || strings.HasPrefix(lead, "[Request interrupted")
+	ok = !failed && !rejected && !interrupted
+
+	if pc.cmd != nil {
+		c := pc.cmd
+		switch {
+		case rejected:
+			c.Outcome = OutcomeRejected
+		case interrupted:
+			c.Outcome = OutcomeInterrupted
+		case failed:
+			c.Outcome = OutcomeError
+			c.ExitCode, c.ErrorLine = exitCode(errText)
+		case pc.bg || r[1].ok() && string(r[1].raw(line)) != "null":
+			c.Outcome = OutcomeBackground
+		default:
+			c.Outcome = OutcomeOK
+		}
+	}
+	if (failed || rejected) && !interrupted {
+		x.failures = append(x.failures, Failure{Tool: pc.tool, Input: pc.input,
+			Error: errorSummary(errText), Rejected: rejected, Time: pc.time})
+		if n := len(x.failures); n > MaxFailures {
+			x.failures = slices.Delete(x.failures, 0, n-MaxFailures)
+		}
+	}
+	if !ok {
+		return
+	}
+	switch {
+	case pc.path != "":
+		x.fileSeq++
+		if f, found := x.files[pc.path]; found {
+			f.Edits++
+			f.LastTool, f.LastTime, f.seq = pc.tool, pc.time, x.fileSeq
+		} else {
+			x.files[pc.path] = &fileRec{FileEdit: FileEdit{Path: pc.path, Edits: 1, LastTool: pc.tool, LastTime: pc.time}, seq: x.fileSeq}
+			x.pruneFiles()
+		}
+	case pc.tool == "TodoWrite" && pc.todoOK:
+		x.todos = pc.todos
+	case pc.task != nil:
+		task := *pc.task
+		var f [1]span
+		if r[2].fields(line, []string{"id"}, f[:]) {
+			task.ID = idString(line, f[0])
+		}
+		x.tasks = append(x.tasks, task)
+		if n := len(x.tasks); n > MaxTasks {
+			x.tasks = slices.Delete(x.tasks, 0, n-MaxTasks)
+		}
+	case pc.upd != nil:
+		if string(r[4].raw(line)) == "false" {
+			return
+		}
+		u := *pc.upd
+		if u.id == "" {
+			u.id = idString(line, r[3])
+		}
+		x.updateTask(u)
+	case pc.plan != nil:
+		x.plan = pc.plan
+	}
+}
+
+func (x *Extractor) updateTask(u taskUpdate) {
+	i := slices.IndexFunc(x.tasks, func(t Task) bool { return t.ID == u.id })
+	if u.status == "deleted" {
+		if i >= 0 {
+			x.tasks = slices.Delete(x.tasks, i, i+1)
+		}
+		return
+	}
+	if i < 0 {
+		// Created in a part of the transcript that was not read.
+		x.tasks = append(x.tasks, Task{ID: u.id})
+		i = len(x.tasks) - 1
+		if n := len(x.tasks); n > MaxTasks {
+			x.tasks = slices.Delete(x.tasks, 0, n-MaxTasks)
+			i -= n - MaxTasks
+		}
+	}
+	t := &x.tasks[i]
+	if u.status != "" {
+		t.Status = u.status
+	}
+	if u.subject != "" {
+		t.Subject = u.subject
+	}
+	if u.activeForm != "" {
+		t.ActiveForm = u.activeForm
+	}
+}
+
+func byRecency(a, b *fileRec) int { return cmp.Compare(b.seq, a.seq) }
+
+func (x *Extractor) pruneFiles() {
+	if len(x.files) <= 2*MaxFiles {
+		return
+	}
+	recs := make([]*fileRec, 0, len(x.files))
+	for _, f := range x.files {
+		recs = append(recs, f)
+	}
+	slices.SortFunc(recs, byRecency)
+	for _, f := range recs[MaxFiles:] {
+		delete(x.files, f.Path)
+	}
+}
+
+// resultText returns the start of a tool_result's text: the string content,
+// or the first text block of an array content.
+func resultText(line []byte, content span) string {
+	const n = 4000
+	if content.isString(line) {
+		s, _ := cut(line, content, n)
+		return s
+	}
+	if !content.ok() || line[content.s] != '[' {
+		return ""
+	}
+	var out string
+	var f [2]span
+	eachElem(line[:content.e], content.s, func(vs, ve int) bool {
+		if (span{vs, ve}).fields(line, []string{"type", "text"}, f[:]) && f[0].strEq(line, "text") {
+			out, _ = cut(line, f[1], n)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// exitCode reads "Exit code N" at the start of an error output and the first
+// non-empty line after it.
+func exitCode(text string) (*int, string) {
+	lines := nonEmptyLines(text, 2)
+	if len(lines) == 0 {
+		return nil, ""
+	}
+	first := strings.TrimPrefix(lines[0], "Error: ")
+	if rest, found := strings.CutPrefix(first, "Exit code "); found {
+		if n, err := strconv.Atoi(strings.TrimSpace(rest)); err == nil {
+			line := ""
+			if len(lines) > 1 {
+				line = lines[1]
+			}
+			return &n, clip(line, MaxErrorChars)
+		}
+	}
+	return nil, clip(lines[0], MaxErrorChars)
+}
+
+// errorSummary is the first line of an error, with "Exit code N" joined to
+// the line that explains it.
+func errorSummary(text string) string {
+	lines := nonEmptyLines(text, 2)
+	if len(lines) == 0 {
+		return ""
+	}
+	s := lines[0]
+	if strings.HasPrefix(strings.TrimPrefix(s, "Error: "), "Exit code ") && len(lines) > 1 {
+		s += ": " + lines[1]
+	}
+	return clip(s, MaxErrorChars)
+}
+
+// nonEmptyLines returns up to n non-empty lines of s, with tool_use_error
+// tags and terminal escape sequences removed.
+func nonEmptyLines(s string, n int) []string {
+	var out []string
+	for l := range strings.Lines(s) {
+		l = stripANSI(l)
+		l = strings.ReplaceAll(l, "<tool_use_error>", "")
+		l = strings.ReplaceAll(l, "</tool_use_error>", "")
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		out = append(out, l)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// stripANSI removes CSI escape sequences (colours) from terminal output.
+func stripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// clip cuts s at n runes with the truncation marker.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + TruncationMarker
+}
+
+// Facts returns what has been extracted so far, as a fresh value the caller
+// may keep; the Extractor can go on being fed.
+func (x *Extractor) Facts() *Facts {
+	f := &Facts{
+		Prompts:     slices.Clone(x.prompts),
+		Files:       make([]FileEdit, 0, len(x.files)),
+		Commands:    make([]Command, 0, len(x.commands)),
+		Failures:    slices.Clone(x.failures),
+		Todos:       slices.Clone(x.todos),
+		Tasks:       slices.Clone(x.tasks),
+		Compactions: x.compactions,
+		Cwd:         x.cwd,
+		GitBranch:   x.gitBranch,
+		LastTime:    x.lastTime,
+		Stats:       x.st,
+	}
+	if f.Prompts == nil {
+		f.Prompts = []Prompt{}
+	}
+	if f.Failures == nil {
+		f.Failures = []Failure{}
+	}
+	if x.lpText != "" && !slices.ContainsFunc(f.Prompts, func(p Prompt) bool {
+		return strings.TrimSpace(p.Text) == strings.TrimSpace(x.lpText)
+	}) {
+		f.Prompts = append(f.Prompts, Prompt{Text: x.lpText, Truncated: x.lpTrunc, FromLastPrompt: true})
+		if n := len(f.Prompts); n > MaxPrompts {
+			f.Prompts = slices.Delete(f.Prompts, 0, n-MaxPrompts)
+		}
+	}
+	recs := make([]*fileRec, 0, len(x.files))
+	for _, r := range x.files {
+		recs = append(recs, r)
+	}
+	slices.SortFunc(recs, byRecency)
+	for i, r := range recs {
+		if i == MaxFiles {
+			break
+		}
+		f.Files = append(f.Files, r.FileEdit)
+	}
+	for _, c := range x.commands {
+		f.Commands = append(f.Commands, *c)
+	}
+	if x.plan != nil {
+		f.Plan = new(*x.plan)
+	}
+	if x.usage != nil {
+		f.Usage = new(*x.usage)
+	}
+	return f
+}

@@ -1,0 +1,359 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// File is an opened transcript. Everything it reads stays within the size
+// the file had at Open, so a transcript that grows meanwhile (Claude Code
+// keeps appending) is read as a consistent prefix.
+type File struct {
+	f    *os.File
+	size int64
+	buf  []byte // line buffer for boundary checks, reused
+}
+
+// ErrNotRegular is returned by Open for a path that is not a regular file
+// (directory, FIFO, device, socket).
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens the transcript at path. It stats first and refuses anything but
+// a regular file without opening it, so a FIFO or a device can never block
+// the caller; symbolic links are followed and a link loop is an error.
+func Open(path string) (*File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("transcript: %s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
+	}
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	// The path may have been swapped between Stat and open: check again on
+	// what was actually opened.
+	fi2, err := f.Stat()
+	if err != nil || !fi2.Mode().IsRegular() || !os.SameFile(fi, fi2) {
+		f.Close()
+		return nil, fmt.Errorf("transcript: %s: %w (changed while opening)", path, ErrNotRegular)
+	}
+	return &File{f: f, size: fi2.Size()}, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return m.Type().String()
+}
+
+// Size returns the file's size at Open; nothing past it is read.
+func (f *File) Size() int64 { return f.size }
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
+
+// boundaryChunk is how much the backward scan reads at a time.
+const boundaryChunk = 1 << 20
+
+// boundaryNeedle is searched for; the byte before it must be '"'. It starts
+// with a rarer byte than '"' so the search runs at memchr speed.
+var boundaryNeedle = []byte(`compact_boundary"`)
+
+// LastBoundary returns the offset of the start of the last compact_boundary
+// line (type "system", subtype "compact_boundary", not a sidechain, at most
+// MaxLineBytes long), or -1 when there is none. It reads backwards from the
+// end in 1 MiB chunks and stops at the first match.
+func (f *File) LastBoundary(ctx context.Context) (int64, error) {
+	return f.lastBoundaryIn(ctx, 0, f.size)
+}
+
+// BoundaryIn reports whether a compact_boundary line starts within
+// [from, to), scanning backwards from to.
+func (f *File) BoundaryIn(ctx context.Context, from, to int64) (bool, error) {
+	off, err := f.lastBoundaryIn(ctx, from, to)
+	return off >= 0, err
+}
+
+// lastBoundaryIn returns the start of the last boundary line that starts in
+// [from, to), or -1.
+func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
+	from = max(from, 0)
+	to = min(to, f.size)
+	if from >= to {
+		return -1, nil
+	}
+	// A line starting just before `to` may carry the needle after `to`:
+	// scan from the end of that line.
+	end, _, err := f.lineEnd(to - 1)
+	if err != nil {
+		return -1, err
+	}
+	chunk := make([]byte, boundaryChunk+len(boundaryNeedle))
+	pos := end // bytes [pos, end) are searched already, except an overlap
+	for pos > from {
+		if err := ctx.Err(); err != nil {
+			return -1, err
+		}
+		lo := max(from, pos-boundaryChunk)
+		hi := min(end, pos+int64(len(boundaryNeedle))-1)
+		buf := chunk[:hi-lo]
+		if _, err := f.f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
+			return -1, err
+		}
+		next := lo
+		for j := len(buf); j > 0; {
+			k := bytes.LastIndex(buf[:j], boundaryNeedle)
+			if k < 0 {
+				break
+			}
+			j = k
+			m := lo + int64(k)
+			if m == 0 || (k > 0 && buf[k-1] != '"') {
+				continue
+			}
+			if k == 0 {
+				var q [1]byte
+				if _, err := f.f.ReadAt(q[:], m-1); err != nil || q[0] != '"' {
+					continue
+				}
+			}
+			start, ok, err := f.lineStart(buf, lo, k)
+			if err != nil {
+				return -1, err
+			}
+			if !ok {
+				// No line start within MaxLineBytes before the needle: every
+				// byte back there belongs to one over-long line.
+				next = max(from, start)
+				j = 0
+				break
+			}
+			if start < from {
+				return -1, nil
+			}
+			if yes, err := f.isBoundaryAt(start); err != nil {
+				return -1, err
+			} else if yes && start < to {
+				return start, nil
+			}
+			// Every needle of this line is settled; continue before it.
+			if start <= lo {
+				next = start
+				j = 0
+				break
+			}
+			j = int(start - lo)
+		}
+		if next < lo {
+			pos = next
+		} else {
+			pos = lo
+		}
+	}
+	return -1, nil
+}
+
+// lineStart finds the start of the line holding buf[k] (buf starts at file
+// offset lo). ok is false when no line start lies within MaxLineBytes; start
+// is then the lowest offset examined.
+func (f *File) lineStart(buf []byte, lo int64, k int) (start int64, ok bool, err error) {
+	if i := bytes.LastIndexByte(buf[:k], '\n'); i >= 0 {
+		return lo + int64(i) + 1, true, nil
+	}
+	limit := max(0, lo+int64(k)-MaxLineBytes-1)
+	p := lo
+	var tmp [64 << 10]byte
+	for p > limit {
+		q := max(limit, p-int64(len(tmp)))
+		b := tmp[:p-q]
+		if _, err := f.f.ReadAt(b, q); err != nil && !errors.Is(err, io.EOF) {
+			return 0, false, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return q + int64(i) + 1, true, nil
+		}
+		p = q
+	}
+	if p == 0 {
+		return 0, true, nil
+	}
+	return p, false, nil
+}
+
+// lineEnd returns the offset just past the '\n' ending the line that holds
+// offset off, or the file size for a final line without one, looking at most
+// MaxLineBytes+1 bytes ahead; complete is false when the line goes on past
+// that (it is then too long to be an entry).
+func (f *File) lineEnd(off int64) (end int64, complete bool, err error) {
+	var tmp [64 << 10]byte
+	p := off
+	limit := min(f.size, off+MaxLineBytes+1)
+	for p < limit {
+		b := tmp[:min(int64(len(tmp)), limit-p)]
+		n, err := f.f.ReadAt(b, p)
+		if i := bytes.IndexByte(b[:n], '\n'); i >= 0 {
+			return p + int64(i) + 1, true, nil
+		}
+		p += int64(n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return 0, false, err
+		}
+	}
+	if p >= f.size {
+		return f.size, true, nil
+	}
+	return p, false, nil
+}
+
+// isBoundaryAt reads the line starting at off and tells whether it is a
+// compact_boundary entry, by the same rule the Extractor counts them.
+func (f *File) isBoundaryAt(off int64) (bool, error) {
+	end, complete, err := f.lineEnd(off)
+	if err != nil || !complete {
+		return false, err
+	}
+	n := end - off
+	if int64(cap(f.buf)) < n {
+		f.buf = make([]byte, n)
+	}
+	b := f.buf[:n]
+	if _, err := f.f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if len(b) > MaxLineBytes {
+		return false, nil
+	}
+	return IsBoundaryLine(b), nil
+}
+
+// IsBoundaryLine reports whether line (without its '\n') is a main-chain
+// compact_boundary entry, by the rule the Extractor counts compactions with:
+// complete JSON, top-level type "system", subtype "compact_boundary",
+// isSidechain not true, at most MaxLineBytes long.
+func IsBoundaryLine(line []byte) bool {
+	if len(line) > MaxLineBytes {
+		return false
+	}
+	var top [nTop]span
+	if classify(line, true, &top) != lineEntry {
+		return false
+	}
+	return top[kType].strEq(line, "system") && top[kSubtype].strEq(line, "compact_boundary") &&
+		!top[kSidechain].isTrue(line)
+}
+
+// ReadPlan says what Read reads.
+type ReadPlan struct {
+	// LastBoundary is the result of LastBoundary (-1: none, the whole file is
+	// the segment).
+	LastBoundary int64
+	// ChainEnd is -1 without an earlier snapshot of the session, else the
+	// offset up to which that snapshot covered the file. It is used only when
+	// it is a line start no later than LastBoundary.
+	ChainEnd int64
+	// Seed holds the earlier snapshot's facts, carried forward when the
+	// chain is used; nil without chain.
+	Seed *Facts
+	// EarlierBudget is how many bytes before LastBoundary are read at most;
+	// 0 or less means DefaultEarlierBudget.
+	EarlierBudget int64
+}
+
+// DefaultEarlierBudget is the default ReadPlan.EarlierBudget.
+const DefaultEarlierBudget = 64 << 20
+
+// Result is what Read found.
+type Result struct {
+	Facts *Facts
+	// ReadFrom is the first byte read, a line start.
+	ReadFrom int64
+	// Partial is set when some bytes before ReadFrom were neither read nor
+	// covered by the chain: Facts then miss what those bytes held, and
+	// Compactions is a lower bound.
+	Partial bool
+	// Chained is set when ChainEnd and Seed were used.
+	Chained bool
+	// Interrupted is set when ctx ended the reading: Facts hold what was
+	// read until then.
+	Interrupted bool
+}
+
+// Read extracts the session's facts. The segment [LastBoundary, Size) is
+// always read whole; the earlier bytes from ChainEnd (with a usable chain) or
+// from 0, within EarlierBudget. Everything read goes, in file order, through
+// one Extractor seeded with p.Seed, so facts are session-wide.
+func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
+	lb := p.LastBoundary
+	if lb < 0 || lb > f.size {
+		lb = 0
+	}
+	budget := p.EarlierBudget
+	if budget <= 0 {
+		budget = DefaultEarlierBudget
+	}
+	var res Result
+	start := int64(0)
+	seed := (*Facts)(nil)
+	if p.LastBoundary >= 0 && f.chainUsable(p.ChainEnd, lb) {
+		start, seed, res.Chained = p.ChainEnd, p.Seed, true
+	}
+	aligned := true
+	if lb-start > budget {
+		start, aligned, res.Partial = lb-budget, false, true
+	}
+	x := NewExtractor(seed)
+	from := start
+	if !aligned {
+		// Start at the first line beginning at or after start: read from
+		// the byte before it and drop through the first '\n'.
+		from = start - 1
+	}
+	ls := newLineSplitter(io.NewSectionReader(f.f, from, f.size-from))
+	if !aligned {
+		ls.dropPartial()
+	}
+	res.ReadFrom = from + ls.consumed
+	_, err := x.feedFrom(ctx, ls)
+	res.Facts = x.Facts()
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			res.Interrupted = true
+			return res, nil
+		}
+		return res, fmt.Errorf("transcript: %w", err)
+	}
+	return res, nil
+}
+
+// chainUsable reports whether end is a line start in [0, lb].
+func (f *File) chainUsable(end, lb int64) bool {
+	if end < 0 || end > lb {
+		return false
+	}
+	if end == 0 {
+		return true
+	}
+	var b [1]byte
+	_, err := f.f.ReadAt(b[:], end-1)
+	return err == nil && b[0] == '\n'
+}
