@@ -290,7 +290,7 @@ func runGit(ctx context.Context, bin, root string, out *limitedWriter, args ...s
 	if err == nil {
 		return nil
 	}
-	if msg := firstLine(stderr.buf.String()); msg != "" {
+	if msg := errLine(stderr.buf.String()); msg != "" {
 		return fmt.Errorf("%w: %s", err, msg)
 	}
 	return err
@@ -326,14 +326,20 @@ func cutSubject(s string) string {
 	return s
 }
 
-// firstLine is the first non-empty line of s, trimmed.
-func firstLine(s string) string {
+// errLine picks the line of git's stderr that says why it failed: the first
+// "fatal:" or "error:" line, else the first non-empty one.
+func errLine(s string) string {
+	first := ""
 	for line := range strings.Lines(s) {
-		if line = strings.TrimSpace(line); line != "" {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "fatal:") || strings.HasPrefix(line, "error:") {
 			return line
 		}
+		if first == "" {
+			first = line
+		}
 	}
-	return ""
+	return first
 }
 
 // limitedWriter keeps the first max bytes written to it in buf, or passes
