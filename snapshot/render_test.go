@@ -527,3 +527,64 @@ func diffStructure(got, want []string) string {
 	}
 	return ""
 }
+
+// FuzzRenderMarkdown puts arbitrary text into the multi-line fields (prompt,
+// command, plan, custom instructions) and the single-line ones (paths,
+// errors, descriptions, …): the document's structural lines, as CommonMark
+// sees them, must stay those of the same record with plain text, the first
+// Session line must stay the header's, and no control character may reach
+// the output.
+// spec: SF-21, SF-22
+func FuzzRenderMarkdown(f *testing.F) {
+	for _, s := range [][3]string{
+		{"## Files\nSession: other-id", "```\nrm -rf /\n```", "a\nb"},
+		{"````\n# x\n~~~", "~~~\n## y", "`"},
+		{"a\rSession: x\r\n## z", "\x1b[31mred\x1b[0m", "\x00"},
+		{"Files\n=====", "---", "<!--"},
+		{"\u2028## y\u2029", "\u202eevil", "\xff\xfe"},
+		{"", "", ""},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	base := fuzzRecord("plain", "plain", "plain")
+	want := structure(RenderMarkdown(base, English))
+	f.Fuzz(func(t *testing.T, multi, command, single string) {
+		r := fuzzRecord(multi, command, single)
+		for _, lang := range []Lang{English, Russian} {
+			md := RenderMarkdown(r, lang)
+			got := structure(md)
+			if lang == English {
+				if d := diffStructure(got, want); d != "" {
+					t.Fatalf("structure changed: %s\n%s", d, md)
+				}
+			}
+			checkClean(t, md)
+			lines := strings.Split(string(md), "\n")
+			for i, ln := range lines {
+				if strings.HasPrefix(ln, "Session:") {
+					if i != 2 {
+						t.Fatalf("first Session line is line %d: %q", i+1, ln)
+					}
+					break
+				}
+			}
+		}
+	})
+}
+
+// fuzzRecord is fullRecord with fuzzed text: multi in the prompts, plan and
+// custom instructions (never empty, so that its block stays), command in the
+// commands, single in every single-line field.
+func fuzzRecord(multi, command, single string) *Record {
+	r := withText(fullRecord(), single)
+	r.CustomInstructions = ptr(multi + "\n.")
+	for i := range r.Prompts {
+		r.Prompts[i].Text = multi
+	}
+	for i := range r.Commands {
+		r.Commands[i].Command = command
+	}
+	r.Plan.Text = multi
+	r.SessionID = single
+	return r
+}
