@@ -29,6 +29,9 @@ type Record struct {
 	CustomInstructions *string `json:"custom_instructions"`
 	PromptID           string  `json:"prompt_id,omitempty"`
 	HookEvent          string  `json:"hook_event,omitempty"`
+	// Lang is the language the Markdown was rendered in, so that a rewrite
+	// (Store.Confirm) renders it the same way; Store.Save sets it.
+	Lang Lang `json:"lang,omitempty"`
 	// PayloadError is set when the hook payload could not be parsed; fields
 	// it would have given are then Unknown.
 	PayloadError   string `json:"payload_error,omitempty"`
