@@ -1,0 +1,554 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// Fake secrets are generated rather than written out, so that the source holds
+// no string a secret scanner would flag, yet each value has its provider's
+// exact format. Every generated body starts with EXAMPLE.
+
+const (
+	alnum    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	upperNum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b64url   = alnum + "-_"
+	b64std   = alnum + "+/"
+)
+
+// fakeBody returns "EXAMPLE" followed by pseudo-random characters of
+// alphabet, n characters in all, the same for the same seed.
+func fakeBody(seed uint32, n int, alphabet string) string {
+	var b strings.Builder
+	b.WriteString("EXAMPLE")
+	x := seed*2654435761 + 1
+	for b.Len() < n {
+		x = x*1664525 + 1013904223
+		b.WriteByte(alphabet[(x>>8)%uint32(len(alphabet))])
+	}
+	return b.String()[:n]
+}
+
+func fake(prefix string, seed uint32, n int, alphabet string) string {
+	return prefix + fakeBody(seed, n, alphabet)
+}
+
+// A JWT with a real header and payload ({"alg":"HS256","typ":"JWT"},
+// {"sub":"1234567890","name":"EXAMPLE"}) and a fake signature.
+var fakeJWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." +
+	"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkVYQU1QTEUifQ" + "." + fakeBody(40, 43, b64url)
+
+var fakeRSABody = fakeBody(41, 64, b64std) + "\n" + fakeBody(42, 64, b64std) + "\n" + fakeBody(43, 40, b64std)
+
+type secretCase struct {
+	name string
+	line string
+	// secret is what must be gone: no 8 consecutive bytes of it may remain.
+	secret string
+	kind   string
+}
+
+func secretCorpus() []secretCase {
+	antKey := fake("sk-ant-api03-", 1, 93, b64url) + "AA"
+	antAdmin := fake("sk-ant-admin01-", 2, 93, b64url) + "AA"
+	oaiProj := fake("sk-proj-", 3, 120, b64url)
+	oaiLegacy := fake("sk-", 4, 48, alnum)
+	oaiSvc := fake("sk-svcacct-", 5, 100, b64url)
+	ghp := fake("ghp_", 6, 36, alnum)
+	gho := fake("gho_", 7, 36, alnum)
+	ghs := fake("ghs_", 8, 36, alnum)
+	ghu := fake("ghu_", 9, 36, alnum)
+	ghr := fake("ghr_", 10, 36, alnum)
+	ghPAT := "github_pat_" + fakeBody(11, 22, alnum) + "_" + fakeBody(12, 59, alnum)
+	glpat := fake("glpat-", 13, 20, b64url)
+	glpat2 := fake("glpat-", 14, 20, alnum)
+	akia := fake("AKIA", 15, 16, upperNum)
+	asia := fake("ASIA", 16, 16, upperNum)
+	awsSecret := fakeBody(17, 40, b64std)
+	awsSecret2 := fakeBody(18, 40, b64std)
+	awsSecret3 := fakeBody(19, 40, b64std)
+	xoxb := "xoxb-" + "123456789012-1234567890123-" + fakeBody(20, 24, alnum)
+	xoxp := "xoxp-" + "123456789012-123456789012-1234567890123-" + fakeBody(21, 32, alnum)
+	aiza := fake("AIza", 22, 35, b64url)
+	aiza2 := fake("AIza", 23, 35, b64url)
+	skLive := fake("sk_live_", 24, 99, alnum)
+	rkLive := fake("rk_live_", 25, 99, alnum)
+	whsec := fake("whsec_", 26, 32, alnum)
+	npm1 := fake("npm_", 27, 36, alnum)
+	npm2 := fake("npm_", 28, 36, alnum)
+	opaque := fakeBody(29, 40, alnum)
+	hexTok := "EXAMPLE" + "0a1b2c3d4e5f60718293a4b5c6d7e8f9012345"
+
+	return []secretCase{
+		// spec: SEC-5
+		{"anthropic env export", "export ANTHROPIC_API_KEY=" + antKey, antKey, KindAnthropic},
+		{"anthropic curl header", `curl https://api.anthropic.com/v1/messages -H "x-api-key: ` + antKey + `" -H "anthropic-version: 2023-06-01"`, antKey, KindAnthropic},
+		{"anthropic admin key in json", `{"apiKey": "` + antAdmin + `", "timeout": 30}`, antAdmin, KindAnthropic},
+		{"openai project key before a command", `OPENAI_API_KEY="` + oaiProj + `" python run_eval.py`, oaiProj, KindOpenAI},
+		{"openai legacy key in python", `openai.api_key = "` + oaiLegacy + `"`, oaiLegacy, KindOpenAI},
+		{"openai service account as bearer", `curl https://api.openai.com/v1/models -H "Authorization: Bearer ` + oaiSvc + `"`, oaiSvc, KindOpenAI},
+		{"openai key in powershell", `$env:OPENAI_API_KEY = "` + oaiProj + `"`, oaiProj, KindOpenAI},
+		{"github ghp in clone url", "git clone https://" + ghp + "@github.com/acme/infra.git", ghp, KindGitHub},
+		{"github gho piped to gh", "echo " + gho + " | gh auth login --with-token", gho, KindGitHub},
+		{"github ghs in workflow yaml", "      GITHUB_TOKEN: " + ghs, ghs, KindGitHub},
+		{"github ghu in json", `{"token": "` + ghu + `", "expires_in": 28800}`, ghu, KindGitHub},
+		{"github ghr refresh token", "refresh_token=" + ghr + "&grant_type=refresh_token", ghr, KindGitHub},
+		{"github fine-grained pat in remote url", "git remote set-url origin https://x-access-token:" + ghPAT + "@github.com/acme/app.git", ghPAT, KindGitHub},
+		{"github token in git config", "git config --global github.token " + ghp, ghp, KindGitHub},
+		{"gitlab pat in header", `curl --header "PRIVATE-TOKEN: ` + glpat + `" "https://gitlab.example.com/api/v4/projects"`, glpat, KindGitLab},
+		{"gitlab pat in push url", "git push https://oauth2:" + glpat2 + "@gitlab.com/acme/app.git main", glpat2, KindGitLab},
+		{"aws access key id in credentials file", "aws_access_key_id = " + akia, akia, KindAWSAccessKey},
+		{"aws documentation example key id", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", KindAWSAccessKey},
+		{"aws session key id", `"AccessKeyId": "` + asia + `",`, asia, KindAWSAccessKey},
+		{"aws secret in credentials file", "aws_secret_access_key = " + awsSecret, awsSecret, KindAWSSecret},
+		{"aws secret env export", "export AWS_SECRET_ACCESS_KEY=" + awsSecret2, awsSecret2, KindAWSSecret},
+		{"aws secret via aws configure", "aws configure set aws_secret_access_key " + awsSecret3 + " --profile ci", awsSecret3, KindAWSSecret},
+		{"aws secret in sts json", `    "SecretAccessKey": "` + awsSecret + `",`, awsSecret, KindAWSSecret},
+		{"slack bot token env", "SLACK_BOT_TOKEN=" + xoxb + " node bot.js", xoxb, KindSlack},
+		{"slack user token bearer", `curl -H "Authorization: Bearer ` + xoxp + `" https://slack.com/api/chat.postMessage`, xoxp, KindSlack},
+		{"google api key in query", "curl 'https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key=" + aiza + "'", aiza, KindGoogleAPIKey},
+		{"google api key in yaml", "google_api_key: " + aiza2, aiza2, KindGoogleAPIKey},
+		{"stripe live secret key in python", `stripe.api_key = "` + skLive + `"`, skLive, KindStripe},
+		{"stripe restricted key with curl -u", "curl https://api.stripe.com/v1/charges -u " + rkLive + ":", rkLive, KindStripe},
+		{"stripe webhook secret in .env", "STRIPE_WEBHOOK_SECRET=" + whsec, whsec, KindStripe},
+		{"npm token in .npmrc", "//registry.npmjs.org/:_authToken=" + npm1, npm1, KindNPM},
+		{"npm token before publish", "NPM_TOKEN=" + npm2 + " npm publish --access public", npm2, KindNPM},
+		{"rsa private key block in heredoc", "cat > deploy.pem <<'EOF'\n-----BEGIN RSA PRIVATE KEY-----\n" + fakeRSABody + "\n-----END RSA PRIVATE KEY-----\nEOF\nchmod 600 deploy.pem", fakeRSABody, KindPrivateKey},
+		{"openssh private key cut off", "here is the key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n" + fakeRSABody, fakeRSABody, KindPrivateKey},
+		{"pgp private key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + fakeRSABody + "\n-----END PGP PRIVATE KEY BLOCK-----", fakeRSABody, KindPrivateKey},
+		{"private key escaped in service account json", `"private_key": "-----BEGIN PRIVATE KEY-----\n` + strings.ReplaceAll(fakeRSABody, "\n", `\n`) + `\n-----END PRIVATE KEY-----\n",`, fakeBody(42, 64, b64std), KindPrivateKey},
+		{"jwt as bearer", `curl -H "Authorization: Bearer ` + fakeJWT + `" https://api.example.com/me`, fakeJWT, KindJWT},
+		{"jwt in a variable", "ID_TOKEN=" + fakeJWT, fakeJWT, KindJWT},
+		{"authorization basic", `curl -H "Authorization: Basic ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==" https://ci.example.com`, "ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==", KindAuthorization},
+		{"authorization bearer opaque", "Authorization: Bearer " + opaque, opaque, KindAuthorization},
+		{"authorization token hex", `-H 'Authorization: token ` + hexTok + `'`, hexTok, KindAuthorization},
+		{"authorization in python dict", `headers = {"Authorization": "Bearer ` + opaque + `"}`, opaque, KindAuthorization},
+		{"curl -u user:password", "curl -u admin:S3cr3tPassw0rd-EXAMPLE https://jenkins.example.com/api/json", "S3cr3tPassw0rd-EXAMPLE", KindAuthorization},
+		{"postgres url", "psql postgres://app:Xk9-EXAMPLE-pw@db.internal:5432/app", "Xk9-EXAMPLE-pw", KindURLCredentials},
+		{"mysql url in env", "DATABASE_URL=mysql://root:hunter2EXAMPLE@localhost:3306/shop", "hunter2EXAMPLE", KindURLCredentials},
+		{"redis url without user", "REDIS_URL=redis://:EXAMPLEredisPass42@cache.internal:6379/0", "EXAMPLEredisPass42", KindURLCredentials},
+		{"pip index url", "pip install --index-url https://deploy:EXAMPLEp4ssw0rd@pypi.example.com/simple acme-tools", "EXAMPLEp4ssw0rd", KindURLCredentials},
+		{"short url password", "git clone https://bob:pw12@git.example.com/bob/dotfiles.git", "bob:pw12@", KindURLCredentials},
+		{"export quoted password", "export DB_PASSWORD='Tr0ub4dor&3EXAMPLE'", "Tr0ub4dor&3EXAMPLE", KindAssignment},
+		{"env prefix before psql", "PGPASSWORD=EXAMPLEpg2024 psql -h db.internal -U app", "EXAMPLEpg2024", KindAssignment},
+		{"yaml client secret", "  client_secret: 9f8e7d6c5b4a-EXAMPLE", "9f8e7d6c5b4a-EXAMPLE", KindAssignment},
+		{"json api token", `{"api_token": "EXAMPLE-7f3a9c2e1b", "org": "acme"}`, "EXAMPLE-7f3a9c2e1b", KindAssignment},
+		{"flag with space", "mysql --password hunter2EXAMPLE -u root shop", "hunter2EXAMPLE", KindAssignment},
+		{"flag with equals", "acme-cli login --api-key=EXAMPLEkey1234567", "EXAMPLEkey1234567", KindAssignment},
+		{"docker login password flag", "docker login -u ci-bot --password EXAMPLEdockerPW1 registry.example.com", "EXAMPLEdockerPW1", KindAssignment},
+		{"rails secret key base", "SECRET_KEY_BASE=" + fakeBody(30, 64, "0123456789abcdef") + " bin/rails s", fakeBody(30, 64, "0123456789abcdef"), KindAssignment},
+		{"go short variable declaration", `apiKey := "EXAMPLE0123456789abcdef"`, "EXAMPLE0123456789abcdef", KindAssignment},
+		{"mysql pwd env", "MYSQL_PWD=EXAMPLEmysql99 mysqldump shop > shop.sql", "EXAMPLEmysql99", KindAssignment},
+		{"escaped json in a command", `curl -d "{\"username\": \"ci\", \"password\": \"EXAMPLEpass123\"}" https://auth.example.com/login`, "EXAMPLEpass123", KindAssignment},
+		{"python keyword argument", `client = Client(api_key="EXAMPLE-live-5c1d9e2f7a", timeout=30)`, "EXAMPLE-live-5c1d9e2f7a", KindAssignment},
+		{"kubernetes secret data", "  password: aHVudGVyMkVYQU1QTEU=", "aHVudGVyMkVYQU1QTEU=", KindAssignment},
+		{"passphrase with spaces", `"passphrase": "correct horse battery staple EXAMPLE"`, "correct horse battery staple", KindAssignment},
+		{"spring properties", "spring.datasource.password=EXAMPLE_db_pw_77", "EXAMPLE_db_pw_77", KindAssignment},
+		{"custom auth header", "X-Auth-Token: 7c4a8d09ca3762af61e59520943dc26494f8941bEXAMPLE", "7c4a8d09ca3762af61e59520943dc26494f8941b", KindAssignment},
+	}
+}
+
+type lookAlike struct {
+	name string
+	line string
+}
+
+func lookAlikeCorpus() []lookAlike {
+	return []lookAlike{
+		// spec: SEC-7
+		{"full git sha", "git checkout 3f786850e387550fdab836ed7e6dc881de23001b"},
+		{"short git sha", "git show 3f78685 --stat"},
+		{"oneline log", "a1b2c3d fix: rotate token handling in the refresh path"},
+		{"uuid", "request 123e4567-e89b-12d3-a456-426614174000 failed"},
+		{"session id line", "Session: 9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f"},
+		{"session id json", `"session_id": "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f"`},
+		{"file path", "cat /home/dev/.ssh/id_ed25519.pub"},
+		{"curl --key with a path", "curl --cert client.crt --key /etc/ssl/private/server.key https://mtls.example.com"},
+		{"key file variable", "KEY_FILE=/etc/app/secret.key ./serve"},
+		{"private key flag with windows path", `ssh -i C:\Users\Dev\keys\deploy.pem --private-key C:\Users\Dev\keys\deploy.pem host`},
+		{"password file flag", "restic --password-file ~/.config/restic/pw.txt backup ."},
+		{"token url", "TOKEN_URL=https://auth.example.com/oauth/token"},
+		{"token type json", `{"token_type": "Bearer", "expires_in": 3600}`},
+		{"token counts", `"input_tokens": 123456789, "max_tokens": 100000000`},
+		{"prose token", "the token expires after 24 hours, so refresh it first"},
+		{"prose password", "enter your password when prompted by the installer"},
+		{"prose secret with colon", "The secret: understanding the hook order matters"},
+		{"primary key prose", "Primary key: customer_identifier (not the email)"},
+		{"shell reference", "export GITHUB_TOKEN=$GITHUB_TOKEN"},
+		{"bearer placeholder", `curl -H "Authorization: Bearer $TOKEN" https://api.example.com`},
+		{"braced reference", "API_KEY=${API_KEY} docker compose up"},
+		{"angle placeholder", "API_KEY=<your-key> ./run.sh"},
+		{"your-key placeholder", `api_key = "your-api-key-here"`},
+		{"masked openai key", "OPENAI_API_KEY=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
+		{"masked github token", "GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"},
+		{"stars", "password: ********"},
+		{"short password", "PASSWORD=abc123 ./test.sh"},
+		{"short token flag", "tool --token abc --verbose"},
+		{"base64 png in code", `const logo = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="`},
+		{"base64 json without dots", `data = "eyJhbGciOiJIUzI1NiJ9"`},
+		{"ssh public key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGexampleKEYmaterialNotSecret0123456789abcd dev@laptop"},
+		{"public key block", "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexamplePublicKeyMaterial0123456789\n-----END PUBLIC KEY-----"},
+		{"certificate block", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUexampleCertificateBody0123456789\n-----END CERTIFICATE-----"},
+		{"sk- inside a word", "python task-ant-colony-optimizer-benchmark.py --risk-assessment-enabled"},
+		{"scikit-learn", "pip install scikit-learn==1.5.2"},
+		{"npm config variable", "npm_config_cache=/tmp/npm-cache npm ci"},
+		{"asia in a word", "ASIAN_MARKETS_ENABLED=true"},
+		{"for loop over keys", "for key, value in config.items():"},
+		{"index expression", "token = tokens[i]"},
+		{"environment lookup", `api_key = os.environ["OPENAI_API_KEY"]`},
+		{"function call", "password = getpass.getpass()"},
+		{"comparison", `if token == "" { return errMissingToken }`},
+		{"public key value", "public_key: 3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29"},
+		{"ssh url", "git clone git@github.com:acme/infra.git"},
+		{"url with user only", "https://deploy@example.com/path/to/repo.git"},
+		{"url with port", "http://localhost:8080/api/v1/users?id=5&sort=name"},
+		{"secret name", "SECRET_NAME=prod/db/credentials aws secretsmanager get-secret-value"},
+		{"scope operator", "match Token::Identifier(name) => name,"},
+		{"xoxo", "xoxo-and-goodbye, see you tomorrow"},
+		{"authorization prose", "Authorization header is required for every request"},
+		{"bearer prose", "bearer tokens are described in RFC 6750 section 2"},
+		{"pwd", "export PWD=/home/dev/projects/compact-guard"},
+		{"commit message", `git commit -m "rotate the API key: new one is in vault"`},
+		{"docker env names", "docker run -e API_KEY -e DB_PASSWORD acme/app:1.4.2"},
+		{"helm template", "apiToken: {{ .Values.apiToken }}"},
+		{"windows env reference", "set API_KEY=%API_KEY%"},
+		{"process env", "const apiKey = process.env.API_KEY;"},
+		{"monkey", "monkey: banana12345"},
+		{"keyboard", "keyboard_layout=us-intl-altgr"},
+		{"version string", "go install golang.org/x/tools/gopls@v0.16.2"},
+		{"undefined", "token=undefined"},
+	}
+}
+
+// leak reports a run of 8 bytes of secret that is still in out.
+func leak(out, secret string) string {
+	const w = 8
+	if len(secret) < w {
+		if strings.Contains(out, secret) {
+			return secret
+		}
+		return ""
+	}
+	for i := 0; i+w <= len(secret); i++ {
+		if strings.Contains(out, secret[i:i+w]) {
+			return secret[i : i+w]
+		}
+	}
+	return ""
+}
+
+// spec: SEC-5
+func TestRedactSecretCorpus(t *testing.T) {
+	cases := secretCorpus()
+	if len(cases) < 40 {
+		t.Fatalf("corpus holds %d secrets, want at least 40", len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(tc.line, tc.secret) {
+				t.Fatalf("bad case: %q not in line", tc.secret)
+			}
+			out, n := Redact(tc.line)
+			if l := leak(out, tc.secret); l != "" {
+				t.Errorf("secret part %q survived:\n in: %s\nout: %s", l, tc.line, out)
+			}
+			if want := "[REDACTED:" + tc.kind + "]"; !strings.Contains(out, want) {
+				t.Errorf("no %s in\n in: %s\nout: %s", want, tc.line, out)
+			}
+			if n < 1 {
+				t.Errorf("count = %d, want at least 1", n)
+			}
+		})
+	}
+}
+
+// spec: SEC-7
+func TestRedactLookAlikesSurvive(t *testing.T) {
+	cases := lookAlikeCorpus()
+	if len(cases) < 40 {
+		t.Fatalf("corpus holds %d look-alikes, want at least 40", len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, n := Redact(tc.line)
+			if out != tc.line || n != 0 {
+				t.Errorf("changed (%d):\n in: %s\nout: %s", n, tc.line, out)
+			}
+		})
+	}
+}
+
+// spec: SEC-6
+func TestRedactKeepsURLParts(t *testing.T) {
+	in := "git push https://deploy:EXAMPLEs3cret@git.example.com:8443/acme/app.git"
+	want := "git push https://deploy:[REDACTED:url-credentials]@git.example.com:8443/acme/app.git"
+	if out, n := Redact(in); out != want || n != 1 {
+		t.Errorf("Redact = %q, %d; want %q, 1", out, n, want)
+	}
+}
+
+// spec: SEC-6
+func TestRedactAssignmentKeepsNameAndQuotes(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`export DB_PASSWORD="EXAMPLEpw2024"`, `export DB_PASSWORD="[REDACTED:assignment]"`},
+		{`{"x_token": "EXAMPLEtok-9"}`, `{"x_token": "[REDACTED:assignment]"}`},
+		{"--password EXAMPLEpw2024 --host db", "--password [REDACTED:assignment] --host db"},
+		{"Authorization: Bearer EXAMPLE0tok3n1234", "Authorization: Bearer [REDACTED:authorization]"},
+	}
+	for _, tc := range cases {
+		if out, _ := Redact(tc.in); out != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, out, tc.want)
+		}
+	}
+}
+
+// spec: SEC-5
+func TestRedactCountsEveryReplacement(t *testing.T) {
+	in := "A: " + fake("ghp_", 50, 36, alnum) + "\nB: " + fake("ghp_", 51, 36, alnum) +
+		" and AKIAIOSFODNN7EXAMPLE\nPASSWORD=EXAMPLEpw2024"
+	out, n := Redact(in)
+	if n != 4 {
+		t.Errorf("count = %d, want 4; out:\n%s", n, out)
+	}
+	if got := strings.Count(out, RedactedPrefix); got != 4 {
+		t.Errorf("%d markers in output, want 4:\n%s", got, out)
+	}
+	if strings.Count(out, "\n") != 2 {
+		t.Errorf("line structure changed:\n%s", out)
+	}
+}
+
+// spec: SEC-5
+func TestRedactPrivateKeyToEndOfText(t *testing.T) {
+	in := "key follows\n-----BEGIN EC PRIVATE KEY-----\n" + fakeRSABody + "\n"
+	out, n := Redact(in)
+	if want := "key follows\n[REDACTED:private-key]"; out != want || n != 1 {
+		t.Errorf("Redact = %q, %d; want %q, 1", out, n, want)
+	}
+	// Two blocks: each ends at its own END line, text between survives.
+	two := "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\nmiddle\n" +
+		"-----BEGIN ENCRYPTED PRIVATE KEY-----\nBBBB\n-----END ENCRYPTED PRIVATE KEY-----"
+	if out, n := Redact(two); out != "[REDACTED:private-key]\nmiddle\n[REDACTED:private-key]" || n != 2 {
+		t.Errorf("two blocks: %q, %d", out, n)
+	}
+}
+
+// spec: SEC-8
+func TestRedactIdempotentOnCorpus(t *testing.T) {
+	for _, tc := range secretCorpus() {
+		once, _ := Redact(tc.line)
+		twice, n := Redact(once)
+		if twice != once || n != 0 {
+			t.Errorf("%s: second Redact changed %q into %q (%d)", tc.name, once, twice, n)
+		}
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	cases := map[string]bool{
+		"API_KEY": true, "apiKey": true, "x-api-key": true, "GITHUB_TOKEN": true, "client_secret": true,
+		"DB_PASSWORD": true, "passwd": true, "PGPASSWORD": true, "SECRET_KEY_BASE": true, "authToken": true,
+		"AWS_SECRET_ACCESS_KEY": true, "token2": true, "MYSQL_PWD": true, "SMTP_PASS": true,
+		"secretKeyRef": false, "TOKEN_URL": false, "KEY_FILE": false, "API_KEY_ID": false, "SECRET_NAME": false,
+		"password_min_length": false, "public_key": false, "primary_key": false, "max_tokens": false,
+		"keys": false, "monkey": false, "keyboard": false, "tokenizer": false, "PWD": false, "passthrough": false,
+	}
+	for name, want := range cases {
+		if got := secretName(name); got != want {
+			t.Errorf("secretName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// spec: SEC-3, SEC-4
+func TestRedactRecord(t *testing.T) {
+	tok := fake("ghp_", 60, 36, alnum)
+	sid := "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f"
+	custom := "keep the token " + tok
+	exit := 1
+	// Identifiers and paths that hold secret-looking text must still survive.
+	path := "/home/dev/PASSWORD=EXAMPLEinpath1/" + tok + ".go"
+	r := &Record{
+		Name:               "snap_20261130-101500_9b2f0c1e",
+		SessionID:          sid,
+		CreatedAt:          time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
+		CustomInstructions: &custom,
+		PayloadError:       "invalid character near " + tok,
+		TranscriptPath:     path + ".jsonl",
+		Cwd:                path,
+		GitBranch:          "feature/" + tok,
+		Prompts:            []transcript.Prompt{{Text: "use " + tok}, {Text: "no secret here"}},
+		Files:              []transcript.FileEdit{{Path: path, Edits: 1, LastTool: "Edit"}},
+		Commands: []transcript.Command{{
+			Tool: "Bash", Command: "GH_TOKEN=" + tok + " gh pr list", Description: "list with " + tok,
+			Outcome: transcript.OutcomeError, ExitCode: &exit, ErrorLine: "bad credentials: " + tok,
+		}},
+		Todos:    []transcript.Task{{Subject: "rotate " + tok, Status: "pending", ActiveForm: "rotating " + tok}},
+		Tasks:    []transcript.Task{{ID: "1", Subject: "revoke " + tok, Status: "in_progress", ActiveForm: "revoking " + tok}},
+		Failures: []transcript.Failure{{Tool: "Bash", Input: "curl -u admin:EXAMPLEpw2024 x", Error: "401 for " + tok}},
+		Plan:     &transcript.Plan{Text: "1. export API_KEY=EXAMPLEplan2024\n2. run"},
+		Git: &Git{Repo: true, Root: path, Branch: "feature/" + tok, Head: "3f786850e387550fdab836ed7e6dc881de23001b",
+			Subject: "remove " + tok, Error: "git: fetch https://u:EXAMPLEgitpw@h/r failed",
+			Changes: []GitChange{{Code: ".M", Path: path}}, ChangeCount: 1},
+		StateFile: StateFile{Name: "SESSION-STATE.md", Path: path, Searched: []string{path}},
+		Warnings:  []string{"transcript: line mentions " + tok},
+	}
+	n := RedactRecord(r)
+
+	redacted := map[string]string{
+		"custom instructions": *r.CustomInstructions,
+		"payload error":       r.PayloadError,
+		"prompt":              r.Prompts[0].Text,
+		"command":             r.Commands[0].Command,
+		"description":         r.Commands[0].Description,
+		"error line":          r.Commands[0].ErrorLine,
+		"todo subject":        r.Todos[0].Subject,
+		"todo active form":    r.Todos[0].ActiveForm,
+		"task subject":        r.Tasks[0].Subject,
+		"task active form":    r.Tasks[0].ActiveForm,
+		"failure input":       r.Failures[0].Input,
+		"failure error":       r.Failures[0].Error,
+		"plan":                r.Plan.Text,
+		"git subject":         r.Git.Subject,
+		"git error":           r.Git.Error,
+		"warning":             r.Warnings[0],
+	}
+	for field, v := range redacted {
+		if !strings.Contains(v, RedactedPrefix) || strings.Contains(v, tok) || strings.Contains(v, "EXAMPLEpw2024") ||
+			strings.Contains(v, "EXAMPLEplan2024") || strings.Contains(v, "EXAMPLEgitpw") {
+			t.Errorf("%s not redacted: %q", field, v)
+		}
+	}
+	if n != len(redacted) {
+		t.Errorf("RedactRecord = %d, want %d (one per field)", n, len(redacted))
+	}
+	if r.Prompts[1].Text != "no secret here" {
+		t.Errorf("clean prompt changed: %q", r.Prompts[1].Text)
+	}
+
+	untouched := map[string][2]string{
+		"session id":       {r.SessionID, sid},
+		"name":             {r.Name, "snap_20261130-101500_9b2f0c1e"},
+		"transcript path":  {r.TranscriptPath, path + ".jsonl"},
+		"cwd":              {r.Cwd, path},
+		"branch":           {r.GitBranch, "feature/" + tok},
+		"file path":        {r.Files[0].Path, path},
+		"git root":         {r.Git.Root, path},
+		"git branch":       {r.Git.Branch, "feature/" + tok},
+		"git head":         {r.Git.Head, "3f786850e387550fdab836ed7e6dc881de23001b"},
+		"git change path":  {r.Git.Changes[0].Path, path},
+		"state file path":  {r.StateFile.Path, path},
+		"state searched":   {r.StateFile.Searched[0], path},
+		"tool":             {r.Commands[0].Tool, "Bash"},
+		"task id":          {r.Tasks[0].ID, "1"},
+		"todo status":      {r.Todos[0].Status, "pending"},
+		"command outcome":  {r.Commands[0].Outcome, transcript.OutcomeError},
+		"file last tool":   {r.Files[0].LastTool, "Edit"},
+		"failure tool":     {r.Failures[0].Tool, "Bash"},
+		"state file name":  {r.StateFile.Name, "SESSION-STATE.md"},
+		"session id again": {r.SessionID, sid},
+	}
+	for field, got := range untouched {
+		if got[0] != got[1] {
+			t.Errorf("%s changed: %q, want %q", field, got[0], got[1])
+		}
+	}
+
+	if RedactRecord(nil) != 0 {
+		t.Error("RedactRecord(nil) != 0")
+	}
+	empty := &Record{}
+	if got := RedactRecord(empty); got != 0 {
+		t.Errorf("empty record: %d", got)
+	}
+}
+
+
+// spec: SEC-8
+func TestRedactLargeInput(t *testing.T) {
+	line := "export API_KEY=" + "EXAMPLE" + strings.Repeat("a1", 10) + " and some prose about the token\n"
+	in := strings.Repeat(line, (1<<20)/len(line))
+	out, n := Redact(in)
+	if want := (1 << 20) / len(line); n != want {
+		t.Errorf("count = %d, want %d", n, want)
+	}
+	if strings.Contains(out, "EXAMPLEa1a1") {
+		t.Error("secret survived in a 1 MB text")
+	}
+	// One 1 MB line made of trigger words and separators must not blow up.
+	hostile := strings.Repeat("key=token:secret=pass ", (1<<20)/22)
+	if out, _ := Redact(hostile); len(out) == 0 {
+		t.Error("empty output")
+	}
+}
+
+func TestRedactShortAndInvalidUTF8(t *testing.T) {
+	for _, s := range []string{"", "a", "key=", "\xff\xfe\xfd", "password=\xff\xff\xff\xff\xff\xff\xff\xff\xff"} {
+		out, n := Redact(s)
+		if n > 0 && !strings.Contains(out, RedactedPrefix) {
+			t.Errorf("Redact(%q) = %q, %d", s, out, n)
+		}
+		if n == 0 && out != s {
+			t.Errorf("Redact(%q) changed text without counting: %q", s, out)
+		}
+	}
+}
+
+// spec: SEC-8
+func FuzzRedact(f *testing.F) {
+	for _, tc := range secretCorpus() {
+		f.Add(tc.line)
+	}
+	for _, tc := range lookAlikeCorpus() {
+		f.Add(tc.line)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, n := Redact(s)
+		if n == 0 && out != s {
+			t.Fatalf("text changed without a count: %q → %q", s, out)
+		}
+		if len(out) > len(s)+n*MaxRedactionGrowth {
+			t.Fatalf("output grew by %d bytes for %d replacements", len(out)-len(s), n)
+		}
+		if n > 0 && strings.Count(out, RedactedPrefix) < 1 {
+			t.Fatalf("count %d without a marker: %q", n, out)
+		}
+		again, m := Redact(out)
+		if again != out || m != 0 {
+			t.Fatalf("not idempotent:\n   s: %q\n out: %q\nagain: %q", s, out, again)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("valid UTF-8 became invalid: %q", out)
+		}
+	})
+}
+
+func BenchmarkRedact(b *testing.B) {
+	prompt := "Please fix the login flow. The token expires after 24 hours; use the refresh path.\n" +
+		"Run `GH_TOKEN=" + fake("ghp_", 70, 36, alnum) + " gh pr list` and check src/auth/session.go.\n" +
+		"The API returns 401 with Authorization: Bearer " + fakeBody(71, 40, alnum) + "\n"
+	clean := strings.Repeat("go test ./... && git diff --stat HEAD~1 -- cmd/precompact.go snapshot/store.go\n", 12)
+	mixed := strings.Repeat(prompt+clean, (1<<20)/len(prompt+clean))
+	oneLine := strings.ReplaceAll(mixed, "\n", " ")
+	for _, bc := range []struct {
+		name string
+		in   string
+	}{
+		{"prompt", prompt},
+		{"command", "git commit -m 'snapshot: atomic writes' && go test ./snapshot/ -run TestStore -count=1"},
+		{"clean-1MB", strings.Repeat(clean, (1<<20)/len(clean))},
+		{"mixed-1MB", mixed},
+		{"one-line-1MB", oneLine},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				Redact(bc.in)
+			}
+		})
+	}
+}
