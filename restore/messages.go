@@ -1,0 +1,171 @@
+package restore
+
+import (
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// Message ids. The texts are statements of fact: the pointer reaches the
+// model as a system reminder, and imperative "system" phrasing trips
+// prompt-injection defences.
+const (
+	mCompacted        = "compacted"
+	mTriggerManual    = "trigger-manual"
+	mTriggerAuto      = "trigger-auto"
+	mTriggerUnknown   = "trigger-unknown"
+	mTimeUnknown      = "time-unknown"
+	mPromptsHeader    = "prompts-header"
+	mPromptN          = "prompt-n"
+	mPromptCut        = "prompt-cut"
+	mNoPrompts        = "no-prompts"
+	mFilesHeader      = "files-header"
+	mNoFiles          = "no-files"
+	mMore             = "more"
+	mMoreFolders      = "more-folders"
+	mTasksHeader      = "tasks-header"
+	mInProgress       = "status-in-progress"
+	mPending          = "status-pending"
+	mGitNone          = "git-none"
+	mGitNoRepo        = "git-no-repo"
+	mGitFailed        = "git-failed"
+	mGitBranch        = "git-branch"
+	mGitDetached      = "git-detached"
+	mGitError         = "git-error"
+	mGitChanges       = "git-changes"
+	mGitNoCommits     = "git-no-commits"
+	mUnknown          = "branch-unknown"
+	mCmdFailedCode    = "cmd-failed-code"
+	mCmdFailed        = "cmd-failed"
+	mCmdErrLine       = "cmd-err-line"
+	mStateFound       = "state-found"
+	mStateMissing     = "state-missing"
+	mStateMissingNone = "state-missing-nowhere"
+	mAuthority        = "authority"
+	mPointerCut       = "pointer-cut"
+	mFailNotice       = "fail-notice"
+	mFailLog          = "fail-log"
+	mFailNoLog        = "fail-no-log"
+	mReasonUnknown    = "reason-unknown"
+)
+
+type entry struct {
+	id     string
+	en, ru catalog.Message
+}
+
+func s(text string) catalog.Message { return catalog.String(text) }
+
+// entries is the catalog: every id in English and Russian. Russian plural
+// forms follow CLDR (one: 1, 21…; few: 2–4, 22…; many: 5–20, 25…).
+var entries = []entry{
+	{mCompacted,
+		s("The context was compacted (%s, %s); a mechanical snapshot taken just before is at %s"),
+		s("Контекст был сжат (%s, %s); механический снимок, сделанный непосредственно перед этим, лежит в %s")},
+	{mTriggerManual, s("manual"), s("вручную")},
+	{mTriggerAuto, s("automatic"), s("автоматически")},
+	{mTriggerUnknown, s("trigger unknown"), s("причина неизвестна")},
+	{mTimeUnknown, s("time unknown"), s("время неизвестно")},
+	{mPromptsHeader,
+		plural.Selectf(1, "%d",
+			"=1", "The last typed prompt, verbatim:",
+			plural.Other, "The last %d typed prompts, oldest first, verbatim:"),
+		plural.Selectf(1, "%d",
+			"=1", "Последний введённый запрос, дословно:",
+			plural.Few, "Последние %d введённых запроса, от старых к новым, дословно:",
+			plural.Other, "Последние %d введённых запросов, от старых к новым, дословно:")},
+	{mPromptN, s("Prompt %d:"), s("Запрос %d:")},
+	{mPromptCut,
+		plural.Selectf(1, "%d",
+			plural.One, "[…cut at %d character]",
+			plural.Other, "[…cut at %d characters]"),
+		plural.Selectf(1, "%d",
+			plural.One, "[…обрезано до %d символа]",
+			plural.Other, "[…обрезано до %d символов]")},
+	{mNoPrompts, s("No typed prompts were found in the transcript."), s("Введённых запросов в транскрипте не найдено.")},
+	{mFilesHeader,
+		plural.Selectf(1, "%d",
+			"=1", "1 file was edited in this session:",
+			plural.Other, "%d files were edited in this session, most recent first:"),
+		plural.Selectf(1, "%d",
+			"=1", "В этой сессии изменён 1 файл:",
+			plural.One, "В этой сессии изменён %d файл, последние первыми:",
+			plural.Few, "В этой сессии изменены %d файла, последние первыми:",
+			plural.Other, "В этой сессии изменено %d файлов, последние первыми:")},
+	{mNoFiles, s("No file edits were recorded in this session."), s("Изменений файлов в этой сессии не записано.")},
+	{mMore, s("- and %d more in the snapshot"), s("- и ещё %d в снимке")},
+	{mMoreFolders, s("- and %d more"), s("- и ещё %d")},
+	{mTasksHeader,
+		plural.Selectf(1, "%d",
+			"=1", "1 task is open:",
+			plural.Other, "%d tasks are open, in progress first:"),
+		plural.Selectf(1, "%d",
+			"=1", "Открыта 1 задача:",
+			plural.One, "Открыта %d задача, сначала те, что в работе:",
+			plural.Few, "Открыты %d задачи, сначала те, что в работе:",
+			plural.Other, "Открыто %d задач, сначала те, что в работе:")},
+	{mInProgress, s("in progress"), s("в работе")},
+	{mPending, s("pending"), s("ожидает")},
+	{mGitNone, s("Git: not recorded."), s("Git: не записано.")},
+	{mGitNoRepo, s("Git: the working directory is not in a git repository."), s("Git: рабочая папка не в git-репозитории.")},
+	{mGitFailed, s("Git: the state could not be obtained (%s)."), s("Git: состояние не получено (%s).")},
+	{mGitBranch, s("Git: branch %s, HEAD %s, %s"), s("Git: ветка %s, HEAD %s, %s")},
+	{mGitDetached, s("Git: detached HEAD %s, %s"), s("Git: HEAD отсоединён на %s, %s")},
+	{mGitError, s("; git reported: %s"), s("; git сообщил: %s")},
+	{mGitChanges,
+		plural.Selectf(1, "%d",
+			"=0", "no uncommitted changes",
+			plural.One, "%d uncommitted change",
+			plural.Other, "%d uncommitted changes"),
+		plural.Selectf(1, "%d",
+			"=0", "незафиксированных изменений нет",
+			plural.One, "%d незафиксированное изменение",
+			plural.Few, "%d незафиксированных изменения",
+			plural.Other, "%d незафиксированных изменений")},
+	{mGitNoCommits, s("Git: branch %s, no commits yet, %s"), s("Git: ветка %s, коммитов ещё нет, %s")},
+	{mUnknown, s("unknown"), s("неизвестна")},
+	{mCmdFailedCode, s("The last command (%s) failed with exit code %s:"), s("Последняя команда (%s) завершилась с кодом %s:")},
+	{mCmdFailed, s("The last command (%s) failed:"), s("Последняя команда (%s) завершилась ошибкой:")},
+	{mCmdErrLine, s("The first line of its error:"), s("Первая строка ошибки:")},
+	{mStateFound, s("State file: %s"), s("Файл состояния: %s")},
+	{mStateMissing, s("No %s was found; looked in:"), s("%s не найден; искали в:")},
+	{mStateMissingNone, s("No %s was found."), s("%s не найден.")},
+	{mAuthority,
+		s("The snapshot holds what the transcript and git recorded; the files on disk are the authority."),
+		s("В снимке — то, что записали транскрипт и git; источник истины — файлы на диске.")},
+	{mPointerCut,
+		plural.Selectf(1, "%d",
+			plural.One, "[…pointer cut at %d character]",
+			plural.Other, "[…pointer cut at %d characters]"),
+		plural.Selectf(1, "%d",
+			plural.One, "[…указатель обрезан до %d символа]",
+			plural.Other, "[…указатель обрезан до %d символов]")},
+	{mFailNotice,
+		s("compact-guard wrote no snapshot before this compaction (%s): %s"),
+		s("compact-guard не записал снимок перед этим сжатием (%s): %s")},
+	{mFailLog, s("The compact-guard log is at %s"), s("Журнал compact-guard: %s")},
+	{mFailNoLog, s("No compact-guard log file is known."), s("Файл журнала compact-guard неизвестен.")},
+	{mReasonUnknown, s("reason unknown"), s("причина неизвестна")},
+}
+
+// cat is the package's own catalog; message.DefaultCatalog is left to
+// others (snapshot registers its headings there).
+var cat = func() catalog.Catalog {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	for _, e := range entries {
+		if err := b.Set(language.English, e.id, e.en); err != nil {
+			panic(err)
+		}
+		if err := b.Set(language.Russian, e.id, e.ru); err != nil {
+			panic(err)
+		}
+	}
+	return b
+}()
+
+func printer(l snapshot.Lang) *message.Printer {
+	return message.NewPrinter(l.Tag(), message.Catalog(cat))
+}
