@@ -384,7 +384,7 @@ func TestPointerLastCommand(t *testing.T) {
 	if got := Pointer(in); !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	for _, outcome := range []string{transcript.OutcomeRejected, transcript.OutcomeInterrupted, transcript.OutcomeUnknown} {
+	for _, outcome := range []string{transcript.OutcomeRejected, transcript.OutcomeInterrupted, transcript.OutcomeBackground, transcript.OutcomeUnknown} {
 		in.Record.Commands[0].Outcome = outcome
 		if got := Pointer(in); strings.Contains(got, "last command") {
 			t.Errorf("outcome %s shown as failed:\n%s", outcome, got)
@@ -397,6 +397,11 @@ func TestPointerStateFile(t *testing.T) {
 	in := typicalInput(snapshot.English)
 	in.StateFile = snapshot.StateFile{Name: "STATE.md", Searched: []string{project, "/home/u"}}
 	want := "No STATE.md was found; looked in:\n- " + project + "\n- /home/u\nThe snapshot holds"
+	if got := Pointer(in); !strings.Contains(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	in.StateFile.Searched = []string{"/1", "/2", "/3", "/4", "/5", "/6", "/7"}
+	want = "No STATE.md was found; looked in:\n- /1\n- /2\n- /3\n- /4\n- /5\n- and 2 more\nThe snapshot holds"
 	if got := Pointer(in); !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
