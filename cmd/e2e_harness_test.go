@@ -110,7 +110,8 @@ func e2eInstallClaude() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund",
-		"--no-save", "--loglevel=error", "@anthropic-ai/claude-code@"+e2eClaudeVersion)
+		"--no-save", "--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=1",
+		"@anthropic-ai/claude-code@"+e2eClaudeVersion)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -136,10 +137,15 @@ func e2eClaudeWorks(exe string) error {
 	if _, err := os.Stat(exe); err != nil {
 		return err
 	}
+	home, err := os.MkdirTemp("", "compact-guard-e2e-home")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "--version")
-	cmd.Env = append(e2eBaseEnv(), "HOME="+os.TempDir())
+	cmd.Env = append(e2eBaseEnv(), "HOME="+home, "USERPROFILE="+home)
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("%s --version: %w", exe, err)
