@@ -61,8 +61,7 @@ type Extractor struct {
 	pending map[string]*pendingCall
 	order   []string // pending ids, oldest first (may hold answered ids)
 
-	top    [nTop]span
-	blocks []block
+	e entry // the line being handled
 }
 
 type fileRec struct {
@@ -92,13 +91,29 @@ type taskUpdate struct {
 	activeForm string
 }
 
-// block is one user content block, as spans into the line.
+// entry is what classify records of a line: the spans of the top-level
+// keys and, from one descent into "message", of the fields the extractor
+// uses there, so that no part of a line is walked more often than needed.
+type entry struct {
+	top     [nTop]span
+	model   span // message.model
+	usage   span // message.usage
+	content span // message.content
+	blocks  []block
+}
+
+// maxBlocks bounds the content blocks looked at in one message.
+const maxBlocks = 1000
+
+// block is one message content block, as spans into the line.
 type block struct {
 	typ     span
-	text    span
-	id      span
-	isError bool
-	content span
+	text    span // text blocks
+	id      span // tool_use: id; tool_result: tool_use_id
+	name    span // tool_use
+	input   span // tool_use
+	isError bool // tool_result
+	content span // tool_result
 }
 
 // NewExtractor returns an Extractor that continues from seed, the facts of
@@ -202,7 +217,7 @@ func (x *Extractor) feed(line []byte, last bool) {
 		return
 	}
 	x.st.Lines++
-	switch classify(line, last, &x.top) {
+	switch classify(line, last, &x.e) {
 	case lineCorrupt:
 		x.bad(last)
 		return
@@ -211,7 +226,7 @@ func (x *Extractor) feed(line []byte, last bool) {
 		return
 	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	top := &x.top
+	top := &x.e.top
 	if top[kSidechain].isTrue(line) {
 		return
 	}
@@ -238,14 +253,16 @@ const (
 	lineBlank   lineClass = iota // white space only
 	lineCorrupt                  // not JSON
 	lineOther                    // JSON, but no entry of an interesting type
-	lineEntry                    // an entry of an interesting type; top is filled
+	lineEntry                    // an entry of an interesting type; e is filled
 )
 
 // classify walks the top level of a line (a trailing '\r' allowed), filling
-// top with the spans of the keys the extractor uses. As soon as the type is
+// e with the spans of the keys the extractor uses. As soon as the type is
 // known to hold no fact it stops, unless strict asks for the whole line to be
-// checked. Values are skipped, never decoded.
-func classify(line []byte, strict bool, top *[nTop]span) lineClass {
+// checked. Values are skipped, never decoded; "message" is descended into
+// instead of skipped, since the type that says whether it matters may come
+// after it.
+func classify(line []byte, strict bool, e *entry) lineClass {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	i := skipSpace(line, 0)
 	if i == len(line) {
@@ -260,35 +277,109 @@ func classify(line []byte, strict bool, top *[nTop]span) lineClass {
 		}
 		return lineOther
 	}
-	*top = [nTop]span{}
+	e.top = [nTop]span{}
+	e.model, e.usage, e.content = span{}, span{}, span{}
+	e.blocks = e.blocks[:0]
 	typed, skipped := false, false
-	end, err := eachField(line, i, func(key []byte, vs, ve int) bool {
+	end, err := walkObject(line, i, func(key []byte, vs int) (int, error) {
 		k := topKey(key)
-		if k < 0 {
-			return true
+		if k == kMessage && line[vs] == '{' && !skipped {
+			ve, err := e.message(line, vs)
+			e.top[k] = span{vs, ve}
+			return ve, err
+		}
+		ve, err := skipValue(line, vs)
+		if err != nil || k < 0 {
+			return ve, err
 		}
 		if k == kType {
 			// The first type decides, so that every reader of a line with
 			// duplicate keys reaches the same verdict.
 			if typed {
-				return true
+				return ve, nil
 			}
 			typed = true
 			if !interesting(unquoteRawKey(line[vs:ve])) {
 				skipped = true
-				return strict
+				if !strict {
+					return -1, nil
+				}
 			}
 		}
-		top[k] = span{vs, ve}
-		return true
+		e.top[k] = span{vs, ve}
+		return ve, nil
 	})
 	if err != nil || end >= 0 && skipSpace(line, end) != len(line) {
 		return lineCorrupt
 	}
-	if skipped || !top[kType].isString(line) {
+	if skipped || !e.top[kType].isString(line) {
 		return lineOther
 	}
 	return lineEntry
+}
+
+// message walks the message object at b[i], recording model, usage, content
+// and the content blocks; it returns the index past the object.
+func (e *entry) message(b []byte, i int) (int, error) {
+	e.model, e.usage, e.content = span{}, span{}, span{}
+	e.blocks = e.blocks[:0]
+	return walkObject(b, i, func(key []byte, vs int) (int, error) {
+		switch string(key) {
+		case "content":
+			if b[vs] == '[' {
+				ve, err := e.contentBlocks(b, vs)
+				e.content = span{vs, ve}
+				return ve, err
+			}
+			ve, err := skipValue(b, vs)
+			e.content = span{vs, ve}
+			return ve, err
+		case "model":
+			ve, err := skipValue(b, vs)
+			e.model = span{vs, ve}
+			return ve, err
+		case "usage":
+			ve, err := skipValue(b, vs)
+			e.usage = span{vs, ve}
+			return ve, err
+		}
+		return skipValue(b, vs)
+	})
+}
+
+func (e *entry) contentBlocks(b []byte, i int) (int, error) {
+	e.blocks = e.blocks[:0]
+	return walkArray(b, i, func(vs int) (int, error) {
+		if b[vs] != '{' || len(e.blocks) >= maxBlocks {
+			return skipValue(b, vs)
+		}
+		var bl block
+		ve, err := walkObject(b, vs, func(key []byte, vs int) (int, error) {
+			ve, err := skipValue(b, vs)
+			sp := span{vs, ve}
+			switch string(key) {
+			case "type":
+				bl.typ = sp
+			case "text":
+				bl.text = sp
+			case "id", "tool_use_id":
+				bl.id = sp
+			case "name":
+				bl.name = sp
+			case "input":
+				bl.input = sp
+			case "is_error":
+				bl.isError = sp.isTrue(b)
+			case "content":
+				bl.content = sp
+			}
+			return ve, err
+		})
+		if err == nil {
+			e.blocks = append(e.blocks, bl)
+		}
+		return ve, err
+	})
 }
 
 func (x *Extractor) bad(last bool) {
@@ -351,7 +442,7 @@ func topKey(key []byte) int {
 
 // note records cwd, git branch and time from an entry and returns its time.
 func (x *Extractor) note(line []byte) time.Time {
-	top := &x.top
+	top := &x.e.top
 	if s, ok := top[kCwd].str(line); ok && s != "" {
 		x.cwd = s
 	}
@@ -380,7 +471,7 @@ func (x *Extractor) boundary(line []byte) {
 	}
 	x.usage = nil
 	var f [1]span
-	if x.top[kCompactMetadata].fields(line, []string{"postTokens"}, f[:]) {
+	if x.e.top[kCompactMetadata].fields(line, []string{"postTokens"}, f[:]) {
 		if n, ok := f[0].int64(line); ok && n >= 0 {
 			x.usage = &Usage{Tokens: n, Model: model, FromBoundary: true}
 		}
@@ -388,7 +479,7 @@ func (x *Extractor) boundary(line []byte) {
 }
 
 func (x *Extractor) lastPromptEntry(line []byte) {
-	s, more, ok := unquotePrefix(x.top[kLastPrompt].raw(line), MaxPromptChars)
+	s, more, ok := unquotePrefix(x.e.top[kLastPrompt].raw(line), MaxPromptChars)
 	if !ok || strings.TrimSpace(s) == "" {
 		return
 	}
@@ -408,42 +499,28 @@ func (x *Extractor) sameAsTyped(text string) bool {
 	return t == strings.TrimSpace(x.lastTyped) || t == strings.TrimSpace(x.lastTypedTx)
 }
 
-var assistantKeys = []string{"model", "content", "usage"}
-
 func (x *Extractor) assistant(line []byte, t time.Time) {
-	var m [3]span
-	if !x.top[kMessage].fields(line, assistantKeys, m[:]) {
-		return
-	}
-	model, _ := m[0].str(line)
-	if m[2].ok() && model != "<synthetic>" && !x.top[kAPIError].isTrue(line) {
+	e := &x.e
+	model, _ := e.model.str(line)
+	if e.usage.ok() && model != "<synthetic>" && !e.top[kAPIError].isTrue(line) {
 		var u [3]span
-		if m[2].fields(line, []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}, u[:]) {
+		if e.usage.fields(line, usageKeys, u[:]) {
 			in, _ := u[0].int64(line)
 			cc, _ := u[1].int64(line)
 			cr, _ := u[2].int64(line)
 			x.usage = &Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}
 		}
 	}
-	if !m[1].ok() || line[m[1].s] != '[' {
-		return
+	for _, b := range e.blocks {
+		if b.typ.strEq(line, "tool_use") {
+			id, _ := b.id.str(line)
+			name, _ := b.name.str(line)
+			x.toolUse(line, id, name, b.input, t)
+		}
 	}
-	var b [3]span
-	eachElem(line[:m[1].e], m[1].s, func(vs, ve int) bool {
-		if line[vs] != '{' {
-			return true
-		}
-		sp := span{vs, ve}
-		if sp.fields(line, []string{"type", "id", "name"}, b[:]) && b[0].strEq(line, "tool_use") {
-			var in [1]span
-			sp.fields(line, []string{"input"}, in[:])
-			id, _ := b[1].str(line)
-			name, _ := b[2].str(line)
-			x.toolUse(line, id, name, in[0], t)
-		}
-		return true
-	})
 }
+
+var usageKeys = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
 
 // cut unquotes at most n runes of a string value; more reports the rest.
 func cut(line []byte, sp span, n int) (string, bool) {
@@ -464,22 +541,32 @@ func marked(s string, more bool) string {
 	return s
 }
 
-var inputKeys = []string{"file_path", "notebook_path", "command", "description", "run_in_background",
-	"todos", "subject", "activeForm", "taskId", "status", "plan"}
+// inputKeys are the tool input fields read, in one walk of the input;
+// the first iShort..nInput double as the short form of a failed call, in
+// this order of preference.
+var inputKeys = []string{"run_in_background", "todos", "activeForm", "status", "plan",
+	"command", "file_path", "notebook_path", "pattern", "url", "query", "skill",
+	"description", "subject", "taskId", "path"}
 
 const (
-	iFilePath = iota
-	iNotebookPath
-	iCommand
-	iDescription
-	iBackground
+	iBackground = iota
 	iTodos
-	iSubject
 	iActiveForm
-	iTaskID
 	iStatus
 	iPlan
+	iCommand // first short-form field
+	iFilePath
+	iNotebookPath
+	iPattern
+	iURL
+	iQuery
+	iSkill
+	iDescription
+	iSubject
+	iTaskID
+	iPath
 	nInput
+	iShort = iCommand
 )
 
 func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Time) {
@@ -488,7 +575,7 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	}
 	var in [nInput]span
 	input.fields(line, inputKeys, in[:])
-	pc := &pendingCall{tool: name, time: t, input: shortInput(line, input)}
+	pc := &pendingCall{tool: name, time: t, input: shortInput(line, input, in[iShort:])}
 	switch name {
 	case "Write", "Edit", "MultiEdit":
 		pc.path, _ = in[iFilePath].str(line)
@@ -558,21 +645,15 @@ func idString(line []byte, sp span) string {
 	return ""
 }
 
-var shortKeys = []string{"command", "file_path", "notebook_path", "pattern", "url", "query", "skill",
-	"description", "subject", "taskId", "path"}
-
 // shortInput renders a tool input for the failure list: its most telling
 // field when it has one, else the start of its JSON.
-func shortInput(line []byte, input span) string {
+func shortInput(line []byte, input span, preferred []span) string {
 	if !input.ok() {
 		return ""
 	}
-	var f [11]span
-	if input.fields(line, shortKeys, f[:]) {
-		for _, sp := range f {
-			if s, more := cut(line, sp, MaxFailureInputChars); s != "" {
-				return marked(s, more)
-			}
+	for _, sp := range preferred {
+		if s, more := cut(line, sp, MaxFailureInputChars); s != "" {
+			return marked(s, more)
 		}
 	}
 	raw := input.raw(line)
@@ -619,51 +700,32 @@ func (x *Extractor) trimPrompts() {
 	}
 }
 
-var (
-	userKeys  = []string{"content"}
-	blockKeys = []string{"type", "text", "tool_use_id", "is_error", "content"}
-)
-
 func (x *Extractor) user(line []byte, t time.Time) {
-	var m [1]span
-	if !x.top[kMessage].fields(line, userKeys, m[:]) || !m[0].ok() {
+	e := &x.e
+	if !e.content.ok() {
 		return
 	}
-	content := m[0]
-	if content.isString(line) {
-		x.maybePrompt(line, []block{{typ: span{}, text: content}}, t)
+	if e.content.isString(line) {
+		x.maybePrompt(line, []block{{text: e.content}}, t)
 		return
 	}
-	if line[content.s] != '[' {
-		return
-	}
-	x.blocks = x.blocks[:0]
-	var f [5]span
-	eachElem(line[:content.e], content.s, func(vs, ve int) bool {
-		if line[vs] != '{' {
-			return true
-		}
-		(span{vs, ve}).fields(line, blockKeys, f[:])
-		x.blocks = append(x.blocks, block{typ: f[0], text: f[1], id: f[2], isError: f[3].isTrue(line), content: f[4]})
-		return len(x.blocks) < 1000
-	})
 	results := 0
-	for _, b := range x.blocks {
+	for _, b := range e.blocks {
 		if b.typ.strEq(line, "tool_result") {
 			results++
 		}
 	}
 	if results == 0 {
-		x.maybePrompt(line, x.blocks, t)
+		x.maybePrompt(line, e.blocks, t)
 		return
 	}
 	// toolUseResult describes the line's result; with several results in
 	// one line it cannot be attributed, so it is then left out.
-	tur := x.top[kToolUseResult]
+	tur := e.top[kToolUseResult]
 	if results > 1 {
 		tur = span{}
 	}
-	for _, b := range x.blocks {
+	for _, b := range e.blocks {
 		if b.typ.strEq(line, "tool_result") {
 			id, _ := b.id.str(line)
 			x.toolResult(line, id, b.isError, b.content, tur, t)
@@ -700,7 +762,7 @@ func isHarnessText(s string) bool {
 // system (promptSource "system", origin task-notification), and not starting
 // with a harness marker.
 func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
-	top := &x.top
+	top := &x.e.top
 	if top[kMeta].isTrue(line) || top[kCompactSummary].isTrue(line) || top[kToolUseResult].ok() {
 		return
 	}
@@ -766,13 +828,24 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	}
 	delete(x.pending, id)
 
-	errText := resultText(line, content)
-	turStr, _ := cut(line, tur, 2000)
+	turStr := ""
+	if tur.isString(line) {
+		turStr, _ = cut(line, tur, 2000)
+	}
 	var r [5]span
-	if tur.ok() && line[tur.s] == '{' {
+	if tur.ok() && line[tur.s] == '{' && (pc.cmd != nil || pc.task != nil || pc.upd != nil) {
+		// Only these calls need the structured result, which can be as
+		// large as the output itself.
 		tur.fields(line, resultKeys, r[:])
 	}
 	failed := isError || strings.HasPrefix(turStr, "Error") || strings.HasPrefix(turStr, "InputValidationError")
+	// A successful result is only looked at for an interruption marker; the
+	// text of a failure is needed whole (its first lines).
+	n := 40
+	if failed {
+		n = 4000
+	}
+	errText := resultText(line, content, n)
 	if errText == "" {
 		errText = turStr
 	}
@@ -890,10 +963,9 @@ func (x *Extractor) pruneFiles() {
 	}
 }
 
-// resultText returns the start of a tool_result's text: the string content,
-// or the first text block of an array content.
-func resultText(line []byte, content span) string {
-	const n = 4000
+// resultText returns the first n runes of a tool_result's text: the string
+// content, or the first text block of an array content.
+func resultText(line []byte, content span, n int) string {
 	if content.isString(line) {
 		s, _ := cut(line, content, n)
 		return s

@@ -254,12 +254,13 @@ func IsBoundaryLine(line []byte) bool {
 	if len(line) > MaxLineBytes {
 		return false
 	}
-	var top [nTop]span
-	if classify(line, true, &top) != lineEntry {
+	var e entry
+	if classify(line, true, &e) != lineEntry {
 		return false
 	}
-	return top[kType].strEq(line, "system") && top[kSubtype].strEq(line, "compact_boundary") &&
-		!top[kSidechain].isTrue(line)
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return e.top[kType].strEq(line, "system") && e.top[kSubtype].strEq(line, "compact_boundary") &&
+		!e.top[kSidechain].isTrue(line)
 }
 
 // ReadPlan says what Read reads.

@@ -22,6 +22,7 @@ type lineSplitter struct {
 	buf   []byte
 	start int // unconsumed data is buf[start:end]
 	end   int
+	seen  int // buf[start:start+seen] holds no '\n' (searched already)
 	eof   bool
 	err   error
 	// consumed counts bytes handed out as lines or skipped, newlines included.
@@ -46,7 +47,9 @@ const (
 // the extractor trims it). The slice is valid until the next call.
 func (ls *lineSplitter) next() ([]byte, lineKind) {
 	for {
-		if i := bytes.IndexByte(ls.buf[ls.start:ls.end], '\n'); i >= 0 {
+		if i := bytes.IndexByte(ls.buf[ls.start+ls.seen:ls.end], '\n'); i >= 0 {
+			i += ls.seen
+			ls.seen = 0
 			line := ls.buf[ls.start : ls.start+i]
 			ls.start += i + 1
 			ls.consumed += int64(i) + 1
@@ -55,7 +58,9 @@ func (ls *lineSplitter) next() ([]byte, lineKind) {
 			}
 			return line, lineFull
 		}
+		ls.seen = ls.end - ls.start
 		if ls.end-ls.start > MaxLineBytes {
+			ls.seen = 0
 			return nil, ls.skipLong()
 		}
 		if ls.eof {
@@ -64,7 +69,7 @@ func (ls *lineSplitter) next() ([]byte, lineKind) {
 			}
 			line := ls.buf[ls.start:ls.end]
 			ls.consumed += int64(len(line))
-			ls.start = ls.end
+			ls.start, ls.seen = ls.end, 0
 			return line, lineLast
 		}
 		ls.fill()
@@ -78,7 +83,7 @@ func (ls *lineSplitter) fill() {
 		n := copy(ls.buf[:cap(ls.buf)], ls.buf[ls.start:ls.end])
 		ls.start, ls.end = 0, n
 	}
-	if cap(ls.buf)-ls.end < readChunk {
+	if cap(ls.buf)-ls.end < readChunk/4 {
 		// Grow by doubling, but never past one maximal line plus one read.
 		nc := max(min(2*cap(ls.buf), MaxLineBytes+readChunk), ls.end+readChunk)
 		nb := make([]byte, ls.end, nc)
@@ -90,7 +95,7 @@ func (ls *lineSplitter) fill() {
 
 func (ls *lineSplitter) readMore() {
 	full := ls.buf[:cap(ls.buf)]
-	n, err := io.ReadAtLeast(ls.r, full[ls.end:], 1)
+	n, err := io.ReadAtLeast(ls.r, full[ls.end:min(len(full), ls.end+readChunk)], 1)
 	ls.end += n
 	ls.buf = full[:ls.end]
 	if err != nil {

@@ -2,7 +2,9 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -33,11 +35,10 @@ func skipSpace(b []byte, i int) int {
 func skipString(b []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
+		q := nextQuote(b, i)
+		if q < 0 {
 			return 0, errSyntax
 		}
-		q := i + j
 		// An escaped quote has an odd run of backslashes before it.
 		n := 0
 		for k := q - 1; k >= i && b[k] == '\\'; k-- {
@@ -48,6 +49,23 @@ func skipString(b []byte, i int) (int, error) {
 		}
 		i = q + 1
 	}
+}
+
+// nextQuote returns the index of the first '"' at or after i, or -1. Most
+// strings are short, so the first 32 bytes are looked at eight at a time
+// before paying for a call to bytes.IndexByte.
+func nextQuote(b []byte, i int) int {
+	const ones, highs, quotes = 0x0101010101010101, 0x8080808080808080, 0x2222222222222222
+	for end := min(len(b), i+32); i+8 <= end; i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:]) ^ quotes
+		if t := (v - ones) &^ v & highs; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	if j := bytes.IndexByte(b[i:], '"'); j >= 0 {
+		return i + j
+	}
+	return -1
 }
 
 // structural marks the bytes skipValue must look at inside containers.
@@ -135,11 +153,13 @@ func skipContainer(b []byte, i int) (int, error) {
 	return 0, errSyntax
 }
 
-// eachField calls fn for every member of the object starting at b[i] (after
-// optional white space) with the raw key (quotes removed, still escaped) and
-// the value's span. fn returns false to stop early; eachField then returns
-// (-1, nil). Otherwise it returns the index just past the object.
-func eachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, error) {
+// walkObject walks the object starting at b[i] (after optional white
+// space). For each member fn gets the raw key (quotes removed; unescaped only
+// when it holds an escape) and the index where the value starts; fn consumes
+// the value and returns the index just past it, or -1 to stop the walk, which
+// then returns (-1, nil). Otherwise walkObject returns the index just past
+// the object.
+func walkObject(b []byte, i int, fn func(key []byte, vs int) (int, error)) (int, error) {
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
 		return 0, errSyntax
@@ -168,11 +188,14 @@ func eachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, erro
 			return 0, errSyntax
 		}
 		vs := skipSpace(b, i+1)
-		ve, err := skipValue(b, vs)
+		if vs >= len(b) {
+			return 0, errSyntax
+		}
+		ve, err := fn(key, vs)
 		if err != nil {
 			return 0, err
 		}
-		if !fn(key, vs, ve) {
+		if ve < 0 {
 			return -1, nil
 		}
 		i = skipSpace(b, ve)
@@ -189,9 +212,8 @@ func eachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, erro
 	}
 }
 
-// eachElem calls fn for every element of the array starting at b[i] with the
-// element's span. fn returns false to stop early.
-func eachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
+// walkArray walks the array starting at b[i] like walkObject walks objects.
+func walkArray(b []byte, i int, fn func(vs int) (int, error)) (int, error) {
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '[' {
 		return 0, errSyntax
@@ -201,12 +223,14 @@ func eachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		vs := i
-		ve, err := skipValue(b, vs)
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		ve, err := fn(i)
 		if err != nil {
 			return 0, err
 		}
-		if !fn(vs, ve) {
+		if ve < 0 {
 			return -1, nil
 		}
 		i = skipSpace(b, ve)
@@ -221,6 +245,30 @@ func eachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
 		}
 		i = skipSpace(b, i+1)
 	}
+}
+
+// eachField calls fn for every member of the object at b[i] with the raw
+// key and the value's span; fn returns false to stop early.
+func eachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, error) {
+	return walkObject(b, i, func(key []byte, vs int) (int, error) {
+		ve, err := skipValue(b, vs)
+		if err != nil || !fn(key, vs, ve) {
+			return -1, err
+		}
+		return ve, nil
+	})
+}
+
+// eachElem calls fn for every element of the array at b[i] with the
+// element's span; fn returns false to stop early.
+func eachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
+	return walkArray(b, i, func(vs int) (int, error) {
+		ve, err := skipValue(b, vs)
+		if err != nil || !fn(vs, ve) {
+			return -1, err
+		}
+		return ve, nil
+	})
 }
 
 // span is a raw JSON value inside a line; the zero span means "absent".
@@ -322,6 +370,21 @@ func unquotePrefix(lit []byte, maxRunes int) (s string, more bool, ok bool) {
 	for i := 0; i < len(in); {
 		if maxRunes >= 0 && runes >= maxRunes {
 			return string(out), true, true
+		}
+		// Copy a run of plain ASCII at once.
+		j := i
+		lim := len(in)
+		if maxRunes >= 0 {
+			lim = min(lim, i+maxRunes-runes)
+		}
+		for j < lim && in[j] >= 0x20 && in[j] < utf8.RuneSelf && in[j] != '\\' {
+			j++
+		}
+		if j > i {
+			out = append(out, in[i:j]...)
+			runes += j - i
+			i = j
+			continue
 		}
 		c := in[i]
 		switch {
