@@ -1,0 +1,626 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultKeep is how many snapshots a Store keeps when Keep is not set.
+const DefaultKeep = 40
+
+// LatestFile names the file in the snapshot folder that describes the newest
+// snapshot written. It is informational: nothing selects by it (SF-40).
+const LatestFile = "latest.json"
+
+// MaxRecordBytes bounds a record file that Load will read: records hold
+// bounded lists, so anything larger is not one of ours.
+const MaxRecordBytes = 4 << 20
+
+// ConfirmWindow is how long before a PostCompact confirmation a snapshot may
+// have been taken and still be the one of that compaction (SF-45).
+const ConfirmWindow = 30 * time.Minute
+
+// Hidden working files in the snapshot folder. They never match a snapshot
+// name, so that no reader ever sees them as snapshots.
+const (
+	tempPrefix    = ".cg-tmp-"
+	reservePrefix = ".cg-rsv-"
+	// staleAfter is when a temp file or reservation left by a killed
+	// process is removed: a Save holds them for milliseconds.
+	staleAfter = 5 * time.Minute
+	// orphanAfter is when a snapshot .md without its .json (a Save killed
+	// between its two renames) is removed.
+	orphanAfter = 10 * time.Minute
+	maxSuffix   = 9999
+)
+
+var (
+	// ErrNoSnapshot is returned by Confirm when the session has no snapshot
+	// that can be the one of the compaction being confirmed.
+	ErrNoSnapshot = errors.New("no snapshot of this session to confirm")
+	// ErrAlreadyConfirmed is returned by Confirm when the session's newest
+	// snapshot already records a completed compaction.
+	ErrAlreadyConfirmed = errors.New("the session's newest snapshot is already confirmed")
+)
+
+// Store is a snapshot folder. The zero values of Keep and Now mean
+// DefaultKeep and time.Now. Several processes may use one folder at once.
+type Store struct {
+	Dir  string
+	Keep int
+	Now  func() time.Time
+}
+
+// Entry is one snapshot in the folder: a snapshot name with a .json file.
+type Entry struct {
+	Name string
+	Time time.Time
+	SID8 string
+	// JSONPath is the record; MDPath is its Markdown, "" when missing.
+	JSONPath, MDPath string
+	suffix           int
+}
+
+// Latest is the content of latest.json.
+type Latest struct {
+	Path    string    `json:"path"`
+	Name    string    `json:"name"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	Cwd     string    `json:"cwd"`
+	Trigger string    `json:"trigger"`
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Store) keep() int {
+	if s.Keep > 0 {
+		return s.Keep
+	}
+	return DefaultKeep
+}
+
+// Save writes r as <name>.md and <name>.json, updates latest.json and prunes
+// the folder to the newest Keep snapshots. It sets r.Schema, r.Lang, r.Name
+// (and r.CreatedAt when zero). An existing snapshot is never overwritten: the
+// name takes the next free suffix. The .md is in place before the .json, and
+// each is renamed into place only once complete and synced, so a snapshot
+// exists (has a .json) only when both files are whole, whenever the process
+// is killed (SF-30 to SF-36). What went wrong after the snapshot was in place
+// (latest.json, pruning, syncing the folder) is returned as warnings.
+func (s *Store) Save(r *Record, lang Lang) (mdPath string, warnings []string, err error) {
+	fixed, err := ensurePrivateDir(s.Dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("snapshot folder: %w", err)
+	}
+	if fixed != "" {
+		warnings = append(warnings, fixed)
+	}
+	warnings = append(warnings, s.cleanStale()...)
+
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = s.now().UTC()
+	}
+	r.Schema = SchemaVersion
+	if lang != Russian {
+		lang = English
+	}
+	r.Lang = lang
+
+	name, err := s.place(r, lang)
+	if err != nil {
+		return "", warnings, err
+	}
+	if err := syncDir(s.Dir); err != nil {
+		warnings = append(warnings, fmt.Sprintf("sync snapshot folder: %v", err))
+	}
+	mdPath = filepath.Join(s.Dir, name+".md")
+	if err := s.writeLatest(r, mdPath); err != nil {
+		warnings = append(warnings, fmt.Sprintf("update %s: %v", LatestFile, err))
+	}
+	warnings = append(warnings, s.prune(name)...)
+	return mdPath, warnings, nil
+}
+
+// place picks the first free name and moves the rendered files into place.
+// A hidden reservation file, created with O_EXCL, makes the choice exclusive
+// between processes; the final names are only ever reached by rename from a
+// complete, synced temp file (SF-31, SF-32).
+func (s *Store) place(r *Record, lang Lang) (string, error) {
+	for suffix := 0; suffix <= maxSuffix; suffix++ {
+		name := BaseName(r.CreatedAt, r.SessionID, suffix)
+		taken, err := s.nameTaken(name)
+		if err != nil {
+			return "", err
+		}
+		if taken {
+			continue
+		}
+		rsv := filepath.Join(s.Dir, reservePrefix+name)
+		f, err := os.OpenFile(rsv, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("reserve snapshot name: %w", err)
+		}
+		f.Close()
+		placed, err := s.placeReserved(r, lang, name)
+		os.Remove(rsv)
+		if err != nil {
+			return "", err
+		}
+		if placed {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("no free snapshot name for %s", BaseName(r.CreatedAt, r.SessionID, 0))
+}
+
+// placeReserved writes the snapshot under a name this process has reserved.
+// It reports false when the name turned out to be taken after all.
+func (s *Store) placeReserved(r *Record, lang Lang, name string) (bool, error) {
+	// Another process may have finished with this name and dropped its
+	// reservation between our first look and our reservation.
+	if taken, err := s.nameTaken(name); err != nil || taken {
+		return false, err
+	}
+	r.Name = name
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return false, fmt.Errorf("encode snapshot record: %w", err)
+	}
+	js = append(js, '\n')
+	md := RenderMarkdown(r, lang)
+
+	mdTmp, err := writeTemp(s.Dir, md)
+	if err != nil {
+		return false, fmt.Errorf("write snapshot: %w", err)
+	}
+	jsTmp, err := writeTemp(s.Dir, js)
+	if err != nil {
+		os.Remove(mdTmp)
+		return false, fmt.Errorf("write snapshot: %w", err)
+	}
+	mdPath := filepath.Join(s.Dir, name+".md")
+	jsPath := filepath.Join(s.Dir, name+".json")
+	if err := renameRetry(mdTmp, mdPath); err != nil {
+		os.Remove(mdTmp)
+		os.Remove(jsTmp)
+		return false, fmt.Errorf("write snapshot: %w", err)
+	}
+	if err := renameRetry(jsTmp, jsPath); err != nil {
+		os.Remove(mdPath)
+		os.Remove(jsTmp)
+		return false, fmt.Errorf("write snapshot: %w", err)
+	}
+	return true, nil
+}
+
+// nameTaken reports whether either file of a snapshot name exists, even an
+// .md left alone by a killed process: such a name is never reused.
+func (s *Store) nameTaken(name string) (bool, error) {
+	for _, ext := range []string{".md", ".json"} {
+		_, err := os.Lstat(filepath.Join(s.Dir, name+ext))
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("snapshot folder: %w", err)
+		}
+	}
+	return false, nil
+}
+
+// writeLatest replaces latest.json unless it already names a newer snapshot
+// (another session saving at the same time).
+func (s *Store) writeLatest(r *Record, mdPath string) error {
+	path := filepath.Join(s.Dir, LatestFile)
+	if cur, err := readLatest(path); err == nil && cur.Time.After(r.CreatedAt) {
+		return nil
+	}
+	data, err := json.MarshalIndent(Latest{
+		Path: mdPath, Name: r.Name, Time: r.CreatedAt.UTC(),
+		Session: r.SessionID, Cwd: r.Cwd, Trigger: r.Trigger,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(s.Dir, path, append(data, '\n'))
+}
+
+// Latest reads latest.json.
+func (s *Store) Latest() (*Latest, error) {
+	return readLatest(filepath.Join(s.Dir, LatestFile))
+}
+
+func readLatest(path string) (*Latest, error) {
+	data, err := readRegular(path, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	var l Latest
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("%s: %w", LatestFile, err)
+	}
+	return &l, nil
+}
+
+// Entries lists the snapshots in the folder, newest first by the time in
+// their names (then by suffix and name, so that the order is total). Files
+// that are not snapshot names, and snapshot names without a .json, are left
+// out (SF-37).
+func (s *Store) Entries() ([]Entry, error) {
+	des, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	mds := map[string]bool{}
+	var out []Entry
+	for _, de := range des {
+		if !de.Type().IsRegular() {
+			continue
+		}
+		fn := de.Name()
+		if base, ok := strings.CutSuffix(fn, ".md"); ok {
+			mds[base] = true
+			continue
+		}
+		base, ok := strings.CutSuffix(fn, ".json")
+		if !ok {
+			continue
+		}
+		n, ok := ParseName(base)
+		if !ok {
+			continue
+		}
+		out = append(out, Entry{Name: base, Time: n.Time, SID8: n.SID8, suffix: n.Suffix,
+			JSONPath: filepath.Join(s.Dir, fn)})
+	}
+	for i := range out {
+		if mds[out[i].Name] {
+			out[i].MDPath = filepath.Join(s.Dir, out[i].Name+".md")
+		}
+	}
+	sortEntries(out)
+	return out, nil
+}
+
+func sortEntries(es []Entry) {
+	sort.Slice(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.After(b.Time)
+		}
+		if a.suffix != b.suffix {
+			return a.suffix > b.suffix
+		}
+		return a.Name > b.Name
+	})
+}
+
+// Load reads and checks one record: the name must be a snapshot name, the
+// file a regular file of at most MaxRecordBytes, the schema known and the
+// recorded name equal to the file's (SF-38).
+func (s *Store) Load(name string) (*Record, error) {
+	if _, ok := ParseName(name); !ok {
+		return nil, fmt.Errorf("%q is not a snapshot name", name)
+	}
+	data, err := readRegular(filepath.Join(s.Dir, name+".json"), MaxRecordBytes)
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", name, err)
+	}
+	if r.Schema != SchemaVersion {
+		return nil, fmt.Errorf("snapshot %s: unknown schema %d", name, r.Schema)
+	}
+	if r.Name != name {
+		return nil, fmt.Errorf("snapshot %s: record names %q", name, r.Name)
+	}
+	return &r, nil
+}
+
+// sessionRecords calls fn with the session's readable records, newest first,
+// until fn returns true. Records of other sessions that share the sid8 are
+// skipped: the session id must be equal byte for byte.
+func (s *Store) sessionRecords(sessionID string, fn func(Entry, *Record) bool) error {
+	es, err := s.Entries()
+	if err != nil {
+		return err
+	}
+	sid8 := SID8(sessionID)
+	for _, e := range es {
+		if e.SID8 != sid8 {
+			continue
+		}
+		r, err := s.Load(e.Name)
+		if err != nil || r.SessionID != sessionID {
+			continue
+		}
+		if fn(e, r) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// FindChain returns the newest record of this session (sid8 from the name,
+// then the session id byte for byte) made from the same transcript and
+// covering it up to at most maxEnd, so that the next run can start reading
+// there; nil, nil when there is none (SF-39).
+func (s *Store) FindChain(sessionID, transcriptPath string, maxEnd int64) (*Record, error) {
+	var found *Record
+	err := s.sessionRecords(sessionID, func(_ Entry, r *Record) bool {
+		if r.TranscriptPath == transcriptPath && r.Coverage.TranscriptSize <= maxEnd {
+			found = r
+			return true
+		}
+		return false
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return found, err
+}
+
+// Confirm records in the session's newest snapshot that the compaction it was
+// taken for completed at at, with a summary of summaryChars characters: the
+// .md is re-rendered and the .json rewritten, each atomically. The newest
+// snapshot must have been taken at most ConfirmWindow before at (and not
+// more than a minute after it) and not be confirmed already; otherwise no
+// snapshot was taken for this compaction and ErrNoSnapshot or
+// ErrAlreadyConfirmed is returned with the name looked at (SF-45).
+func (s *Store) Confirm(sessionID string, at time.Time, summaryChars int) (name string, err error) {
+	var rec *Record
+	err = s.sessionRecords(sessionID, func(_ Entry, r *Record) bool {
+		rec = r
+		return true
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if rec == nil {
+		return "", ErrNoSnapshot
+	}
+	if rec.Compaction != nil {
+		return rec.Name, ErrAlreadyConfirmed
+	}
+	if age := at.Sub(rec.CreatedAt); age > ConfirmWindow || age < -time.Minute {
+		return rec.Name, fmt.Errorf("%w: the newest, %s, was taken %s before the compaction ended",
+			ErrNoSnapshot, rec.Name, age.Round(time.Second))
+	}
+	rec.Compaction = &CompactionConfirmation{At: at.UTC(), SummaryChars: summaryChars}
+	lang := rec.Lang
+	if lang != Russian {
+		lang = English
+	}
+	js, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return rec.Name, err
+	}
+	jsPath := filepath.Join(s.Dir, rec.Name+".json")
+	// A snapshot pruned meanwhile stays pruned: rewriting it would bring back
+	// a record the folder no longer counts.
+	if _, err := os.Lstat(jsPath); err != nil {
+		return rec.Name, fmt.Errorf("%w: %s was removed", ErrNoSnapshot, rec.Name)
+	}
+	if err := writeFileAtomic(s.Dir, filepath.Join(s.Dir, rec.Name+".md"), RenderMarkdown(rec, lang)); err != nil {
+		return rec.Name, fmt.Errorf("confirm snapshot: %w", err)
+	}
+	if err := writeFileAtomic(s.Dir, jsPath, append(js, '\n')); err != nil {
+		return rec.Name, fmt.Errorf("confirm snapshot: %w", err)
+	}
+	_ = syncDir(s.Dir)
+	return rec.Name, nil
+}
+
+// prune removes every snapshot after the newest Keep, except the one this
+// Save just wrote, and .md files left without their .json for longer than
+// orphanAfter. It removes a snapshot's .json first, so that it stops
+// counting as a snapshot at once, then its .md. Files already removed by a
+// process pruning at the same time are not errors (SF-41 to SF-43).
+func (s *Store) prune(justSaved string) []string {
+	var warnings []string
+	es, err := s.Entries()
+	if err != nil {
+		return []string{fmt.Sprintf("prune: %v", err)}
+	}
+	remove := func(path string) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			warnings = append(warnings, fmt.Sprintf("prune: %v", err))
+		}
+	}
+	live := map[string]bool{}
+	for i, e := range es {
+		if i < s.keep() || e.Name == justSaved {
+			live[e.Name] = true
+			continue
+		}
+		remove(e.JSONPath)
+		remove(filepath.Join(s.Dir, e.Name+".md"))
+	}
+	des, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return append(warnings, fmt.Sprintf("prune: %v", err))
+	}
+	jsons := map[string]bool{}
+	for _, de := range des {
+		if base, ok := strings.CutSuffix(de.Name(), ".json"); ok {
+			jsons[base] = true
+		}
+	}
+	now := s.now()
+	for _, de := range des {
+		base, ok := strings.CutSuffix(de.Name(), ".md")
+		if !ok || jsons[base] || live[base] || !de.Type().IsRegular() {
+			continue
+		}
+		if _, ok := ParseName(base); !ok {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) > orphanAfter {
+			remove(filepath.Join(s.Dir, de.Name()))
+		}
+	}
+	return warnings
+}
+
+// cleanStale removes temp files and reservations left by killed processes.
+func (s *Store) cleanStale() []string {
+	return cleanStaleIn(s.Dir, s.now())
+}
+
+func cleanStaleIn(dir string, now time.Time) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var warnings []string
+	for _, de := range des {
+		n := de.Name()
+		if !strings.HasPrefix(n, tempPrefix) && !strings.HasPrefix(n, reservePrefix) {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil || now.Sub(fi.ModTime()) <= staleAfter {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			warnings = append(warnings, fmt.Sprintf("remove stale %s: %v", n, err))
+		}
+	}
+	return warnings
+}
+
+// ensurePrivateDir creates dir (and its parents) 0700 and narrows an
+// existing dir that others can read to 0700; it returns a note when it had
+// to. Windows has no such mode bits: its folders inherit the profile's ACL.
+func ensurePrivateDir(dir string) (note string, err error) {
+	if dir == "" {
+		return "", errors.New("no folder given")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", dir)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("folder %s was mode %04o; set to 0700", dir, fi.Mode().Perm()), nil
+	}
+	return "", nil
+}
+
+// writeTemp writes data to a new hidden temp file in dir (mode 0600) and
+// syncs it, so that a rename can publish it whole.
+func writeTemp(dir string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// writeFileAtomic replaces path with data through a synced temp file in dir.
+func writeFileAtomic(dir, path string, data []byte) error {
+	tmp, err := writeTemp(dir, data)
+	if err != nil {
+		return err
+	}
+	if err := renameRetry(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// renameRetry renames, retrying briefly on Windows, where a rename over a
+// file another process has open fails until it closes it.
+func renameRetry(from, to string) error {
+	err := os.Rename(from, to)
+	for i := 1; err != nil && runtime.GOOS == "windows" && i <= 5; i++ {
+		time.Sleep(time.Duration(i) * 20 * time.Millisecond)
+		err = os.Rename(from, to)
+	}
+	return err
+}
+
+// syncDir makes renames in dir durable. Windows cannot sync a folder handle;
+// some file systems refuse to, which is not worth a warning.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
+
+// readRegular reads a regular file of at most max bytes; a FIFO or a device
+// put in its place is refused rather than read (it could block or never end).
+func readRegular(path string, max int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := io.Copy(&b, io.LimitReader(f, max+1)); err != nil {
+		return nil, err
+	}
+	if int64(b.Len()) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
+	}
+	return b.Bytes(), nil
+}
