@@ -154,6 +154,9 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 			g.Head = st.oid
 		}
 		g.Changes, g.ChangeCount = st.changes, st.count
+		if st.malformed > 0 {
+			errs = append(errs, fmt.Sprintf("git status: %d records not understood", st.malformed))
+		}
 	}
 	unborn := g.Head == "" && (stE == nil && st.oid == "(initial)" || refsDone && refs.err == nil)
 	switch {
@@ -302,6 +305,10 @@ func gitStatus(ctx context.Context, bin, root string) (*porcelainV2, error) {
 	p := newPorcelainV2(MaxGitChanges)
 	out := &limitedWriter{w: p}
 	err := runGit(ctx, bin, root, out, "status", "--porcelain=v2", "--branch", "-z")
+	if len(p.pending) > 0 {
+		// Every -z record ends in NUL: a rest without one is torn.
+		p.malformed++
+	}
 	return p, err
 }
 

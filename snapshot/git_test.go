@@ -498,6 +498,23 @@ func TestReadGitFailure(t *testing.T) {
 	}
 }
 
+// spec: GS-9 (output git status should never give is reported, not dropped)
+func TestReadGitMalformedStatus(t *testing.T) {
+	needGit(t)
+	dir := newRepo(t, "odd", "first", map[string]string{"a.txt": "a\n"})
+	odd := fakeGit(t, `case "$*" in
+*status*) printf '# branch.oid 0123\0# branch.head main\0? new.txt\0Z what\0? torn' ;;
+*) echo first ;;
+esac
+`)
+	g := readGitGuarded(t, context.Background(), dir, GitOptions{GitPath: odd})
+	want := []GitChange{{Code: "??", Path: "new.txt"}}
+	if g.Error != "git status: 2 records not understood" || !slices.Equal(g.Changes, want) || g.ChangeCount != 1 || g.Subject != "first" {
+		t.Errorf("Error, Changes, ChangeCount, Subject = %q, %v, %d, %q; want 2 records not understood, %v, 1, first",
+			g.Error, g.Changes, g.ChangeCount, g.Subject, want)
+	}
+}
+
 // spec: GS-10
 func TestReadGitIgnoresHookEnvironment(t *testing.T) {
 	needGit(t)
