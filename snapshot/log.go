@@ -1,0 +1,167 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// MaxLogBytes is the size the log stays under: past it, AppendLog keeps the
+// newest half (SF-61).
+const MaxLogBytes = 1 << 20
+
+// maxLogLine bounds one line, so that no single entry can crowd out the rest.
+const maxLogLine = 16 << 10
+
+// trimLockStale is when a trim lock left by a killed process is ignored.
+const trimLockStale = time.Minute
+
+// AppendLog appends one line to the log at path, creating its folder (0700)
+// and the file (0600). Control characters, newlines included, are escaped so
+// that an entry is always one line; a line is cut at 16 KiB. The line is
+// written with one append, so that lines of processes logging at once do not
+// mix (SF-60).
+func AppendLog(path string, line string) error {
+	dir := filepath.Dir(path)
+	if _, err := ensurePrivateDir(dir); err != nil {
+		return fmt.Errorf("log folder: %w", err)
+	}
+	line = escapeInline(line)
+	if len(line) > maxLogLine {
+		line = cutUTF8(line, maxLogLine) + TruncatedLogMarker
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte(line + "\n"))
+	fi, serr := f.Stat()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if serr != nil {
+		return nil
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		os.Chmod(path, 0o600)
+	}
+	if fi.Size() > MaxLogBytes {
+		return trimLog(path)
+	}
+	return nil
+}
+
+// TruncatedLogMarker ends a log line that was cut.
+const TruncatedLogMarker = " […cut]"
+
+// trimLog replaces the log with its newest half, starting at a line, through
+// a temp file and a rename, so that readers see either the old log or the
+// new one. One process trims at a time (a lock file made with O_EXCL); a line
+// another process appends while the trim runs can be lost, which is the price
+// of never locking the appends themselves.
+func trimLog(path string) error {
+	lock := path + ".trim"
+	lf, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		if fi, serr := os.Stat(lock); serr == nil && time.Since(fi.ModTime()) > trimLockStale {
+			os.Remove(lock)
+		}
+		return nil // another process is trimming
+	}
+	if err != nil {
+		return fmt.Errorf("trim log: %w", err)
+	}
+	lf.Close()
+	defer os.Remove(lock)
+
+	tail, _, err := readTail(path, MaxLogBytes/2)
+	if err != nil {
+		return fmt.Errorf("trim log: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Dir(path), path, tail); err != nil {
+		return fmt.Errorf("trim log: %w", err)
+	}
+	return nil
+}
+
+// readTail reads at most limit bytes from the end of a regular file, dropping
+// a first line it came into half-way. cut says whether anything was left
+// out.
+func readTail(path string, limit int64) (tail []byte, cut bool, err error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	size := fi.Size()
+	start := max(0, size-limit)
+	// Read one byte more to see whether the tail starts at a line.
+	from := max(0, start-1)
+	buf, err := io.ReadAll(io.NewSectionReader(f, from, size-from))
+	if err != nil {
+		return nil, false, err
+	}
+	if start == 0 {
+		return buf, false, nil
+	}
+	if buf[0] != '\n' {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return nil, true, nil
+		}
+		buf = buf[i:]
+	}
+	return buf[1:], true, nil
+}
+
+// RecentLogLines returns the last n lines of the log, oldest first; nil, nil
+// when there is no log yet (SF-62).
+func RecentLogLines(path string, n int) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	tail, _, err := readTail(path, 2*MaxLogBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimSuffix(strings.ReplaceAll(string(tail), "\r\n", "\n"), "\n")
+	if s == "" {
+		return nil, nil
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, nil
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
