@@ -60,6 +60,11 @@ type Extractor struct {
 
 	pending map[string]*pendingCall
 	order   []string // pending ids, oldest first (may hold answered ids)
+	// done holds the ids of the last MaxPending answered calls, so that a
+	// call written twice (a preserved segment re-emitted after a
+	// compaction) counts once.
+	done     map[string]struct{}
+	doneList []string
 
 	e entry // the line being handled
 }
@@ -109,7 +114,8 @@ const maxBlocks = 1000
 type block struct {
 	typ     span
 	text    span // text blocks
-	id      span // tool_use: id; tool_result: tool_use_id
+	id      span // tool_use
+	useID   span // tool_result: tool_use_id
 	name    span // tool_use
 	input   span // tool_use
 	isError bool // tool_result
@@ -124,6 +130,7 @@ func NewExtractor(seed *Facts) *Extractor {
 	x := &Extractor{
 		files:   make(map[string]*fileRec),
 		pending: make(map[string]*pendingCall),
+		done:    make(map[string]struct{}),
 	}
 	if seed == nil {
 		return x
@@ -362,8 +369,10 @@ func (e *entry) contentBlocks(b []byte, i int) (int, error) {
 				bl.typ = sp
 			case "text":
 				bl.text = sp
-			case "id", "tool_use_id":
+			case "id":
 				bl.id = sp
+			case "tool_use_id":
+				bl.useID = sp
 			case "name":
 				bl.name = sp
 			case "input":
@@ -573,6 +582,9 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	if id == "" {
 		return
 	}
+	if _, seen := x.done[id]; seen {
+		return
+	}
 	var in [nInput]span
 	input.fields(line, inputKeys, in[:])
 	pc := &pendingCall{tool: name, time: t, input: shortInput(line, input, in[iShort:])}
@@ -727,7 +739,7 @@ func (x *Extractor) user(line []byte, t time.Time) {
 	}
 	for _, b := range e.blocks {
 		if b.typ.strEq(line, "tool_result") {
-			id, _ := b.id.str(line)
+			id, _ := b.useID.str(line)
 			x.toolResult(line, id, b.isError, b.content, tur, t)
 		}
 	}
@@ -809,6 +821,10 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 		text, more = string([]rune(text)[:MaxPromptChars]), true
 	}
 	p := Prompt{Text: marked(text, more), Time: t, Truncated: more}
+	if !t.IsZero() && slices.ContainsFunc(x.prompts, func(q Prompt) bool { return q.Text == p.Text && q.Time.Equal(t) }) {
+		// The same prompt at the same time: written again, not typed again.
+		return
+	}
 	if n := len(x.prompts); n > 0 && x.prompts[n-1].FromLastPrompt && x.prompts[n-1].Text == p.Text {
 		x.prompts[n-1] = p
 	} else {
@@ -827,6 +843,12 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 		return
 	}
 	delete(x.pending, id)
+	x.done[id] = struct{}{}
+	x.doneList = append(x.doneList, id)
+	if len(x.doneList) > MaxPending {
+		delete(x.done, x.doneList[0])
+		x.doneList = x.doneList[1:]
+	}
 
 	turStr := ""
 	if tur.isString(line) {
