@@ -1,0 +1,758 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+func init() {
+	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdDoctor(ios, g, nil) })
+}
+
+// DoctorOptions are the inputs of "compact-guard doctor".
+type DoctorOptions struct {
+	IO     *IO
+	Global *GlobalOptions
+	// NoSelfTest skips the round trip through precompact and postcompact.
+	NoSelfTest bool
+
+	Executable func() (string, error)
+	Host       hostEnv
+	Now        func() time.Time
+	// SelfTest runs the round trip (doctorSelfTest); tests substitute it.
+	SelfTest func() doctorCheck
+	// Fancy selects ✓ ✗ ! marks (a terminal) over [ok] [FAIL] [warn];
+	// Color adds colour to them.
+	Fancy, Color bool
+}
+
+func newCmdDoctor(ios *IO, g *GlobalOptions, runF func(*DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: defaultHostEnv(), Now: time.Now, SelfTest: doctorSelfTest}
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the setup: hooks, binary, snapshot folder, log, and a round trip",
+		Long: `Check that compact-guard will actually run at the next compaction. One line
+per check, with a fix where one is needed:
+
+  - this binary's version and path;
+  - each settings file Claude Code reads (user, project, local): whether
+    PreCompact runs "compact-guard precompact" for manual and auto
+    compactions and SessionStart (matcher "compact") runs
+    "compact-guard postcompact", and whether the command's program exists
+    and is executable; timeouts that look like milliseconds (>= 1000) or
+    are too short (< 5 s for precompact); "if" conditions (they stop the
+    hook from running); disableAllHooks; the same hook in several files;
+  - the snapshot folder: exists (or can be created), writable, mode 0700;
+  - failed hook runs in the log during the last 24 hours;
+  - a round trip in a temporary folder: a synthetic transcript goes
+    through precompact, the snapshot appears on disk, and postcompact's
+    pointer names it.
+
+Marks: ✓ ok, ! warning, ✗ failure, · information; when the output is not
+a terminal, [ok] [warn] [FAIL] [info]. Colour follows NO_COLOR.
+Warnings do not change the exit status.
+
+` + settingsFlagsHelp + `
+Exit status: 0 every check passed (warnings allowed), 1 at least one check
+failed, 2 bad flags.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			opts.Fancy, opts.Color = markStyle(ios.Out, opts.Host.Getenv)
+			if runF != nil {
+				return runF(opts)
+			}
+			return doctorRun(opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.NoSelfTest, "no-self-test", false, "skip the round trip through precompact and postcompact")
+	return c
+}
+
+// markStyle picks Unicode marks for a terminal and plain ASCII for pipes and
+// logs, where they survive any encoding and are easy to grep.
+func markStyle(w io.Writer, getenv func(string) string) (fancy, color bool) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false, false
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false, false
+	}
+	if getenv("TERM") == "dumb" {
+		return false, false
+	}
+	return true, getenv("NO_COLOR") == ""
+}
+
+type checkStatus int
+
+const (
+	checkOK checkStatus = iota
+	checkInfo
+	checkWarn
+	checkFail
+)
+
+// doctorCheck is one line of doctor's report.
+type doctorCheck struct {
+	Status checkStatus
+	Text   string
+	Fix    string
+}
+
+func (c doctorCheck) line(fancy, color bool) string {
+	marks := map[checkStatus][2]string{
+		checkOK:   {"✓", "[ok]  "},
+		checkInfo: {"·", "[info]"},
+		checkWarn: {"!", "[warn]"},
+		checkFail: {"✗", "[FAIL]"},
+	}
+	colors := map[checkStatus]string{checkOK: "32", checkInfo: "2", checkWarn: "33", checkFail: "31"}
+	m, pad := marks[c.Status][1], "       "
+	if fancy {
+		m, pad = marks[c.Status][0], "  "
+		if color {
+			m = "\x1b[" + colors[c.Status] + "m" + m + "\x1b[0m"
+		}
+	}
+	s := m + " " + c.Text + "\n"
+	if c.Fix != "" {
+		s += pad + "fix: " + c.Fix + "\n"
+	}
+	return s
+}
+
+func doctorRun(opts *DoctorOptions) error {
+	var checks []doctorCheck
+	add := func(c ...doctorCheck) { checks = append(checks, c...) }
+
+	exe, exeErr := opts.Executable()
+	if exeErr != nil {
+		add(doctorCheck{Status: checkWarn, Text: fmt.Sprintf("compact-guard %s: %v", Version, exeErr)})
+	} else {
+		add(doctorCheck{Status: checkOK, Text: fmt.Sprintf("compact-guard %s (%s, %s/%s) at %s", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, exe)})
+	}
+
+	add(checkSettings(opts, exe)...)
+	dir := snapshotDir(opts.Global)
+	add(checkSnapshotDir(dir))
+	add(checkLog(logPath(dir), opts.Now()))
+	if opts.NoSelfTest {
+		add(doctorCheck{Status: checkInfo, Text: "round trip skipped (--no-self-test)"})
+	} else {
+		add(opts.SelfTest())
+	}
+
+	failed, warned := 0, 0
+	var b strings.Builder
+	for _, c := range checks {
+		b.WriteString(c.line(opts.Fancy, opts.Color))
+		switch c.Status {
+		case checkFail:
+			failed++
+		case checkWarn:
+			warned++
+		}
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(&b, "%d check(s) failed, %d warning(s)\n", failed, warned)
+	case warned > 0:
+		fmt.Fprintf(&b, "no check failed, %d warning(s)\n", warned)
+	default:
+		b.WriteString("all checks passed\n")
+	}
+	if _, err := io.WriteString(opts.IO.Out, b.String()); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return exitError{ExitFailure}
+	}
+	return nil
+}
+
+// ---- settings ----
+
+// settingsSource is one settings file doctor reads.
+type settingsSource struct {
+	Label string
+	Scope string // for the fix: "" when install cannot target it by scope
+	Path  string
+	// Ignored explains why Claude Code does not read this file.
+	Ignored string
+}
+
+func settingsSources(h hostEnv) []settingsSource {
+	var out []settingsSource
+	if p, err := userSettingsPath(h); err == nil {
+		label := "user settings"
+		if h.Getenv("CLAUDE_CONFIG_DIR") != "" {
+			label = "user settings ($CLAUDE_CONFIG_DIR)"
+		}
+		out = append(out, settingsSource{Label: label, Scope: scopeUser, Path: p})
+	}
+	if h.Getenv("CLAUDE_CONFIG_DIR") != "" {
+		if home, err := h.Home(); err == nil {
+			out = append(out, settingsSource{Label: "~/.claude settings", Path: filepath.Join(home, ".claude", "settings.json"),
+				Ignored: "Claude Code does not read it while CLAUDE_CONFIG_DIR is set"})
+		}
+	}
+	if dir, err := projectDir(h); err == nil {
+		out = append(out,
+			settingsSource{Label: "project settings", Scope: scopeProject, Path: filepath.Join(dir, ".claude", "settings.json")},
+			settingsSource{Label: "local settings", Scope: scopeLocal, Path: filepath.Join(dir, ".claude", "settings.local.json")})
+	}
+	return out
+}
+
+// registration is one hook of ours found in a settings file.
+type registration struct {
+	Source settingsSource
+	H      ourHandler
+}
+
+func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
+	var out []doctorCheck
+	var regs []registration
+	projDir, _ := projectDir(opts.Host)
+	for _, src := range settingsSources(opts.Host) {
+		data, err := os.ReadFile(src.Path)
+		if errors.Is(err, os.ErrNotExist) {
+			if src.Ignored == "" {
+				out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s: not found", src.Label, src.Path)})
+			}
+			continue
+		}
+		if err != nil {
+			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err)})
+			continue
+		}
+		root, err := parseJSON(data)
+		if err == nil && !root.isObject() {
+			err = errors.New("the top-level value is not an object")
+		}
+		if err != nil {
+			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err),
+				Fix: "correct the file by hand; Claude Code ignores a settings file it cannot parse"})
+			continue
+		}
+		found := findOurHandlers(root, exe)
+		if src.Ignored != "" {
+			if len(found) > 0 {
+				out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s %s holds compact-guard hooks, but %s", src.Label, src.Path, src.Ignored),
+					Fix: "run 'compact-guard install' (it writes to $CLAUDE_CONFIG_DIR/settings.json)"})
+			}
+			continue
+		}
+		for _, key := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
+			if root.get(key).isTrue() {
+				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
+					Fix: fmt.Sprintf("remove %q from %s", key, src.Path)})
+			}
+		}
+		if len(found) == 0 {
+			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s: no compact-guard hooks", src.Label, src.Path)})
+		} else {
+			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s:", src.Label, src.Path)})
+		}
+		for _, h := range found {
+			regs = append(regs, registration{src, h})
+			out = append(out, checkRegistration(src, h, exe, projDir, opts.Host))
+		}
+	}
+	out = append(out, checkCoverage(regs)...)
+	return out
+}
+
+// installFix is the install command that repairs an entry in src.
+func installFix(src settingsSource) string {
+	if src.Scope == "" || src.Scope == scopeUser {
+		return "run 'compact-guard install'"
+	}
+	return "run 'compact-guard install --scope " + src.Scope + "' in the project folder"
+}
+
+// checkRegistration judges one hook entry of ours.
+func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, host hostEnv) doctorCheck {
+	matcher := h.Matcher
+	if !h.HasMatcher {
+		matcher = "*"
+	}
+	timeout := "default timeout"
+	if tn := h.Node.get("timeout"); tn != nil {
+		timeout = "timeout " + tn.text + " s"
+	}
+	desc := fmt.Sprintf("  %s [%s] runs %s %s (%s)", h.Event, matcher, h.Node.get("command").stringValOr(""), strings.Join(argsOf(h.Node), " "), timeout)
+	desc = strings.Replace(desc, "  (", " (", 1)
+	fail := func(why, fix string) doctorCheck {
+		return doctorCheck{Status: checkFail, Text: desc + ": " + why, Fix: fix}
+	}
+	warn := func(why, fix string) doctorCheck {
+		return doctorCheck{Status: checkWarn, Text: desc + ": " + why, Fix: fix}
+	}
+
+	// Does the program exist?
+	prog := expandProgram(h.Cmd.Program, projDir, host)
+	switch {
+	case prog == "":
+		return warn("cannot tell where the program is", installFix(src))
+	case !strings.ContainsAny(prog, `/\`):
+		found, err := exec.LookPath(prog)
+		if err != nil {
+			return fail(fmt.Sprintf("%q is not on PATH", prog), installFix(src)+" to register an absolute path")
+		}
+		return warn(fmt.Sprintf("found through this shell's PATH (%s); Claude Code's PATH may differ", found), installFix(src)+" to register an absolute path")
+	}
+	st, err := os.Stat(prog)
+	switch {
+	case err != nil:
+		return fail(fmt.Sprintf("%s does not exist", prog), installFix(src)+" to point it at "+orUnknown(exe))
+	case st.IsDir():
+		return fail(fmt.Sprintf("%s is a folder", prog), installFix(src))
+	case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
+		return fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+prog)
+	}
+
+	// Will it run for the right events?
+	want := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
+	wantSub := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
+	if wantSub[h.Event] == "" {
+		return warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Cmd.Sub, h.Event), "remove it from "+src.Path)
+	}
+	if wantSub[h.Event] != h.Cmd.Sub {
+		return fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, wantSub[h.Event], h.Cmd.Sub), installFix(src))
+	}
+	for _, v := range want[h.Event] {
+		if ok, bad := matcherMatches(matcher, v); !ok {
+			why := fmt.Sprintf("matcher %q does not match %q", matcher, v)
+			if bad != nil {
+				why = fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad)
+			}
+			return fail(why, installFix(src))
+		}
+	}
+	if h.Node.get("if") != nil {
+		return fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
+	}
+	if tn := h.Node.get("timeout"); tn != nil {
+		t, ok := tn.number()
+		switch {
+		case !ok:
+			return fail("the timeout is not a number", installFix(src))
+		case t >= 1000:
+			return fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", tn.text, time.Duration(t*float64(time.Second)).Round(time.Minute)), installFix(src)+fmt.Sprintf(" (it writes %d)", specTimeout(h.Event)))
+		case t <= 0:
+			return fail("the timeout is not positive", installFix(src))
+		case h.Cmd.Sub == "precompact" && t < 5:
+			return fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", tn.text), installFix(src)+fmt.Sprintf(" (it writes %d)", specTimeout(h.Event)))
+		}
+	}
+	if h.Cmd.Sub == "precompact" && h.Node.get("async").isTrue() {
+		return warn("async: the compaction may start before the snapshot is written", `remove "async" from the entry in `+src.Path)
+	}
+	if exe != "" && !sameFile(prog, exe) {
+		return warn("another compact-guard than this one ("+exe+")", installFix(src)+" to use this one, or run that binary's doctor")
+	}
+	return doctorCheck{Status: checkOK, Text: desc}
+}
+
+func argsOf(h *jsonNode) []string {
+	var out []string
+	if a := h.get("args"); a.isArray() {
+		for _, e := range a.elems {
+			out = append(out, e.stringValOr(""))
+		}
+	}
+	return out
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "this binary"
+	}
+	return s
+}
+
+func specTimeout(event string) int {
+	for _, s := range ourHooks {
+		if s.Event == event {
+			return s.Timeout
+		}
+	}
+	return 60
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+var gitBashDrive = regexp.MustCompile(`^/([a-zA-Z])/`)
+
+// expandProgram resolves what the shell would: $VAR and ${VAR} (with
+// CLAUDE_PROJECT_DIR known even outside a session), a leading ~/, and on
+// Windows Git Bash's /c/... drive paths.
+func expandProgram(p, projDir string, h hostEnv) string {
+	p = os.Expand(p, func(k string) string {
+		if k == "CLAUDE_PROJECT_DIR" && h.Getenv(k) == "" {
+			return projDir
+		}
+		return h.Getenv(k)
+	})
+	if strings.HasPrefix(p, "~/") {
+		if home, err := h.Home(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if runtime.GOOS == "windows" {
+		p = gitBashDrive.ReplaceAllString(p, "$1:/")
+	}
+	return p
+}
+
+// matcherMatches applies Claude Code's matcher rules to a value: "", "*"
+// match all; a matcher of letters, digits, _ - space , | is an exact list;
+// anything else an unanchored regular expression (RE2 here, JavaScript
+// there; close enough for the patterns people write).
+func matcherMatches(m, value string) (bool, error) {
+	if m == "" || m == "*" {
+		return true, nil
+	}
+	if toks, ok := matcherTokens(m); ok {
+		for _, t := range toks {
+			if t == value {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return false, err
+	}
+	return re.MatchString(value), nil
+}
+
+// checkCoverage reports the hooks missing from every file, and the same hook
+// registered more than once with different commands (identical handlers run
+// once; different ones run twice).
+func checkCoverage(regs []registration) []doctorCheck {
+	var out []doctorCheck
+	for _, s := range ourHooks {
+		var where []registration
+		for _, r := range regs {
+			if r.H.Event == s.Event && r.H.Cmd.Sub == s.Sub {
+				where = append(where, r)
+			}
+		}
+		switch {
+		case len(where) == 0 && s.Event == "PostCompact":
+			out = append(out, doctorCheck{Status: checkWarn, Text: "no PostCompact hook runs compact-guard postcompact: snapshots do not record that the compaction completed",
+				Fix: "run 'compact-guard install'"})
+		case len(where) == 0 && s.Event == "PreCompact":
+			out = append(out, doctorCheck{Status: checkFail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
+				Fix: "run 'compact-guard install'"})
+		case len(where) == 0:
+			out = append(out, doctorCheck{Status: checkFail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,
+				Fix: "run 'compact-guard install'"})
+		case len(where) > 1:
+			cmds := map[string]bool{}
+			var labels []string
+			for _, r := range where {
+				cmds[r.H.Node.get("command").stringValOr("")+"\x00"+strings.Join(argsOf(r.H.Node), "\x00")] = true
+				labels = append(labels, r.Source.Label)
+			}
+			if len(cmds) > 1 {
+				out = append(out, doctorCheck{Status: checkWarn,
+					Text: fmt.Sprintf("%s runs compact-guard %s %d times (%s) with different commands", s.Event, s.Sub, len(where), strings.Join(labels, ", ")),
+					Fix:  "keep one: 'compact-guard uninstall --scope project|local' removes the others"})
+			}
+		}
+	}
+	return out
+}
+
+// ---- snapshot folder ----
+
+func checkSnapshotDir(dir string) doctorCheck {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		parent := dir
+		for {
+			parent = filepath.Dir(parent)
+			if _, err := os.Stat(parent); err == nil || parent == filepath.Dir(parent) {
+				break
+			}
+		}
+		if werr := probeWritable(parent); werr != nil {
+			return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s does not exist and cannot be created: %v", dir, werr),
+				Fix: "make " + parent + " writable, or choose another folder with COMPACT_GUARD_DIR in Claude Code's environment"}
+		}
+		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("snapshot folder %s: not created yet (the first snapshot creates it, mode 0700)", dir)}
+	}
+	if err != nil {
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: %v", dir, err)}
+	}
+	if !st.IsDir() {
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not a folder", dir), Fix: "move it away"}
+	}
+	if err := probeWritable(dir); err != nil {
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %v", dir, err), Fix: "chmod 700 " + dir}
+	}
+	count, newest := countSnapshots(dir)
+	what := "no snapshots yet"
+	if count > 0 {
+		what = fmt.Sprintf("%d snapshot(s), newest %s", count, newest.Local().Format("2006-01-02 15:04"))
+	}
+	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return doctorCheck{Status: checkWarn, Text: fmt.Sprintf("snapshot folder %s has mode %04o: other users can read snapshots (%s)", dir, st.Mode().Perm(), what),
+			Fix: "chmod 700 " + dir}
+	}
+	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("snapshot folder %s: writable, private (%s)", dir, what)}
+}
+
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".compact-guard-doctor-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+func countSnapshots(dir string) (int, time.Time) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, time.Time{}
+	}
+	n := 0
+	var newest time.Time
+	for _, e := range ents {
+		base, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if nm, ok := snapshot.ParseName(base); ok {
+			n++
+			if nm.Time.After(newest) {
+				newest = nm.Time
+			}
+		}
+	}
+	return n, newest
+}
+
+// ---- log ----
+
+// logLine is what doctor needs of a log line (see logEntry.String).
+type logLine struct {
+	At      time.Time
+	Command string
+	Outcome string
+	Detail  string
+}
+
+func parseLogLine(s string) (logLine, bool) {
+	fields := strings.Fields(s)
+	if len(fields) < 3 {
+		return logLine{}, false
+	}
+	at, err := time.Parse(time.RFC3339, fields[0])
+	if err != nil {
+		return logLine{}, false
+	}
+	l := logLine{At: at, Command: fields[1]}
+	for _, f := range fields[2:] {
+		if v, ok := strings.CutPrefix(f, "outcome="); ok {
+			l.Outcome = v
+			break
+		}
+	}
+	if i := strings.Index(s, " detail="); i >= 0 {
+		if d, err := strconv.Unquote(s[i+len(" detail="):]); err == nil {
+			l.Detail = d
+		}
+	}
+	return l, l.Outcome != ""
+}
+
+// maxLogLines bounds the lines doctor reads; the log itself is kept small
+// by snapshot.AppendLog.
+const maxLogLines = 100000
+
+func checkLog(path string, now time.Time) doctorCheck {
+	lines, err := snapshot.RecentLogLines(path, maxLogLines)
+	if err != nil {
+		return doctorCheck{Status: checkWarn, Text: fmt.Sprintf("log %s: %v", path, err)}
+	}
+	if lines == nil {
+		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("log %s: no hook runs recorded yet", path)}
+	}
+	since := now.Add(-24 * time.Hour)
+	runs, warned, failed := 0, 0, 0
+	var last logLine
+	for _, s := range lines {
+		l, ok := parseLogLine(s)
+		if !ok || l.At.Before(since) {
+			continue
+		}
+		runs++
+		switch l.Outcome {
+		case outcomeFailed:
+			failed++
+			last = l
+		case outcomeWarn:
+			warned++
+		}
+	}
+	if failed > 0 {
+		return doctorCheck{Status: checkWarn,
+			Text: fmt.Sprintf("log %s: %d of %d hook runs in the last 24 h failed; newest %s %s: %s", path, failed, runs, last.At.Local().Format("2006-01-02 15:04"), last.Command, truncateRunes(last.Detail, 300)),
+			Fix:  "read the log; a failure stops being reported 24 h after it happened"}
+	}
+	text := fmt.Sprintf("log %s: %d hook runs in the last 24 h, none failed", path, runs)
+	if warned > 0 {
+		text += fmt.Sprintf(" (%d with warnings)", warned)
+	}
+	return doctorCheck{Status: checkOK, Text: text}
+}
+
+// ---- round trip ----
+
+// doctorSelfTest feeds a synthetic session through precompact and
+// postcompact in a temporary folder, with an empty environment, as Claude
+// Code would run them.
+func doctorSelfTest() doctorCheck {
+	start := time.Now()
+	fail := func(format string, a ...any) doctorCheck {
+		return doctorCheck{Status: checkFail, Text: "round trip: " + fmt.Sprintf(format, a...),
+			Fix: "report it with the output of 'compact-guard version'"}
+	}
+	tmp, err := os.MkdirTemp("", "compact-guard-doctor-")
+	if err != nil {
+		return fail("cannot make a temporary folder: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	sid := fmt.Sprintf("d0c70000-0000-4000-8000-%012x", start.UnixNano()&0xffffffffffff)
+	tpath := filepath.Join(tmp, "session.jsonl")
+	if err := os.WriteFile(tpath, syntheticTranscript(sid, tmp, start), 0o600); err != nil {
+		return fail("cannot write the transcript: %v", err)
+	}
+	dir := filepath.Join(tmp, "snapshots")
+	noEnv := func(string) string { return "" }
+
+	pre, _ := json.Marshal(map[string]any{
+		"session_id": sid, "transcript_path": tpath, "cwd": tmp,
+		"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": nil,
+	})
+	var preOut, preErr bytes.Buffer
+	err = precompactRun(&PrecompactOptions{
+		IO:  &IO{In: bytes.NewReader(pre), Out: &preOut, ErrOut: &preErr},
+		Dir: dir, Lang: snapshot.English, Keep: defaultKeep, StateFileName: defaultStateFileName,
+		Timeout: defaultTimeout, GitTimeout: defaultGitTimeout, EarlierBudget: defaultEarlierBudget,
+		Getenv: noEnv, Now: time.Now,
+	})
+	if err != nil {
+		return fail("precompact returned %v", err)
+	}
+	if preOut.Len() > 0 {
+		return fail("precompact printed %d bytes on stdout (it must print nothing)", preOut.Len())
+	}
+	md := ""
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if base, ok := strings.CutSuffix(e.Name(), ".md"); ok {
+				if _, ok := snapshot.ParseName(base); ok {
+					md = e.Name()
+				}
+			}
+		}
+	}
+	if md == "" {
+		return fail("precompact wrote no snapshot in %s; its log says: %s", dir, lastLogLine(logPath(dir)))
+	}
+	if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(md, ".md")+".json")); err != nil {
+		return fail("snapshot %s has no .json record", md)
+	}
+
+	post, _ := json.Marshal(map[string]any{
+		"session_id": sid, "transcript_path": tpath, "cwd": tmp,
+		"hook_event_name": "SessionStart", "source": "compact",
+	})
+	var postOut, postErr bytes.Buffer
+	err = postcompactRun(&PostcompactOptions{
+		IO:  &IO{In: bytes.NewReader(post), Out: &postOut, ErrOut: &postErr},
+		Dir: dir, Lang: snapshot.English, MaxAge: defaultMaxAge, MaxChars: defaultMaxChars,
+		StateFileName: defaultStateFileName, Timeout: defaultPostcompactTime,
+		Getenv: noEnv, Now: time.Now,
+	})
+	if err != nil {
+		return fail("postcompact returned %v", err)
+	}
+	var hookOut struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(postOut.Bytes(), &hookOut); err != nil {
+		return fail("postcompact output is not hook JSON (%v): %q", err, truncateRunes(postOut.String(), 200))
+	}
+	if !strings.Contains(hookOut.HookSpecificOutput.AdditionalContext, md) {
+		return fail("postcompact's pointer does not name %s: %q", md, truncateRunes(hookOut.HookSpecificOutput.AdditionalContext, 300))
+	}
+	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("round trip: precompact wrote %s, postcompact pointed at it (%d ms)", md, time.Since(start).Milliseconds())}
+}
+
+// syntheticTranscript is a minimal session: one typed prompt and one
+// answer with usage.
+func syntheticTranscript(sid, cwd string, t time.Time) []byte {
+	ts := t.UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z")
+	lines := []map[string]any{
+		{"type": "user", "uuid": "00000000-0000-4000-8000-000000000001", "parentUuid": nil, "isSidechain": false,
+			"userType": "external", "cwd": cwd, "sessionId": sid, "version": "2.1.328", "gitBranch": "",
+			"timestamp": ts, "promptSource": "typed",
+			"message": map[string]any{"role": "user", "content": "compact-guard doctor: synthetic prompt"}},
+		{"type": "assistant", "uuid": "00000000-0000-4000-8000-000000000002", "parentUuid": "00000000-0000-4000-8000-000000000001",
+			"isSidechain": false, "userType": "external", "cwd": cwd, "sessionId": sid, "version": "2.1.328", "gitBranch": "",
+			"timestamp": ts, "requestId": "req_doctor",
+			"message": map[string]any{"model": "claude-doctor", "id": "msg_doctor", "type": "message", "role": "assistant",
+				"content":     []any{map[string]any{"type": "text", "text": "ok"}},
+				"stop_reason": "end_turn",
+				"usage":       map[string]any{"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 2}}},
+	}
+	var b bytes.Buffer
+	for _, l := range lines {
+		j, _ := json.Marshal(l)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func lastLogLine(path string) string {
+	lines, err := snapshot.RecentLogLines(path, 1)
+	if err != nil || len(lines) == 0 {
+		return "(no log)"
+	}
+	return truncateRunes(lines[0], 400)
+}

@@ -1,0 +1,415 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// docEnv is a fake machine for doctor: a home, a project folder, a
+// compact-guard binary and a snapshot folder, all in a temporary folder.
+type docEnv struct {
+	t      *testing.T
+	root   string
+	home   string
+	proj   string
+	exe    string
+	snaps  string
+	env    map[string]string
+	now    time.Time
+	selfOK doctorCheck
+}
+
+func newDocEnv(t *testing.T) *docEnv {
+	t.Helper()
+	root := t.TempDir()
+	d := &docEnv{
+		t: t, root: root,
+		home:   filepath.Join(root, "home"),
+		proj:   filepath.Join(root, "proj"),
+		exe:    filepath.Join(root, "bin", "compact-guard"),
+		snaps:  filepath.Join(root, "state", "snapshots"),
+		env:    map[string]string{},
+		now:    time.Now(),
+		selfOK: doctorCheck{Status: checkOK, Text: "round trip: stubbed"},
+	}
+	for _, dir := range []string{d.home, d.proj, filepath.Dir(d.exe)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(d.exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d *docEnv) userSettings() string { return filepath.Join(d.home, ".claude", "settings.json") }
+
+// write puts content into a settings file, creating its folder.
+func (d *docEnv) write(path, content string) {
+	d.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		d.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// installed is the settings install writes for the fake binary.
+func (d *docEnv) installed() string {
+	root := newObject()
+	if _, err := installHooks(root, d.exe); err != nil {
+		d.t.Fatal(err)
+	}
+	return string(encodeJSON(root, "  ", true))
+}
+
+// run runs doctor and returns its output and exit code.
+func (d *docEnv) run() (string, int) {
+	d.t.Helper()
+	var out, errOut bytes.Buffer
+	opts := &DoctorOptions{
+		IO:         &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		Global:     &GlobalOptions{Dir: d.snaps},
+		Executable: func() (string, error) { return d.exe, nil },
+		Host: hostEnv{
+			Getenv: func(k string) string { return d.env[k] },
+			Home:   func() (string, error) { return d.home, nil },
+			Getwd:  func() (string, error) { return d.proj, nil },
+		},
+		Now:      func() time.Time { return d.now },
+		SelfTest: func() doctorCheck { return d.selfOK },
+	}
+	err := doctorRun(opts)
+	return out.String(), exitCode(err, &errOut)
+}
+
+// docLine finds the report line holding all of the given parts and returns
+// it with the fix line after it.
+func docLine(out string, parts ...string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(l, p)
+		}
+		if ok {
+			if i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "fix:") {
+				return l + "\n" + lines[i+1]
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// spec: DR-1, DR-2, DR-10
+func TestDoctorAllGood(t *testing.T) {
+	d := newDocEnv(t)
+	d.write(d.userSettings(), d.installed())
+	out, code := d.run()
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range [][]string{
+		{"[ok]", "compact-guard " + Version, d.exe},
+		{"[info]", "user settings", d.userSettings()},
+		{"[ok]", "PreCompact [manual|auto] runs", "precompact (timeout 60 s)"},
+		{"[ok]", "SessionStart [compact] runs", "postcompact (timeout 15 s)"},
+		{"[ok]", "PostCompact [manual|auto] runs"},
+		{"[info]", "project settings", "not found"},
+		{"[ok]", "snapshot folder", "not created yet"},
+		{"[ok]", "log", "no hook runs recorded yet"},
+		{"[ok]", "round trip: stubbed"},
+		{"all checks passed"},
+	} {
+		if docLine(out, want...) == "" {
+			t.Errorf("no line with %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "[FAIL]") || strings.Contains(out, "[warn]") {
+		t.Errorf("unexpected problem reported:\n%s", out)
+	}
+}
+
+// spec: DR-3, DR-10
+func TestDoctorFlagsMissingHook(t *testing.T) {
+	d := newDocEnv(t)
+	// Only SessionStart: no snapshot would ever be taken.
+	d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q,"timeout":15}]}]}}`, hookCommand(d.exe, "postcompact")))
+	out, code := d.run()
+	if code != ExitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if l := docLine(out, "[FAIL]", "no PreCompact hook"); !strings.Contains(l, "fix: run 'compact-guard install'") {
+		t.Errorf("missing PreCompact not flagged with a fix:\n%s", out)
+	}
+	if docLine(out, "[warn]", "no PostCompact hook") == "" {
+		t.Errorf("missing PostCompact not warned:\n%s", out)
+	}
+	if !strings.Contains(out, "1 check(s) failed") {
+		t.Errorf("summary:\n%s", out)
+	}
+
+	// Nothing installed anywhere: both essential hooks fail.
+	d2 := newDocEnv(t)
+	out, code = d2.run()
+	if code != ExitFailure || docLine(out, "[FAIL]", "no PreCompact hook") == "" || docLine(out, "[FAIL]", `no SessionStart hook with matcher "compact"`) == "" {
+		t.Errorf("empty setup: exit %d\n%s", code, out)
+	}
+}
+
+// spec: DR-4
+func TestDoctorFlagsBadEntries(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "compact-guard")
+	if err := os.WriteFile(notExec, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		handler string // the PreCompact handler
+		matcher string
+		want    []string
+		status  string
+	}{
+		{"dead path", `{"type":"command","command":"\"/gone/away/compact-guard\" precompact","timeout":60}`, "manual|auto",
+			[]string{"/gone/away/compact-guard does not exist", "fix: run 'compact-guard install' to point it at"}, "[FAIL]"},
+		{"millisecond timeout", `{"type":"command","command":%q,"timeout":60000}`, "manual|auto",
+			[]string{"timeout 60000 looks like milliseconds; Claude Code reads seconds (16h40m0s)", "(it writes 60)"}, "[FAIL]"},
+		{"short timeout", `{"type":"command","command":%q,"timeout":2}`, "manual|auto",
+			[]string{"timeout 2 s is too short"}, "[FAIL]"},
+		{"timeout as text", `{"type":"command","command":%q,"timeout":"60"}`, "manual|auto",
+			[]string{"timeout is not a number"}, "[FAIL]"},
+		{"manual only", `{"type":"command","command":%q,"timeout":60}`, "manual",
+			[]string{`matcher "manual" does not match "auto"`}, "[FAIL]"},
+		{"regex matcher covering both", `{"type":"command","command":%q,"timeout":60}`, "^(manual|auto)$",
+			[]string{"PreCompact [^(manual|auto)$] runs"}, "[ok]"},
+		{"broken regex", `{"type":"command","command":%q}`, "(manual",
+			[]string{"is not a valid pattern"}, "[FAIL]"},
+		{"if condition", `{"type":"command","command":%q,"if":"Bash(git *)"}`, "manual|auto",
+			[]string{`"if" condition`}, "[FAIL]"},
+		{"async", `{"type":"command","command":%q,"async":true}`, "manual|auto",
+			[]string{"async: the compaction may start"}, "[warn]"},
+		{"wrong sub-command", `{"type":"command","command":"\"` + "EXE" + `\" postcompact"}`, "manual|auto",
+			[]string{"PreCompact needs compact-guard precompact, not postcompact"}, "[FAIL]"},
+		{"another binary", `{"type":"command","command":"\"` + notExec + `\" precompact"}`, "manual|auto",
+			[]string{"is not executable", "fix: chmod +x"}, "[FAIL]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if runtime.GOOS == "windows" && c.name == "another binary" {
+				t.Skip("no executable bit")
+			}
+			d := newDocEnv(t)
+			h := c.handler
+			if strings.Contains(h, "%q") {
+				h = fmt.Sprintf(h, hookCommand(d.exe, "precompact"))
+			}
+			h = strings.ReplaceAll(h, "EXE", strings.ReplaceAll(d.exe, `\`, `\\`))
+			d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"PreCompact":[{"matcher":%q,"hooks":[%s]}],
+"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q}]}],
+"PostCompact":[{"matcher":"auto|manual","hooks":[{"type":"command","command":%q}]}]}}`, c.matcher, h, hookCommand(d.exe, "postcompact"), hookCommand(d.exe, "postcompact")))
+			out, code := d.run()
+			l := docLine(out, c.status, "PreCompact")
+			for _, w := range c.want {
+				if !strings.Contains(l, w) {
+					t.Errorf("no %q on the %s PreCompact line:\n%s", w, c.status, out)
+				}
+			}
+			wantCode := ExitOK
+			if c.status == "[FAIL]" {
+				wantCode = ExitFailure
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d", code, wantCode)
+			}
+		})
+	}
+}
+
+// spec: DR-5
+func TestDoctorFlagsSettingsProblems(t *testing.T) {
+	t.Run("invalid JSON", func(t *testing.T) {
+		d := newDocEnv(t)
+		d.write(d.userSettings(), d.installed())
+		d.write(filepath.Join(d.proj, ".claude", "settings.local.json"), "{\n  \"hooks\": {,\n}")
+		out, code := d.run()
+		if code != ExitFailure || docLine(out, "[FAIL]", "local settings", "invalid JSON at line 2, column 13") == "" {
+			t.Errorf("exit %d:\n%s", code, out)
+		}
+	})
+	t.Run("disableAllHooks", func(t *testing.T) {
+		d := newDocEnv(t)
+		d.write(d.userSettings(), d.installed())
+		d.write(filepath.Join(d.proj, ".claude", "settings.json"), `{"disableAllHooks": true}`)
+		out, code := d.run()
+		if l := docLine(out, "[FAIL]", `"disableAllHooks" is true`); code != ExitFailure || !strings.Contains(l, "fix: remove") {
+			t.Errorf("exit %d:\n%s", code, out)
+		}
+	})
+	t.Run("different commands in two files", func(t *testing.T) {
+		d := newDocEnv(t)
+		d.write(d.userSettings(), d.installed())
+		other := filepath.Join(d.root, "other", "compact-guard")
+		d.write(other, "#!/bin/sh\n")
+		os.Chmod(other, 0o755)
+		d.write(filepath.Join(d.proj, ".claude", "settings.local.json"), fmt.Sprintf(`{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":%q}]}]}}`, hookCommand(other, "precompact")))
+		out, code := d.run()
+		if code != ExitOK {
+			t.Errorf("exit %d (warnings must not fail)", code)
+		}
+		if docLine(out, "[warn]", "PreCompact runs compact-guard precompact 2 times (user settings, local settings) with different commands") == "" {
+			t.Errorf("duplicate not warned:\n%s", out)
+		}
+		if docLine(out, "[warn]", "another compact-guard than this one") == "" {
+			t.Errorf("other binary not warned:\n%s", out)
+		}
+	})
+	t.Run("same command in two files runs once", func(t *testing.T) {
+		d := newDocEnv(t)
+		d.write(d.userSettings(), d.installed())
+		d.write(filepath.Join(d.proj, ".claude", "settings.json"), d.installed())
+		out, code := d.run()
+		if code != ExitOK || strings.Contains(out, "times (") {
+			t.Errorf("exit %d:\n%s", code, out)
+		}
+	})
+	t.Run("CLAUDE_CONFIG_DIR hides ~/.claude", func(t *testing.T) {
+		d := newDocEnv(t)
+		d.write(d.userSettings(), d.installed())
+		d.env["CLAUDE_CONFIG_DIR"] = filepath.Join(d.root, "cfg")
+		out, code := d.run()
+		if code != ExitFailure {
+			t.Errorf("exit %d", code)
+		}
+		if docLine(out, "[warn]", "~/.claude settings", "does not read it while CLAUDE_CONFIG_DIR is set") == "" ||
+			docLine(out, "[info]", "user settings ($CLAUDE_CONFIG_DIR)", "not found") == "" {
+			t.Errorf("CLAUDE_CONFIG_DIR:\n%s", out)
+		}
+	})
+	t.Run("placeholder path", func(t *testing.T) {
+		d := newDocEnv(t)
+		d.write(filepath.Join(d.proj, "bin", "compact-guard"), "#!/bin/sh\n")
+		os.Chmod(filepath.Join(d.proj, "bin", "compact-guard"), 0o755)
+		s := strings.ReplaceAll(d.installed(), strings.ReplaceAll(filepath.ToSlash(d.exe), `"`, `\"`), "${CLAUDE_PROJECT_DIR}/bin/compact-guard")
+		d.write(filepath.Join(d.proj, ".claude", "settings.json"), s)
+		out, _ := d.run()
+		if docLine(out, "PreCompact", "${CLAUDE_PROJECT_DIR}/bin/compact-guard") == "" || strings.Contains(out, "does not exist") {
+			t.Errorf("placeholder not resolved:\n%s", out)
+		}
+	})
+}
+
+// spec: DR-6
+func TestDoctorSnapshotFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix permission bits")
+	}
+	d := newDocEnv(t)
+	d.write(d.userSettings(), d.installed())
+	if err := os.MkdirAll(d.snaps, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(d.snaps, 0o755)
+	d.write(filepath.Join(d.snaps, "snap_20260101-120000_abcdef12.json"), "{}")
+	out, code := d.run()
+	if l := docLine(out, "[warn]", "has mode 0755", "1 snapshot(s)"); code != ExitOK || !strings.Contains(l, "fix: chmod 700 "+d.snaps) {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	os.Chmod(d.snaps, 0o700)
+	if out, _ := d.run(); docLine(out, "[ok]", "snapshot folder", "writable, private") == "" {
+		t.Errorf("0700 folder:\n%s", out)
+	}
+	os.RemoveAll(d.snaps)
+	d.write(d.snaps, "not a folder")
+	if out, code := d.run(); code != ExitFailure || docLine(out, "[FAIL]", "is not a folder") == "" {
+		t.Errorf("file as folder: exit %d\n%s", code, out)
+	}
+}
+
+// spec: DR-7
+func TestDoctorLogFailures(t *testing.T) {
+	d := newDocEnv(t)
+	d.write(d.userSettings(), d.installed())
+	old := logEntry{At: d.now.Add(-30 * time.Hour), Command: "precompact", Session: "s1", Outcome: outcomeFailed, Detail: "old trouble"}
+	recent := logEntry{At: d.now.Add(-2 * time.Hour), Command: "precompact", Session: "s2", Outcome: outcomeFailed, Detail: "snapshot not written: disk full"}
+	ok := logEntry{At: d.now.Add(-time.Hour), Command: "postcompact", Session: "s2", Outcome: outcomeOK, Snapshot: "snap_x"}
+	warned := logEntry{At: d.now.Add(-time.Hour), Command: "precompact", Session: "s3", Outcome: outcomeWarn, Warnings: []string{"git: timeout"}}
+	logFile := logPath(d.snaps)
+
+	d.write(logFile, old.String()+"\n"+ok.String()+"\n"+warned.String()+"\ngarbage line\n")
+	out, code := d.run()
+	if code != ExitOK || docLine(out, "[ok]", "2 hook runs in the last 24 h, none failed (1 with warnings)") == "" {
+		t.Errorf("old failure only: exit %d\n%s", code, out)
+	}
+
+	d.write(logFile, old.String()+"\n"+recent.String()+"\n"+ok.String()+"\n")
+	out, code = d.run()
+	if code != ExitOK {
+		t.Errorf("a past failure must warn, not fail: exit %d", code)
+	}
+	if l := docLine(out, "[warn]", "1 of 2 hook runs in the last 24 h failed", "precompact: snapshot not written: disk full"); !strings.Contains(l, "fix: read the log") {
+		t.Errorf("recent failure:\n%s", out)
+	}
+}
+
+// spec: DR-8
+func TestDoctorSelfTestResult(t *testing.T) {
+	d := newDocEnv(t)
+	d.write(d.userSettings(), d.installed())
+	d.selfOK = doctorCheck{Status: checkFail, Text: "round trip: precompact wrote no snapshot"}
+	out, code := d.run()
+	if code != ExitFailure || docLine(out, "[FAIL]", "round trip") == "" {
+		t.Errorf("failed round trip: exit %d\n%s", code, out)
+	}
+}
+
+// spec: DR-8
+func TestDoctorSelfTestRoundTrip(t *testing.T) {
+	c := doctorSelfTest()
+	if c.Status != checkOK {
+		t.Fatalf("round trip: %s (%s)", c.Text, c.Fix)
+	}
+	if !regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md, postcompact pointed at it`).MatchString(c.Text) {
+		t.Errorf("round trip text: %s", c.Text)
+	}
+}
+
+// spec: DR-9
+func TestDoctorMarks(t *testing.T) {
+	c := doctorCheck{Status: checkFail, Text: "bad", Fix: "do this"}
+	if got := c.line(false, false); got != "[FAIL] bad\n       fix: do this\n" {
+		t.Errorf("ascii: %q", got)
+	}
+	if got := c.line(true, false); got != "✗ bad\n  fix: do this\n" {
+		t.Errorf("fancy: %q", got)
+	}
+	if got := (doctorCheck{Status: checkOK, Text: "good"}).line(true, true); got != "\x1b[32m✓\x1b[0m good\n" {
+		t.Errorf("colour: %q", got)
+	}
+	if f, col := markStyle(&bytes.Buffer{}, func(string) string { return "" }); f || col {
+		t.Error("a buffer is not a terminal")
+	}
+}
+
+func TestMatcherMatches(t *testing.T) {
+	for _, c := range []struct {
+		m, v string
+		want bool
+	}{
+		{"", "auto", true}, {"*", "compact", true}, {"manual|auto", "auto", true}, {"manual, auto", "auto", true},
+		{"manual", "auto", false}, {"compact", "compaction", false}, {"comp.*", "compact", true}, {"^startup$", "compact", false},
+	} {
+		if got, _ := matcherMatches(c.m, c.v); got != c.want {
+			t.Errorf("matcher %q on %q: %v", c.m, c.v, got)
+		}
+	}
+}
