@@ -712,3 +712,123 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Error("diff of equal texts")
 	}
 }
+
+// instScriptEnv is a clean environment for install.sh: a temporary HOME,
+// BIN_DIR off PATH, and the real Go caches so that nothing is downloaded.
+func instScriptEnv(t *testing.T, home, binDir string) []string {
+	t.Helper()
+	env := []string{
+		"HOME=" + home,
+		"BIN_DIR=" + binDir,
+		"PATH=" + os.Getenv("PATH"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"GOPROXY=off",
+		"GOTOOLCHAIN=local",
+		"GOFLAGS=-mod=readonly",
+		"NO_COLOR=1",
+	}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		env = append(env, k+"="+strings.TrimSpace(string(out)))
+	}
+	return env
+}
+
+func instScript(t *testing.T, env []string, dir string, args ...string) (string, string, error) {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("sh", append([]string{script}, args...)...)
+	c.Dir, c.Env = dir, env
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	err = c.Run()
+	return out.String(), errOut.String(), err
+}
+
+// spec: IN-16
+func TestInstallScriptThenDoctor(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("install.sh needs a POSIX sh")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	for _, tool := range []string{"sh", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s: %v", tool, err)
+		}
+	}
+	tmp := t.TempDir()
+	home, binDir, proj := filepath.Join(tmp, "home dir"), filepath.Join(tmp, "my bin"), filepath.Join(tmp, "proj")
+	for _, d := range []string{home, proj} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := instScriptEnv(t, home, binDir)
+	bin := filepath.Join(binDir, "compact-guard")
+	user := filepath.Join(home, ".claude", "settings.json")
+
+	out, errOut, err := instScript(t, env, proj)
+	if err != nil {
+		t.Fatalf("install.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "created "+user) || !strings.Contains(errOut, "is not on PATH") {
+		t.Errorf("install.sh output:\n%s\nstderr:\n%s", out, errOut)
+	}
+	if !strings.Contains(out, "[ok]   round trip") || strings.Contains(out, "[FAIL]") {
+		t.Errorf("doctor after install.sh:\n%s", out)
+	}
+	if st, err := os.Stat(bin); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("binary: %v", err)
+	}
+	settings := instRead(t, user)
+	want := instRead(t, filepath.Join("..", "settings.example.json"))
+	want = bytes.ReplaceAll(want, []byte("/path/to/compact-guard"), []byte(bin))
+	instJSONEqual(t, settings, want)
+
+	// Again: the same settings, no backup.
+	out, errOut, err = instScript(t, env, proj)
+	if err != nil || !strings.Contains(out, "already installed") {
+		t.Errorf("second run: %v\n%s\n%s", err, out, errOut)
+	}
+	if !bytes.Equal(settings, instRead(t, user)) || len(instBackups(t, user)) != 0 {
+		t.Error("second run changed the user settings")
+	}
+
+	// --project writes the project's file; --uninstall undoes each.
+	if out, errOut, err = instScript(t, env, proj, "--project"); err != nil {
+		t.Fatalf("--project: %v\n%s\n%s", err, out, errOut)
+	}
+	projFile := filepath.Join(proj, ".claude", "settings.json")
+	if !bytes.Contains(instRead(t, projFile), []byte("precompact")) {
+		t.Error("--project did not write .claude/settings.json")
+	}
+	if out, errOut, err = instScript(t, env, proj, "--project", "--uninstall"); err != nil {
+		t.Fatalf("--project --uninstall: %v\n%s\n%s", err, out, errOut)
+	}
+	instJSONEqual(t, instRead(t, projFile), []byte(`{}`))
+	if out, errOut, err = instScript(t, env, proj, "--uninstall"); err != nil {
+		t.Fatalf("--uninstall: %v\n%s\n%s", err, out, errOut)
+	}
+	instJSONEqual(t, instRead(t, user), []byte(`{}`))
+	if !strings.Contains(out, "rm "+bin) {
+		t.Errorf("--uninstall does not say how to remove the binary:\n%s", out)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Error("--uninstall removed the binary")
+	}
+
+	if _, _, err := instScript(t, env, proj, "--bogus"); err == nil {
+		t.Error("unknown option accepted")
+	}
+}

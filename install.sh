@@ -1,0 +1,115 @@
+#!/bin/sh
+# install.sh: build compact-guard from this source tree and register its
+# hooks with Claude Code. Safe to run again: the binary is replaced and the
+# settings are left as they are when the hooks are already there.
+#
+#   ./install.sh                 build into ${BIN_DIR:-$HOME/.local/bin}, register
+#                                the hooks in ~/.claude/settings.json (or
+#                                $CLAUDE_CONFIG_DIR/settings.json), run doctor
+#   ./install.sh --project       register in ./.claude/settings.json instead
+#                                (run it in the project folder)
+#   ./install.sh --uninstall     remove the hooks (with --project: from
+#                                ./.claude/settings.json); the binary and the
+#                                snapshots are kept, and the commands that
+#                                remove them are printed
+#
+# Environment: BIN_DIR (where the binary goes), GO (the go command).
+set -eu
+
+usage() {
+	sed -n '2,16s/^# \{0,1\}//p' "$0"
+}
+
+die() {
+	printf 'install.sh: %s\n' "$*" >&2
+	exit 1
+}
+
+project=0
+uninstall=0
+for arg in "$@"; do
+	case $arg in
+	--project) project=1 ;;
+	--uninstall) uninstall=1 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		printf 'install.sh: unknown option %s\n' "$arg" >&2
+		usage >&2
+		exit 2
+		;;
+	esac
+done
+
+src_dir=$(cd "$(dirname "$0")" && pwd)
+bin_dir=${BIN_DIR:-$HOME/.local/bin}
+go_cmd=${GO:-go}
+
+set --
+if [ "$project" = 1 ]; then
+	set -- --scope project
+fi
+
+if [ "$uninstall" = 1 ]; then
+	bin=
+	for b in "$bin_dir/compact-guard" "$bin_dir/compact-guard.exe"; do
+		if [ -x "$b" ]; then
+			bin=$b
+		fi
+	done
+	[ -n "$bin" ] || die "no compact-guard in $bin_dir (set BIN_DIR to where it is)"
+	"$bin" uninstall "$@"
+	snaps=$("$bin" dir)
+	printf '\nThe binary, the snapshots and the log were kept; to remove them:\n  rm %s\n  rm -r %s\n  rm %s\n' \
+		"$bin" "$snaps" "$(dirname "$snaps")/compact-guard.log"
+	exit 0
+fi
+
+# Go, at least the version go.mod asks for.
+command -v "$go_cmd" >/dev/null 2>&1 || die "Go is not installed (https://go.dev/dl/); set GO if it is not on PATH"
+need=$(sed -n 's/^go[[:space:]]\{1,\}\([0-9][0-9.]*\).*/\1/p' "$src_dir/go.mod")
+[ -n "$need" ] || die "cannot read the Go version from $src_dir/go.mod"
+have=$(cd "$src_dir" && "$go_cmd" env GOVERSION) || die "'$go_cmd env GOVERSION' failed"
+have_num=$(printf '%s\n' "$have" | sed 's/^go//; s/[^0-9.].*//')
+if [ -z "$have_num" ]; then
+	printf 'install.sh: cannot tell the version of %s (%s); trying anyway\n' "$go_cmd" "$have" >&2
+elif ! awk -v a="$have_num" -v b="$need" 'BEGIN {
+	n = split(a, x, "."); m = split(b, y, ".")
+	for (i = 1; i <= (n > m ? n : m); i++) {
+		if (x[i] + 0 > y[i] + 0) exit 0
+		if (x[i] + 0 < y[i] + 0) exit 1
+	}
+	exit 0
+}'; then
+	die "Go $need or newer is needed, found $have (https://go.dev/dl/)"
+fi
+
+# Build next to the old binary and rename over it, so that a hook running
+# right now keeps its file.
+exe=$(cd "$src_dir" && "$go_cmd" env GOEXE)
+bin="$bin_dir/compact-guard$exe"
+mkdir -p "$bin_dir"
+version=$(git -C "$src_dir" describe --tags --always --dirty 2>/dev/null || echo dev)
+tmp="$bin_dir/.compact-guard.$$$exe"
+trap 'rm -f "$tmp"' EXIT
+(cd "$src_dir" && "$go_cmd" build -trimpath \
+	-ldflags "-X github.com/compact-guard/compact-guard/cmd.Version=$version" \
+	-o "$tmp" .) || die "build failed"
+mv -f "$tmp" "$bin"
+trap - EXIT
+printf 'built %s (%s)\n' "$bin" "$version"
+
+"$bin" install "$@"
+
+case ":$PATH:" in
+*":$bin_dir:"*) ;;
+*)
+	# shellcheck disable=SC2016 # $PATH is meant literally, for ~/.profile
+	printf '\nwarning: %s is not on PATH; add it, e.g. in ~/.profile:\n  export PATH="%s:$PATH"\n(the hooks use the absolute path and work either way)\n' "$bin_dir" "$bin_dir" >&2
+	;;
+esac
+
+printf '\n'
+"$bin" doctor
