@@ -57,73 +57,31 @@ func Redact(s string) (string, int) {
 		s, k = redactPrivateKeys(s)
 		n += k
 	}
-	lower := asciiLower(s)
-	var active []*rule
-	for _, r := range lineRules {
-		if r.present(s, lower) {
-			active = append(active, r)
-		}
-	}
-	if len(active) == 0 {
-		return s, n
-	}
-	// Secrets other than private keys never span lines, so each line is
-	// handled alone: the costly patterns then only ever see lines that hold
-	// one of their trigger words.
-	var b strings.Builder
-	last := 0 // s[:last] is already in b, or nothing changed yet
-	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
-		out, k := redactLine(s[start:end], lower[start:end], active)
-		if k > 0 {
-			if b.Len() == 0 {
-				b.Grow(len(s) + 64)
-			}
-			b.WriteString(s[last:start])
-			b.WriteString(out)
-			last = end
-			n += k
-		}
-		start = end + 1
-	}
-	if last == 0 {
-		return s, n
-	}
-	b.WriteString(s[last:])
-	return b.String(), n
-}
-
-// maxPasses bounds how often a line is redacted again. A replacement can put
-// a boundary where there was none (`]ghp_…` after a fixed-length key), so a
-// second pass may find more; in practice the second pass finds nothing.
-const maxPasses = 4
-
-func redactLine(line, lower string, active []*rule) (string, int) {
-	total := 0
-	for pass := 0; pass < maxPasses; pass++ {
-		n := 0
-		for _, r := range active {
-			if !r.present(line, lower) {
-				continue
-			}
-			out, k := r.apply(line, lower)
-			if k > 0 {
-				line, n = out, n+k
-				lower = asciiLower(line)
-			}
-		}
-		if n == 0 {
+	// A replacement can put a boundary where there was none (`]ghp_…` right
+	// after a fixed-length key), so the rules run again on a changed text
+	// until nothing changes; in practice the second round finds nothing.
+	for round := 0; round < maxRounds; round++ {
+		mask := triggerMask(s)
+		if mask == 0 {
 			break
 		}
-		total += n
+		k := 0
+		for i, r := range rules {
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			out, c := r.apply(s)
+			s, k = out, k+c
+		}
+		if k == 0 {
+			break
+		}
+		n += k
 	}
-	return line, total
+	return s, n
 }
+
+const maxRounds = 4
 
 // RedactRecord redacts, in place, every free-text field of a record: prompts,
 // custom instructions, commands with their descriptions and error lines,
@@ -177,82 +135,230 @@ func RedactRecord(r *Record) int {
 	return n
 }
 
-// rule is one kind of secret found with a regular expression. The patterns
-// start with a literal where they can (Go's regexp then skips ahead with a
-// substring search) and leave boundary checks to span, because Go has no
-// look-behind.
+// rule is one kind of secret. Every rule starts at a trigger, a literal the
+// secret or its label begins with: the text is searched for triggers (cheap)
+// and the rule's pattern, anchored with ^, is tried only there, on at most
+// window bytes. That keeps the cost linear and small whatever the text, and
+// leaves boundary checks (Go's regexp has no look-behind) to span.
 type rule struct {
 	kind string
-	re   *regexp.Regexp
-	// triggers: the rule runs only on text holding one of them (in the
-	// lower-cased text when fold is set).
+	// triggers are literals; with fold they are lower case and match in any
+	// case.
 	triggers []string
 	fold     bool
-	// span picks what to replace in match m (indexes into line), or false to
-	// leave the match alone. Nil replaces the whole match after a left
-	// boundary check.
-	span func(line string, m []int) (int, int, bool)
+	re       *regexp.Regexp
+	// span picks what to replace in match m (indexes into s), or false to
+	// leave the match alone.
+	span func(s string, m []int) (int, int, bool)
 	// scan replaces re and span for rules parsed by hand.
-	scan func(line, lower string) [][2]int
+	scan func(s string) [][2]int
+	// wordStart: a match must not start inside a word.
+	wordStart bool
+	// window bounds the text the pattern sees from its trigger (default
+	// defaultWindow): a backtracking match costs in proportion to it.
+	window int
 }
 
-func (r *rule) present(s, lower string) bool {
-	in := s
-	if r.fold {
-		in = lower
-	}
-	for _, t := range r.triggers {
-		if strings.Contains(in, t) {
-			return true
-		}
-	}
-	return false
-}
+const defaultWindow = 512
 
-// apply replaces every accepted match in line.
-func (r *rule) apply(line, lower string) (string, int) {
+// apply replaces every accepted match in s.
+func (r *rule) apply(s string) (string, int) {
 	var spans [][2]int
 	if r.scan != nil {
-		spans = r.scan(line, lower)
+		spans = r.scan(s)
 	} else {
-		for _, m := range r.re.FindAllStringSubmatchIndex(line, -1) {
-			var a, b int
-			var ok bool
-			if r.span != nil {
-				a, b, ok = r.span(line, m)
-			} else {
-				a, b, ok = tokenSpan(line, m)
+		f := newFinder(s, r.triggers, r.fold)
+		w := r.window
+		if w == 0 {
+			w = defaultWindow
+		}
+		for pos := 0; ; {
+			at, _ := f.next(pos)
+			if at < 0 {
+				break
 			}
-			if ok && a < b {
+			pos = at + 1
+			if inMarker(s, at) {
+				continue // "[REDACTED:authorization]" is not a header
+			}
+			if r.wordStart && at > 0 && isWordByte(s[at-1]) {
+				continue // checked before matching: "xsk-ant-" repeated costs nothing
+			}
+			m := r.re.FindStringSubmatchIndex(s[at:min(len(s), at+w)])
+			if m == nil {
+				continue
+			}
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += at
+				}
+			}
+			if a, b, ok := r.span(s, m); ok && a < b && a >= at {
 				spans = append(spans, [2]int{a, b})
+				pos = b
+			} else if r.wordStart {
+				pos = m[1] // a mask or a word: no token starts inside it
 			}
 		}
 	}
 	if len(spans) == 0 {
-		return line, 0
+		return s, 0
 	}
 	mk := marker(r.kind)
 	var b strings.Builder
-	b.Grow(len(line) + len(spans)*len(mk))
+	b.Grow(len(s) + len(spans)*len(mk))
 	last := 0
 	for _, sp := range spans {
-		b.WriteString(line[last:sp[0]])
+		b.WriteString(s[last:sp[0]])
 		b.WriteString(mk)
 		last = sp[1]
 	}
-	b.WriteString(line[last:])
+	b.WriteString(s[last:])
 	return b.String(), len(spans)
+}
+
+// finder yields, in order, the occurrences of any of its needles. It keeps
+// where each needle next occurs, so that each needle's search only moves
+// forward: the total cost is linear in the text. A folded needle is searched
+// as two entries, one per case of its first byte, with strings.IndexByte.
+type finder struct {
+	s       string
+	entries []finderEntry
+}
+
+type finderEntry struct {
+	needle string
+	first  byte // for folded needles: the first byte in the case searched
+	fold   bool
+	at     int // -2: not searched yet; -1: no more
+}
+
+func newFinder(s string, needles []string, fold bool) *finder {
+	f := &finder{s: s}
+	for _, w := range needles {
+		f.entries = append(f.entries, finderEntry{needle: w, first: w[0], fold: fold, at: -2})
+		if fold && isLowerByte(w[0]) {
+			f.entries = append(f.entries, finderEntry{needle: w, first: w[0] - ('a' - 'A'), fold: true, at: -2})
+		}
+	}
+	return f
+}
+
+// next returns the first occurrence at or after pos and the needle's length,
+// or -1.
+func (f *finder) next(pos int) (int, int) {
+	at, l := -1, 0
+	for i := range f.entries {
+		e := &f.entries[i]
+		if e.at != -1 && e.at < pos {
+			e.at = -1
+			if e.fold {
+				for p := pos; p < len(f.s); p++ {
+					j := strings.IndexByte(f.s[p:], e.first)
+					if j < 0 {
+						break
+					}
+					p += j
+					if hasPrefixFold(f.s[p:], e.needle) {
+						e.at = p
+						break
+					}
+				}
+			} else if j := strings.Index(f.s[pos:], e.needle); j >= 0 {
+				e.at = pos + j
+			}
+		}
+		if e.at >= 0 && (at < 0 || e.at < at) {
+			at, l = e.at, len(e.needle)
+		}
+	}
+	return at, l
+}
+
+func hasPrefixFold(s, lowerPrefix string) bool {
+	if len(s) < len(lowerPrefix) {
+		return false
+	}
+	for i := 0; i < len(lowerPrefix); i++ {
+		c := s[i]
+		if isUpperByte(c) {
+			c += 'a' - 'A'
+		}
+		if c != lowerPrefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// triggerTable lists, for each first byte, the triggers starting with it,
+// and triggerPairs marks the first two bytes of every trigger (in every case
+// for folded ones), so that one cheap pass over a text tells which rules can
+// match at all: most bytes are dismissed by a single bit test.
+var (
+	triggerTable [256][]triggerRef
+	triggerPairs [1 << 16 / 64]uint64
+)
+
+type triggerRef struct {
+	needle string
+	fold   bool
+	bit    uint32
+}
+
+func init() {
+	if len(rules) > 32 {
+		panic("snapshot: too many redaction rules for the trigger mask")
+	}
+	cases := func(c byte, fold bool) []byte {
+		if fold && isLowerByte(c) {
+			return []byte{c, c - ('a' - 'A')}
+		}
+		return []byte{c}
+	}
+	for i, r := range rules {
+		for _, t := range r.triggers {
+			ref := triggerRef{needle: t, fold: r.fold, bit: 1 << i}
+			for _, c0 := range cases(t[0], r.fold) {
+				triggerTable[c0] = append(triggerTable[c0], ref)
+				for _, c1 := range cases(t[1], r.fold) {
+					p := uint16(c0)<<8 | uint16(c1)
+					triggerPairs[p/64] |= 1 << (p % 64)
+				}
+			}
+		}
+	}
+}
+
+// triggerMask says which rules have a trigger in s (bit i for rules[i]).
+func triggerMask(s string) uint32 {
+	var m uint32
+	for i := 0; i+1 < len(s); i++ {
+		p := uint16(s[i])<<8 | uint16(s[i+1])
+		if triggerPairs[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		for _, t := range triggerTable[s[i]] {
+			if m&t.bit != 0 {
+				continue
+			}
+			if t.fold && hasPrefixFold(s[i:], t.needle) || !t.fold && strings.HasPrefix(s[i:], t.needle) {
+				m |= t.bit
+			}
+		}
+	}
+	return m
 }
 
 // tokenSpan accepts a provider token that does not start in the middle of a
 // word ("task-ant-…" is not "sk-ant-…") and is not a mask such as
 // ghp_xxxxxxxx….
-func tokenSpan(line string, m []int) (int, int, bool) {
+func tokenSpan(s string, m []int) (int, int, bool) {
 	a, b := m[0], m[1]
-	if a > 0 && isWordByte(line[a-1]) {
+	if a > 0 && isWordByte(s[a-1]) {
 		return 0, 0, false
 	}
-	if masked(line[a:b]) {
+	if masked(s[a:b]) {
 		return 0, 0, false
 	}
 	return a, b, true
@@ -260,19 +366,18 @@ func tokenSpan(line string, m []int) (int, int, bool) {
 
 // tokenSpanEnd is tokenSpan for fixed-length tokens, which must also end
 // where the word ends.
-func tokenSpanEnd(line string, m []int) (int, int, bool) {
-	if m[1] < len(line) && isAlnumByte(line[m[1]]) {
+func tokenSpanEnd(s string, m []int) (int, int, bool) {
+	if m[1] < len(s) && isAlnumByte(s[m[1]]) {
 		return 0, 0, false
 	}
-	return tokenSpan(line, m)
+	return tokenSpan(s, m)
 }
 
-// groupSpan replaces submatch g when it holds a value that looks like a
-// secret (valueOK).
+// groupSpan replaces submatch g when it holds a secret-looking value.
 func groupSpan(g int) func(string, []int) (int, int, bool) {
-	return func(line string, m []int) (int, int, bool) {
+	return func(s string, m []int) (int, int, bool) {
 		a, b := m[2*g], m[2*g+1]
-		if a < 0 || !secretValue(line[a:b], true) {
+		if a < 0 || !secretValue(s[a:b], true) {
 			return 0, 0, false
 		}
 		return a, b, true
@@ -280,14 +385,23 @@ func groupSpan(g int) func(string, []int) (int, int, bool) {
 }
 
 func tok(kind, pattern string, triggers ...string) *rule {
-	return &rule{kind: kind, re: regexp.MustCompile(pattern), triggers: triggers}
+	return &rule{kind: kind, re: regexp.MustCompile(`^(?:` + pattern + `)`), triggers: triggers, span: tokenSpan,
+		wordStart: true}
 }
 
-// lineRules run in this order on each line: provider formats first (their
-// kind is the most telling), then the generic shapes, which skip values that
-// already hold a marker.
-var lineRules = []*rule{
-	tok(KindJWT, `eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`, "eyJ"),
+// rules run in this order: provider formats first (their kind is the most
+// telling), then the generic shapes, which skip values that already hold a
+// marker.
+var rules = []*rule{
+	func() *rule {
+		// Three parts (a JWS; the signature may be empty) or five (a JWE).
+		// JWE's encrypted key is empty with "alg":"dir".
+		r := tok(KindJWT, `eyJ[A-Za-z0-9_-]{8,}\.(?:`+
+			`[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?|`+
+			`[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)`, "eyJ")
+		r.window = 16 << 10 // a JWT carrying many claims runs to kilobytes
+		return r
+	}(),
 	tok(KindAnthropic, `sk-ant-[A-Za-z0-9_-]{16,}`, "sk-ant-"),
 	tok(KindOpenAI, `sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{16,}|[A-Za-z0-9]{20,})`, "sk-"),
 	tok(KindGitHub, `gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}`,
@@ -299,16 +413,15 @@ var lineRules = []*rule{
 		return r
 	}(),
 	{
+		// aws_secret_access_key, AWS_SECRET_ACCESS_KEY, "SecretAccessKey":
+		// the 40-character value after it.
 		kind: KindAWSSecret,
-		re: regexp.MustCompile(`(?i)(?:aws_?)?secret_?access_?key["']?\]?(?:[ \t]*[:=][ \t]*|[ \t]+)["']?` +
+		re: regexp.MustCompile(`^(?i:secret_?access_?key)["']?\]?(?:[ \t]*[:=][ \t]*|[ \t]+)["']?` +
 			`([A-Za-z0-9/+]{40})`),
 		triggers: []string{"secret"}, fold: true,
-		span: func(line string, m []int) (int, int, bool) {
+		span: func(s string, m []int) (int, int, bool) {
 			a, b := m[2], m[3]
-			if b < len(line) && strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+", line[b]) >= 0 {
-				return 0, 0, false
-			}
-			if masked(line[a:b]) {
+			if b < len(s) && (isAlnumByte(s[b]) || s[b] == '/' || s[b] == '+') || masked(s[a:b]) {
 				return 0, 0, false
 			}
 			return a, b, true
@@ -316,42 +429,40 @@ var lineRules = []*rule{
 	},
 	tok(KindSlack, `xox[abposr]-[0-9]+-[A-Za-z0-9-]{10,}`, "xox"),
 	tok(KindGoogleAPIKey, `AIza[0-9A-Za-z_-]{35,}`, "AIza"),
-	tok(KindStripe, `(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}`, "k_live_", "k_test_", "whsec_"),
+	tok(KindStripe, `(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}`,
+		"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"),
 	tok(KindNPM, `npm_[A-Za-z0-9]{36,}`, "npm_"),
 	{
 		kind: KindAuthorization,
-		re: regexp.MustCompile(`(?i)authorization["']?\]?[ \t]*[:=][ \t]*["']?` +
-			`(?:(?:bearer|basic|token|bot)[ \t]+)?([^\s"'<>,;\\]+)`),
-		triggers: []string{"authorization"}, fold: true,
+		re: regexp.MustCompile(`^(?i:(?:proxy-)?authorization)["']?\]?[ \t]*[:=][ \t]*["']?` +
+			`(?:(?i:bearer|basic|token|bot)[ \t]+)?([^\s"'<>,;\\]+)`),
+		triggers: []string{"authorization", "proxy-authorization"}, fold: true,
 		span: groupSpan(1),
 	},
 	{
 		// A bare "Bearer <token>" outside a header; the token must hold a
 		// digit so that prose ("bearer authentication") survives.
 		kind:     KindAuthorization,
-		re:       regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`),
+		re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/=-]{16,})`),
 		triggers: []string{"bearer"}, fold: true,
-		span: func(line string, m []int) (int, int, bool) {
+		span: func(s string, m []int) (int, int, bool) {
 			a, b := m[2], m[3]
-			v := line[a:b]
-			if !strings.ContainsAny(v, "0123456789") || !secretValue(v, false) {
+			v := s[a:b]
+			if m[0] > 0 && isWordByte(s[m[0]-1]) || !strings.ContainsAny(v, "0123456789") || !secretValue(v, false) {
 				return 0, 0, false
 			}
 			return a, b, true
 		},
 	},
 	{
-		// curl -u user:password (and --user): the password.
-		kind: KindAuthorization,
-		re: regexp.MustCompile(`\bcurl\b[^\n]*?[ \t](?:-u[ \t]*|--user(?:[ \t]+|=))["']?` +
-			`[^\s:"'@\[\]]*:([^\s"']+)`),
+		kind:     KindAuthorization,
 		triggers: []string{"curl"},
-		span:     urlPassword(1),
+		scan:     scanCurlUser,
 	},
 	{
 		// scheme://user:password@host: only the password goes.
 		kind:     KindURLCredentials,
-		re:       regexp.MustCompile(`://[^\s:/?#@"'<>\[\]]*:([^\s/@"'<>]+)@`),
+		re:       regexp.MustCompile(`^://[^\s:/?#@"'<>\[\]]*:([^\s/@"'<>]+)@`),
 		triggers: []string{"://"},
 		span:     urlPassword(1),
 	},
@@ -362,12 +473,81 @@ var lineRules = []*rule{
 	},
 }
 
+// curlUserRE is what follows -u or --user in a curl command: user:password.
+var curlUserRE = regexp.MustCompile(`^(?:-u[ \t]*|--user(?:[ \t]+|=))["']?[^\s:"'@\[\]]*:([^\s"']+)`)
+
+// scanCurlUser finds `curl … -u user:password` (and --user) and returns the
+// password spans. -u means a user only after curl on the same line.
+func scanCurlUser(s string) [][2]int {
+	var spans [][2]int
+	curl := newFinder(s, []string{"curl"}, false)
+	flags := newFinder(s, []string{"-u", "--user"}, false)
+	lineStart, scanned := 0, 0 // s[lineStart:scanned] holds no newline
+	lastCurl, curlPos := -1, 0
+	for pos := 0; ; {
+		at, _ := flags.next(pos)
+		if at < 0 {
+			break
+		}
+		pos = at + 1
+		for ; scanned < at; scanned++ {
+			if s[scanned] == '\n' {
+				lineStart = scanned + 1
+			}
+		}
+		for {
+			c, _ := curl.next(curlPos)
+			if c < 0 || c >= at {
+				break
+			}
+			if wholeWord(s, c, 4) {
+				lastCurl = c
+			}
+			curlPos = c + 1
+		}
+		if at == 0 || s[at-1] != ' ' && s[at-1] != '\t' {
+			continue
+		}
+		if lastCurl < lineStart {
+			continue
+		}
+		m := curlUserRE.FindStringSubmatchIndex(s[at:min(len(s), at+defaultWindow)])
+		if m == nil {
+			continue
+		}
+		a, b := at+m[2], at+m[3]
+		if v := s[a:b]; strings.Contains(v, RedactedPrefix) || placeholder(v) || masked(v) {
+			continue
+		}
+		spans = append(spans, [2]int{a, b})
+		pos = b
+	}
+	return spans
+}
+
+// inMarker reports whether s[i] lies inside a [REDACTED:<kind>] marker.
+func inMarker(s string, i int) bool {
+	for k := i - 1; k >= 0 && k >= i-MaxRedactionGrowth; k-- {
+		switch s[k] {
+		case ']':
+			return false
+		case '[':
+			return strings.HasPrefix(s[k:], RedactedPrefix)
+		}
+	}
+	return false
+}
+
+func wholeWord(s string, i, n int) bool {
+	return (i == 0 || !isWordByte(s[i-1])) && (i+n == len(s) || !isWordByte(s[i+n]))
+}
+
 // urlPassword accepts a password of any length that is not a placeholder
-// ($PASS, ${PASS}, <password>, ****).
+// ($PASS, ${PASS}, <password>, ****) or an earlier replacement.
 func urlPassword(g int) func(string, []int) (int, int, bool) {
-	return func(line string, m []int) (int, int, bool) {
+	return func(s string, m []int) (int, int, bool) {
 		a, b := m[2*g], m[2*g+1]
-		v := line[a:b]
+		v := s[a:b]
 		if strings.Contains(v, RedactedPrefix) || placeholder(v) || masked(v) {
 			return 0, 0, false
 		}
@@ -375,18 +555,51 @@ func urlPassword(g int) func(string, []int) (int, int, bool) {
 	}
 }
 
-// privateKeyRE takes a PEM or PGP private key block to its END line, or to
-// the end of the text when the block is cut off.
-var privateKeyRE = regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)` +
-	`(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
+// Private key blocks run from a BEGIN line to its END line, or to the end of
+// the text when the block was cut off. They are found by hand (two literal
+// searches) rather than with one lazy pattern, which would cost a full scan
+// per BEGIN line.
+var (
+	privateKeyBegin = regexp.MustCompile(`^-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	privateKeyEnd   = regexp.MustCompile(`^-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+)
 
 func redactPrivateKeys(s string) (string, int) {
-	n := 0
-	out := privateKeyRE.ReplaceAllStringFunc(s, func(string) string {
+	var b strings.Builder
+	n, last := 0, 0
+	for pos := 0; ; {
+		i := strings.Index(s[pos:], "-----BEGIN")
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		h := privateKeyBegin.FindStringIndex(s[start:min(len(s), start+80)])
+		if h == nil {
+			pos = start + 1
+			continue
+		}
+		end := len(s)
+		for p := start + h[1]; ; {
+			j := strings.Index(s[p:], "-----END")
+			if j < 0 {
+				break
+			}
+			if e := privateKeyEnd.FindStringIndex(s[p+j : min(len(s), p+j+80)]); e != nil {
+				end = p + j + e[1]
+				break
+			}
+			p += j + 1
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(marker(KindPrivateKey))
 		n++
-		return marker(KindPrivateKey)
-	})
-	return out, n
+		last, pos = end, end
+	}
+	if n == 0 {
+		return s, 0
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
 }
 
 // Assignments: a name that says KEY, TOKEN, SECRET, PASSWORD, PASSWD (and a
@@ -396,46 +609,31 @@ func redactPrivateKeys(s string) (string, int) {
 
 var assignmentWords = []string{"key", "token", "secret", "pass", "pwd"}
 
-// scanAssignments returns the value spans of secret assignments in line.
-func scanAssignments(line, lower string) [][2]int {
+// scanAssignments returns the value spans of secret assignments in s.
+func scanAssignments(s string) [][2]int {
 	var spans [][2]int
-	// next[i] caches where assignmentWords[i] next occurs, so that each word
-	// is searched for once per occurrence, not once per step.
-	next := make([]int, len(assignmentWords))
-	for i := range next {
-		next[i] = -2
-	}
-	pos := 0
-	for pos < len(line) {
-		at, wl := -1, 0
-		for i, w := range assignmentWords {
-			if next[i] != -1 && next[i] < pos {
-				if j := strings.Index(lower[pos:], w); j >= 0 {
-					next[i] = pos + j
-				} else {
-					next[i] = -1
-				}
-			}
-			if next[i] >= 0 && (at < 0 || next[i] < at) {
-				at, wl = next[i], len(w)
-			}
-		}
+	f := newFinder(s, assignmentWords, true)
+	for pos := 0; pos < len(s); {
+		at, wl := f.next(pos)
 		if at < 0 {
 			break
 		}
 		ns := at
-		for ns > pos && isNameByte(line[ns-1]) {
+		for ns > pos && isNameByte(s[ns-1]) {
 			ns--
 		}
 		ne := at + wl
-		for ne < len(line) && isNameByte(line[ne]) {
+		for ne < len(s) && isNameByte(s[ne]) {
 			ne++
 		}
 		pos = ne
-		if ns > 0 && isNameByte(line[ns-1]) {
+		if ns > 0 && isNameByte(s[ns-1]) {
 			continue // the name began before pos: already judged
 		}
-		a, b, ok := assignmentValue(line, ns, ne)
+		if inMarker(s, ns) {
+			continue // "[REDACTED:aws-access-key]" names nothing
+		}
+		a, b, ok := assignmentValue(s, ns, ne)
 		if !ok {
 			continue
 		}
@@ -809,19 +1007,3 @@ func isAlphaByte(c byte) bool { return isLowerByte(c) || isUpperByte(c) }
 func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
 func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
-
-// asciiLower lowers ASCII letters only, so that byte offsets stay the same.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if isUpperByte(s[i]) {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if isUpperByte(b[j]) {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}

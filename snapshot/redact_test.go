@@ -42,6 +42,10 @@ func fake(prefix string, seed uint32, n int, alphabet string) string {
 var fakeJWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." +
 	"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkVYQU1QTEUifQ" + "." + fakeBody(40, 43, b64url)
 
+// A JWE: five parts, the header being {"alg":"dir","enc":"A256GCM"}.
+var fakeJWE = "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0" + ".." + fakeBody(44, 16, b64url) + "." +
+	fakeBody(45, 48, b64url) + "." + fakeBody(46, 22, b64url)
+
 var fakeRSABody = fakeBody(41, 64, b64std) + "\n" + fakeBody(42, 64, b64std) + "\n" + fakeBody(43, 40, b64std)
 
 type secretCase struct {
@@ -123,6 +127,7 @@ func secretCorpus() []secretCase {
 		{"private key escaped in service account json", `"private_key": "-----BEGIN PRIVATE KEY-----\n` + strings.ReplaceAll(fakeRSABody, "\n", `\n`) + `\n-----END PRIVATE KEY-----\n",`, fakeBody(42, 64, b64std), KindPrivateKey},
 		{"jwt as bearer", `curl -H "Authorization: Bearer ` + fakeJWT + `" https://api.example.com/me`, fakeJWT, KindJWT},
 		{"jwt in a variable", "ID_TOKEN=" + fakeJWT, fakeJWT, KindJWT},
+		{"jwe with five parts", "token=" + fakeJWE + "; path=/", fakeJWE, KindJWT},
 		{"authorization basic", `curl -H "Authorization: Basic ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==" https://ci.example.com`, "ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==", KindAuthorization},
 		{"authorization bearer opaque", "Authorization: Bearer " + opaque, opaque, KindAuthorization},
 		{"authorization token hex", `-H 'Authorization: token ` + hexTok + `'`, hexTok, KindAuthorization},
@@ -322,6 +327,24 @@ func TestRedactCountsEveryReplacement(t *testing.T) {
 	}
 }
 
+// spec: SEC-8
+func TestRedactMarkersAreNotTriggers(t *testing.T) {
+	// A marker holds words such as "authorization" and "key"; they must not
+	// start a match of their own, on this pass or a later one.
+	for _, in := range []string{
+		"[REDACTED:authorization] : longvalue123",
+		"[REDACTED:aws-access-key]: hunter2hunter2",
+		"[REDACTED:private-key]=EXAMPLEvalue99",
+		"https://u:[REDACTED:url-credentials]@host/x",
+		"curl -u admin:[REDACTED:authorization] https://x",
+		"export API_KEY=[REDACTED:openai]",
+	} {
+		if out, n := Redact(in); out != in || n != 0 {
+			t.Errorf("Redact(%q) = %q, %d", in, out, n)
+		}
+	}
+}
+
 // spec: SEC-5
 func TestRedactPrivateKeyToEndOfText(t *testing.T) {
 	in := "key follows\n-----BEGIN EC PRIVATE KEY-----\n" + fakeRSABody + "\n"
@@ -466,7 +489,6 @@ func TestRedactRecord(t *testing.T) {
 		t.Errorf("empty record: %d", got)
 	}
 }
-
 
 // spec: SEC-8
 func TestRedactLargeInput(t *testing.T) {
