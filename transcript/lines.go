@@ -84,8 +84,8 @@ func (ls *lineSplitter) fill() {
 		ls.start, ls.end = 0, n
 	}
 	if cap(ls.buf)-ls.end < readChunk/4 {
-		// Grow by doubling, but never past one maximal line plus one read.
-		nc := max(min(2*cap(ls.buf), MaxLineBytes+readChunk), ls.end+readChunk)
+		// Grow in large steps, but never past one maximal line plus one read.
+		nc := max(min(4*cap(ls.buf), MaxLineBytes+readChunk), ls.end+readChunk)
 		nb := make([]byte, ls.end, nc)
 		copy(nb, ls.buf[:ls.end])
 		ls.buf = nb
