@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // DefaultKeep is how many snapshots a Store keeps when Keep is not set.
@@ -118,6 +120,7 @@ func (s *Store) Save(r *Record, lang Lang) (mdPath string, warnings []string, er
 		r.CreatedAt = s.now().UTC()
 	}
 	r.Schema = SchemaVersion
+	normaliseLists(r)
 	if lang != Russian {
 		lang = English
 	}
@@ -136,6 +139,26 @@ func (s *Store) Save(r *Record, lang Lang) (mdPath string, warnings []string, er
 	}
 	warnings = append(warnings, s.prune(name)...)
 	return mdPath, warnings, nil
+}
+
+// normaliseLists turns missing lists the schema declares as arrays into
+// empty ones, so that readers never meet null (SF-4).
+func normaliseLists(r *Record) {
+	if r.Prompts == nil {
+		r.Prompts = []transcript.Prompt{}
+	}
+	if r.Files == nil {
+		r.Files = []transcript.FileEdit{}
+	}
+	if r.Commands == nil {
+		r.Commands = []transcript.Command{}
+	}
+	if r.Failures == nil {
+		r.Failures = []transcript.Failure{}
+	}
+	if r.StateFile.Searched == nil {
+		r.StateFile.Searched = []string{}
+	}
 }
 
 // place picks the first free name and moves the rendered files into place.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -641,4 +642,63 @@ func TestConcurrentSaves(t *testing.T) {
 		}
 		check(t, s, pre, markers)
 	})
+}
+
+// spec: SF-4
+func TestSaveWritesArraysNotNull(t *testing.T) {
+	s := newStore(t)
+	r := rec("sess-null", t0, "")
+	r.StateFile.Searched = nil
+	mustSave(t, s, r, English)
+	data, _ := os.ReadFile(filepath.Join(s.Dir, r.Name+".json"))
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"prompts", "files", "commands", "failures"} {
+		if _, ok := m[k].([]any); !ok {
+			t.Errorf("%s is %v, want an array", k, m[k])
+		}
+	}
+	if !bytes.HasSuffix(data, []byte("}\n")) || !bytes.Contains(data, []byte("\n  \"schema\": 1,")) {
+		t.Errorf("record not indented with a trailing newline:\n%s", data)
+	}
+}
+
+// TestSpecNamesEveryField keeps specs/snapshot-format.md complete: every
+// JSON field of the record and its nested types is named there.
+// spec: SF-5, SF-6, SF-7, SF-8, SF-9
+func TestSpecNamesEveryField(t *testing.T) {
+	spec, err := os.ReadFile(filepath.Join("..", "specs", "snapshot-format.md"))
+	if err != nil {
+		t.Skip("spec not found")
+	}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || ty == reflect.TypeOf(time.Time{}) || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := 0; i < ty.NumField(); i++ {
+			f := ty.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !bytes.Contains(spec, []byte("`"+name+"`")) {
+				t.Errorf("field %s.%s (`%s`) is not in the spec", ty.Name(), f.Name, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(Record{}))
+	walk(reflect.TypeOf(Failure{}))
+	walk(reflect.TypeOf(Latest{}))
+	if len(seen) < 10 {
+		t.Fatalf("walked only %d types", len(seen))
+	}
 }
