@@ -86,7 +86,9 @@ session a short pointer to its own snapshot.` + "\n" + exitHelp,
 // init so that commands can be added without touching this file.
 var commandBuilders []func(*IO, *GlobalOptions) *cobra.Command
 
-func register(b func(*IO, *GlobalOptions) *cobra.Command) { commandBuilders = append(commandBuilders, b) }
+func register(b func(*IO, *GlobalOptions) *cobra.Command) {
+	commandBuilders = append(commandBuilders, b)
+}
 
 // Main runs compact-guard with args and returns the process exit code. It is
 // the one place that maps errors to exit codes.
@@ -94,7 +96,12 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	ios := &IO{In: in, Out: out, ErrOut: errOut}
 	root := NewRootCmd(ios)
 	root.SetArgs(args)
-	err := root.Execute()
+	c, err := root.ExecuteC()
+	if err != nil && c != nil && c.Annotations[hookAnnotation] != "" {
+		// A hook never fails the client: exit 2 would block a compaction.
+		fmt.Fprintln(errOut, "compact-guard: "+err.Error())
+		return ExitOK
+	}
 	return exitCode(err, errOut)
 }
 

@@ -1,0 +1,214 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// MaxPayloadBytes bounds what a hook reads from stdin; Claude Code's payloads
+// are a few hundred bytes, so anything near this is not a payload.
+const MaxPayloadBytes = 16 << 20
+
+// EnvCodePage overrides the legacy code page used for stdin that is neither
+// UTF-8 nor UTF-16 (a Windows code page number such as 1251).
+const EnvCodePage = "COMPACT_GUARD_CODEPAGE"
+
+// Payload is the JSON Claude Code writes to a hook's stdin. Fields that were
+// absent, null or of the wrong type stay empty.
+type Payload struct {
+	SessionID          string
+	TranscriptPath     string
+	Cwd                string
+	HookEventName      string
+	Trigger            string
+	CustomInstructions *string
+	PromptID           string
+	Source             string
+	CompactSummary     *string
+	// Encoding names how stdin was decoded ("utf-8", "utf-16le", "windows-1251", ...).
+	Encoding string
+	// Warnings lists fields that were present but unusable.
+	Warnings []string
+}
+
+// errPayload wraps every reason a payload could not be parsed.
+var errPayload = errors.New("payload")
+
+// readPayload reads and decodes a hook payload. It returns what it could
+// parse together with an error wrapping errPayload when stdin was empty, too
+// large or not a JSON object: hooks carry on with what they have.
+func readPayload(r io.Reader, codePage int) (Payload, error) {
+	var p Payload
+	if r == nil {
+		return p, fmt.Errorf("%w: no stdin", errPayload)
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	if err != nil {
+		return p, fmt.Errorf("%w: reading stdin: %v", errPayload, err)
+	}
+	if len(raw) > MaxPayloadBytes {
+		return p, fmt.Errorf("%w: stdin larger than %d bytes", errPayload, MaxPayloadBytes)
+	}
+	text, enc := decodeStdin(raw, codePage)
+	p.Encoding = enc
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
+		return p, fmt.Errorf("%w: stdin is empty", errPayload)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(text, &fields); err != nil {
+		return p, fmt.Errorf("%w: not a JSON object: %v", errPayload, err)
+	}
+	str := func(key string, dst *string) {
+		v, ok := fields[key]
+		if !ok || string(v) == "null" {
+			return
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("payload field %s is not a string", key))
+		}
+	}
+	optStr := func(key string) *string {
+		v, ok := fields[key]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("payload field %s is not a string", key))
+			return nil
+		}
+		return &s
+	}
+	str("session_id", &p.SessionID)
+	str("transcript_path", &p.TranscriptPath)
+	str("cwd", &p.Cwd)
+	str("hook_event_name", &p.HookEventName)
+	str("trigger", &p.Trigger)
+	str("prompt_id", &p.PromptID)
+	str("source", &p.Source)
+	p.CustomInstructions = optStr("custom_instructions")
+	p.CompactSummary = optStr("compact_summary")
+	return p, nil
+}
+
+// decodeStdin turns stdin bytes into UTF-8: a BOM wins and is stripped; valid
+// UTF-8 is kept; UTF-16 without a BOM is recognised by its NUL bytes; anything
+// else is decoded from the legacy code page (PowerShell 5 and cmd.exe pipe
+// text that way).
+func decodeStdin(b []byte, codePage int) ([]byte, string) {
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		return b[3:], "utf-8-bom"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		return decodeWith(unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), b[2:], "utf-16le")
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return decodeWith(unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), b[2:], "utf-16be")
+	}
+	if le, be := utf16Guess(b); le {
+		return decodeWith(unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), b, "utf-16le")
+	} else if be {
+		return decodeWith(unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), b, "utf-16be")
+	}
+	if utf8.Valid(b) {
+		return b, "utf-8"
+	}
+	enc, name := legacyEncoding(codePage)
+	return decodeWith(enc, b, name)
+}
+
+func decodeWith(enc encoding.Encoding, b []byte, name string) ([]byte, string) {
+	out, err := enc.NewDecoder().Bytes(b)
+	if err != nil {
+		// Decoders replace what they cannot map; an error here means the
+		// input was cut mid-character. Keep what decoded.
+		return out, name + "(partial)"
+	}
+	return out, name
+}
+
+// utf16Guess reports UTF-16 without a BOM: JSON is mostly ASCII, so in
+// UTF-16LE nearly every odd byte is NUL, in UTF-16BE every even one. UTF-8
+// text never holds NUL.
+func utf16Guess(b []byte) (le, be bool) {
+	if len(b) < 2 {
+		return false, false
+	}
+	var even, odd int
+	n := len(b) &^ 1
+	for i := 0; i < n; i += 2 {
+		if b[i] == 0 {
+			even++
+		}
+		if b[i+1] == 0 {
+			odd++
+		}
+	}
+	half := n / 2
+	return odd*10 >= half*7 && even == 0, even*10 >= half*7 && odd == 0
+}
+
+// legacyEncoding maps a Windows code page number to its decoder. 0 means the
+// platform default: the ANSI code page on Windows, Windows-1252 elsewhere,
+// unless COMPACT_GUARD_CODEPAGE says otherwise.
+func legacyEncoding(codePage int) (encoding.Encoding, string) {
+	if codePage == 0 {
+		codePage = defaultCodePage()
+	}
+	switch codePage {
+	case 437:
+		return charmap.CodePage437, "cp437"
+	case 850:
+		return charmap.CodePage850, "cp850"
+	case 866:
+		return charmap.CodePage866, "cp866"
+	case 874:
+		return charmap.Windows874, "windows-874"
+	case 932:
+		return japanese.ShiftJIS, "shift_jis"
+	case 936:
+		return simplifiedchinese.GBK, "gbk"
+	case 949:
+		return korean.EUCKR, "euc-kr"
+	case 950:
+		return traditionalchinese.Big5, "big5"
+	case 1250:
+		return charmap.Windows1250, "windows-1250"
+	case 1251:
+		return charmap.Windows1251, "windows-1251"
+	case 1253:
+		return charmap.Windows1253, "windows-1253"
+	case 1254:
+		return charmap.Windows1254, "windows-1254"
+	case 1255:
+		return charmap.Windows1255, "windows-1255"
+	case 1256:
+		return charmap.Windows1256, "windows-1256"
+	case 1257:
+		return charmap.Windows1257, "windows-1257"
+	case 1258:
+		return charmap.Windows1258, "windows-1258"
+	}
+	return charmap.Windows1252, "windows-1252"
+}
+
+func defaultCodePage() int {
+	if v, err := strconv.Atoi(os.Getenv(EnvCodePage)); err == nil && v > 0 {
+		return v
+	}
+	return platformCodePage()
+}

@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+)
+
+func encodeUTF16(t *testing.T, s string, order unicode.Endianness, bom bool) []byte {
+	t.Helper()
+	policy := unicode.IgnoreBOM
+	if bom {
+		policy = unicode.UseBOM
+	}
+	b, err := unicode.UTF16(order, policy).NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func encode1251(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := charmap.Windows1251.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// spec: PC-5
+func TestDecodeStdin(t *testing.T) {
+	const js = `{"session_id":"s-1","cwd":"C:\\Users\\Иван\\My Project"}`
+	tests := []struct {
+		name     string
+		in       []byte
+		codePage int
+		want     string
+		enc      string
+	}{
+		{"utf-8", []byte(js), 0, js, "utf-8"},
+		{"utf-8 with BOM", append([]byte{0xEF, 0xBB, 0xBF}, js...), 0, js, "utf-8-bom"},
+		{"utf-16le with BOM (PowerShell)", encodeUTF16(t, js, unicode.LittleEndian, true), 0, js, "utf-16le"},
+		{"utf-16be with BOM", encodeUTF16(t, js, unicode.BigEndian, true), 0, js, "utf-16be"},
+		{"utf-16le without BOM", encodeUTF16(t, js, unicode.LittleEndian, false), 0, js, "utf-16le"},
+		{"utf-16be without BOM", encodeUTF16(t, js, unicode.BigEndian, false), 0, js, "utf-16be"},
+		{"windows-1251 code page", encode1251(t, js), 1251, js, "windows-1251"},
+		{"legacy bytes default to windows-1252 off Windows", []byte("{\"a\":\"caf\xe9\"}"), 1252, `{"a":"café"}`, "windows-1252"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, enc := decodeStdin(tt.in, tt.codePage)
+			if string(got) != tt.want || enc != tt.enc {
+				t.Errorf("decodeStdin = %q (%s), want %q (%s)", got, enc, tt.want, tt.enc)
+			}
+		})
+	}
+}
+
+// spec: PC-4, PC-6, PC-8
+func TestReadPayload(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    Payload
+		wantErr string
+		warns   int
+	}{
+		{
+			name: "precompact manual",
+			in:   `{"session_id":"abc","transcript_path":"/t.jsonl","cwd":"/p","prompt_id":"p1","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":"focus"}`,
+			want: Payload{SessionID: "abc", TranscriptPath: "/t.jsonl", Cwd: "/p", PromptID: "p1", HookEventName: "PreCompact", Trigger: "manual", CustomInstructions: ptr("focus")},
+		},
+		{
+			name: "custom_instructions null and unknown fields",
+			in:   `{"session_id":"abc","custom_instructions":null,"permission_mode":"default","extra":{"x":[1,2]}}`,
+			want: Payload{SessionID: "abc"},
+		},
+		{
+			name: "session start compact",
+			in:   `{"session_id":"abc","hook_event_name":"SessionStart","source":"compact","model":"m"}`,
+			want: Payload{SessionID: "abc", HookEventName: "SessionStart", Source: "compact"},
+		},
+		{
+			name: "post compact summary",
+			in:   `{"session_id":"abc","hook_event_name":"PostCompact","trigger":"auto","compact_summary":"sum"}`,
+			want: Payload{SessionID: "abc", HookEventName: "PostCompact", Trigger: "auto", CompactSummary: ptr("sum")},
+		},
+		{
+			name:  "wrong type field is ignored, the rest counts",
+			in:    `{"session_id":42,"cwd":"/p","trigger":["auto"]}`,
+			want:  Payload{Cwd: "/p"},
+			warns: 2,
+		},
+		{name: "empty stdin", in: "", wantErr: "stdin is empty"},
+		{name: "whitespace only", in: " \r\n\t", wantErr: "stdin is empty"},
+		{name: "not json", in: "hello", wantErr: "not a JSON object"},
+		{name: "json array", in: `[{"session_id":"abc"}]`, wantErr: "not a JSON object"},
+		{name: "truncated", in: `{"session_id":"ab`, wantErr: "not a JSON object"},
+		{name: "too large", in: `{"x":"` + strings.Repeat("a", MaxPayloadBytes) + `"}`, wantErr: "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readPayload(strings.NewReader(tt.in), 0)
+			if tt.wantErr != "" {
+				if err == nil || !errors.Is(err, errPayload) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error %v", err)
+			}
+			if len(got.Warnings) != tt.warns {
+				t.Errorf("warnings = %q, want %d", got.Warnings, tt.warns)
+			}
+			got.Warnings, got.Encoding = nil, ""
+			if !payloadEqual(got, tt.want) {
+				t.Errorf("payload = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// spec: PC-5
+func TestReadPayloadWindows1251CyrillicPath(t *testing.T) {
+	in := encode1251(t, `{"session_id":"abc","cwd":"C:\\Users\\Пётр\\Мой проект"}`)
+	got, err := readPayload(bytes.NewReader(in), 1251)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Cwd != `C:\Users\Пётр\Мой проект` || got.Encoding != "windows-1251" {
+		t.Fatalf("cwd = %q (%s)", got.Cwd, got.Encoding)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func payloadEqual(a, b Payload) bool {
+	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return a.SessionID == b.SessionID && a.TranscriptPath == b.TranscriptPath && a.Cwd == b.Cwd &&
+		a.HookEventName == b.HookEventName && a.Trigger == b.Trigger && a.PromptID == b.PromptID &&
+		a.Source == b.Source && eq(a.CustomInstructions, b.CustomInstructions) && eq(a.CompactSummary, b.CompactSummary)
+}

@@ -1,0 +1,77 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Hook outcomes as written to the log; doctor reports lines whose outcome is
+// "failed".
+const (
+	outcomeOK      = "ok"
+	outcomeWarn    = "warn"
+	outcomeFailed  = "failed"
+	outcomeNone    = "none"
+	outcomeSkipped = "skipped"
+)
+
+// logEntry is one line of compact-guard.log:
+//
+//	2026-11-30T10:15:00Z precompact session=<id> outcome=ok duration=41ms snapshot=<name> warnings=0 detail="..."
+type logEntry struct {
+	At       time.Time
+	Command  string
+	Session  string
+	Outcome  string
+	Duration time.Duration
+	Snapshot string
+	Warnings []string
+	Detail   string
+}
+
+func (e logEntry) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s session=%s outcome=%s duration=%dms", e.At.UTC().Format(time.RFC3339), e.Command,
+		logValue(e.Session), e.Outcome, e.Duration.Milliseconds())
+	if e.Snapshot != "" {
+		fmt.Fprintf(&b, " snapshot=%s", logValue(e.Snapshot))
+	}
+	fmt.Fprintf(&b, " warnings=%d", len(e.Warnings))
+	detail := e.Detail
+	if len(e.Warnings) > 0 {
+		if detail != "" {
+			detail += "; "
+		}
+		detail += strings.Join(e.Warnings, "; ")
+	}
+	if detail != "" {
+		fmt.Fprintf(&b, " detail=%q", truncateRunes(detail, 2000))
+	}
+	return b.String()
+}
+
+// logValue keeps a log field on one line and free of spaces.
+func logValue(s string) string {
+	if s == "" {
+		return "-"
+	}
+	s = truncateRunes(s, 200)
+	return strings.Map(func(r rune) rune {
+		if r <= ' ' || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos] + "…"
+		}
+		i++
+	}
+	return s
+}

@@ -1,0 +1,33 @@
+package cmd
+
+import (
+	"os"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// hookAnnotation marks the commands Claude Code runs as hooks: they exit 0
+// whatever happens, because exit 2 from PreCompact blocks the compaction.
+const hookAnnotation = "compact-guard/hook"
+
+// resolveLang applies --lang, else the POSIX locale. An unknown --lang falls
+// back to English: a hook must not fail over a flag.
+func resolveLang(g *GlobalOptions, getenv func(string) string) snapshot.Lang {
+	if g.Lang != "" {
+		if l, err := snapshot.ParseLang(g.Lang); err == nil {
+			return l
+		}
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return snapshot.LangFromEnv(getenv)
+}
+
+// writeLog appends one line to the log; a log that cannot be written is
+// reported on stderr, which Claude Code keeps in its debug log.
+func writeLog(dir string, e logEntry) {
+	if err := snapshot.AppendLog(logPath(dir), e.String()); err != nil {
+		os.Stderr.WriteString("compact-guard: writing log: " + err.Error() + "\n")
+	}
+}
