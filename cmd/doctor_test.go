@@ -400,6 +400,7 @@ func TestDoctorMarks(t *testing.T) {
 	}
 }
 
+// spec: DR-4
 func TestMatcherMatches(t *testing.T) {
 	for _, c := range []struct {
 		m, v string
@@ -411,5 +412,21 @@ func TestMatcherMatches(t *testing.T) {
 		if got, _ := matcherMatches(c.m, c.v); got != c.want {
 			t.Errorf("matcher %q on %q: %v", c.m, c.v, got)
 		}
+	}
+}
+
+// spec: DR-4
+func TestDoctorWarnsAboutOtherEvents(t *testing.T) {
+	d := newDocEnv(t)
+	root, err := parseJSON([]byte(d.installed()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, _ := parseJSON([]byte(fmt.Sprintf(`[{"hooks":[{"type":"command","command":%q}]}]`, hookCommand(d.exe, "precompact"))))
+	root.get("hooks").set("Stop", stop)
+	d.write(d.userSettings(), string(encodeJSON(root, "  ", true)))
+	out, code := d.run()
+	if code != ExitOK || docLine(out, "[warn]", "Stop [*]", "compact-guard precompact is not meant for Stop") == "" {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

@@ -686,6 +686,7 @@ func TestSettingsExampleMatchesInstall(t *testing.T) {
 	}
 }
 
+// spec: IN-11
 func TestUnifiedDiff(t *testing.T) {
 	a := []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n")
 	b := []byte("1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n")
@@ -830,5 +831,54 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 
 	if _, _, err := instScript(t, env, proj, "--bogus"); err == nil {
 		t.Error("unknown option accepted")
+	}
+}
+
+// spec: IN-12
+func TestUninstallGivesBackInstallFormattedFileByteForByte(t *testing.T) {
+	orig := "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"say done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+	p := instWrite(t, t.TempDir(), "settings.json", orig, 0o600)
+	if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := instRun(t, true, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(instRead(t, p)); got != orig {
+		t.Errorf("got\n%s\nwant\n%s", got, orig)
+	}
+}
+
+// spec: IN-1
+func TestInstallNotesGitRootBelow(t *testing.T) {
+	repo := t.TempDir()
+	sub := filepath.Join(repo, "sub")
+	for _, d := range []string{filepath.Join(repo, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	err := installRun(&InstallOptions{
+		IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: scopeLocal,
+		Executable: func() (string, error) { return instExe, nil },
+		Host: hostEnv{
+			Getenv: func(string) string { return "" },
+			Home:   func() (string, error) { return "", errors.New("no home") },
+			Getwd:  func() (string, error) { return sub, nil },
+		},
+		Now: func() time.Time { return instFixedNow },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "created "+filepath.Join(sub, ".claude", "settings.local.json")) {
+		t.Errorf("out: %s", out.String())
+	}
+	if !strings.Contains(errOut.String(), "inside the git work tree "+repo) {
+		t.Errorf("no note about the git root: %q", errOut.String())
+	}
+	if st, err := os.Stat(filepath.Join(sub, ".claude")); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm() != 0o755) {
+		t.Errorf(".claude folder: %v", err)
 	}
 }

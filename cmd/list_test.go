@@ -210,6 +210,7 @@ func TestShowErrors(t *testing.T) {
 	}
 }
 
+// spec: LS-1
 func TestListFormatting(t *testing.T) {
 	n := func(i int64) *int64 { return &i }
 	for in, want := range map[*int64]string{nil: "-", n(812): "812", n(15300): "15.3k", n(1_234_567): "1.2M"} {
