@@ -184,7 +184,7 @@ func (r *rule) apply(s string) (string, int) {
 			if r.wordStart && at > 0 && isWordByte(s[at-1]) {
 				continue // checked before matching: "xsk-ant-" repeated costs nothing
 			}
-			m := r.re.FindStringSubmatchIndex(s[at:min(len(s), at+w)])
+			m := r.re.FindStringSubmatchIndex(s[at:windowEnd(s, at+w)])
 			if m == nil {
 				continue
 			}
@@ -215,6 +215,18 @@ func (r *rule) apply(s string) (string, int) {
 	}
 	b.WriteString(s[last:])
 	return b.String(), len(spans)
+}
+
+// windowEnd cuts a window at end, or earlier at the start of a character, so
+// that a match ending at the window's end never splits a UTF-8 sequence.
+func windowEnd(s string, end int) int {
+	if end >= len(s) {
+		return len(s)
+	}
+	for k := 0; k < utf8.UTFMax && end > 0 && !utf8.RuneStart(s[end]); k++ {
+		end--
+	}
+	return end
 }
 
 // finder yields, in order, the occurrences of any of its needles. It keeps
@@ -511,7 +523,7 @@ func scanCurlUser(s string) [][2]int {
 		if lastCurl < lineStart {
 			continue
 		}
-		m := curlUserRE.FindStringSubmatchIndex(s[at:min(len(s), at+defaultWindow)])
+		m := curlUserRE.FindStringSubmatchIndex(s[at:windowEnd(s, at+defaultWindow)])
 		if m == nil {
 			continue
 		}

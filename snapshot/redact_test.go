@@ -508,6 +508,22 @@ func TestRedactLargeInput(t *testing.T) {
 	}
 }
 
+// spec: SEC-8
+func TestRedactKeepsUTF8Valid(t *testing.T) {
+	// The value runs past the bounded window a pattern sees; the cut must not
+	// fall inside a character.
+	for _, in := range []string{
+		"Authorization: Bearer " + strings.Repeat("я", 400),
+		"Authorization: Basic x" + strings.Repeat("я", 400),
+		"curl -u admin:" + strings.Repeat("€", 300) + " https://x",
+	} {
+		out, n := Redact(in)
+		if n == 0 || !utf8.ValidString(out) {
+			t.Errorf("Redact(%.40q…) = %.80q…, %d", in, out, n)
+		}
+	}
+}
+
 func TestRedactShortAndInvalidUTF8(t *testing.T) {
 	for _, s := range []string{"", "a", "key=", "\xff\xfe\xfd", "password=\xff\xff\xff\xff\xff\xff\xff\xff\xff"} {
 		out, n := Redact(s)
