@@ -338,7 +338,7 @@ func TestTR9ChainEqualsWholeRead(t *testing.T) {
 	eq(t, "chained", chained.Chained, true)
 	eqSlice(t, "files", chained.Facts.Files, full.Facts.Files)
 	eqSlice(t, "prompts", chained.Facts.Prompts, full.Facts.Prompts)
-	eqSlice(t, "commands", chained.Facts.Commands, full.Facts.Commands)
+	eqDeep(t, "commands", chained.Facts.Commands, full.Facts.Commands)
 	eq(t, "compactions", chained.Facts.Compactions, full.Facts.Compactions)
 }
 

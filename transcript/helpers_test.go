@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -158,5 +159,12 @@ func eqSlice[T comparable](t *testing.T, what string, got, want []T) {
 			t.Errorf("%s = %+v, want %+v", what, got, want)
 			return
 		}
+	}
+}
+
+func eqDeep(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %+v\nwant %+v", what, got, want)
 	}
 }
