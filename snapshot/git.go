@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -17,9 +16,9 @@ import (
 // is not set.
 const DefaultGitTimeout = 2 * time.Second
 
-// gitWaitDelay bounds how long a killed git may keep its pipes open (through
-// a hook or fsmonitor child, say) before they are closed under it.
-const gitWaitDelay = 100 * time.Millisecond
+// gitGrace is how long past its deadline ReadGit still waits for a git
+// that has exited to hand over its output.
+const gitGrace = 100 * time.Millisecond
 
 // maxSubject bounds Git.Subject: %s joins a whole first paragraph into one
 // line, which can be long.
@@ -77,40 +76,73 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 		return step + ": " + err.Error()
 	}
 
+	// Past gaveUp, gitGrace after the deadline (or the caller's cancel),
+	// ReadGit waits for nothing: a git that has not delivered by then counts
+	// as timed out, whatever its goroutine is still doing.
+	gaveUp := make(chan struct{})
+	stopGiveUp := context.AfterFunc(ctx, func() {
+		time.AfterFunc(gitGrace, func() { close(gaveUp) })
+	})
+	defer stopGiveUp()
+
 	bin, missing := lookGit(opt.GitPath)
-	var (
-		wg  sync.WaitGroup
-		st  *porcelainV2
-		stE error
-		lg  string
-		lgE error
-	)
+	type statusRes struct {
+		p   *porcelainV2
+		err error
+	}
+	type logRes struct {
+		subject string
+		err     error
+	}
+	stc := make(chan statusRes, 1)
+	lgc := make(chan logRes, 1)
 	if !missing {
-		wg.Add(2)
 		go func() {
-			defer wg.Done()
-			st, stE = gitStatus(ctx, bin, root)
+			p, err := gitStatus(ctx, bin, root)
+			stc <- statusRes{p, err}
 		}()
 		go func() {
-			defer wg.Done()
-			lg, lgE = gitSubject(ctx, bin, root)
+			s, err := gitSubject(ctx, bin, root)
+			lgc <- logRes{s, err}
 		}()
 	}
 
 	// go-git reads the refs in every case, and does the rest when git is
-	// missing. It cannot be cancelled: stop waiting for it at the deadline.
+	// missing. It cannot be cancelled: stop waiting for it at the deadline
+	// when it does the status, or when git is given up on.
 	gg := make(chan goGitState, 1)
 	go func() { gg <- readGoGit(root, missing) }()
+	ggStop := (<-chan struct{})(gaveUp)
+	if missing {
+		ggStop = ctx.Done()
+	}
 	var (
 		refs     goGitState
 		refsDone bool
+		st       *porcelainV2
+		stE      error
+		lg       string
+		lgE      error
 	)
 	select {
 	case refs = <-gg:
 		refsDone = true
-	case <-ctx.Done():
+	case <-ggStop:
 	}
-	wg.Wait()
+	if !missing {
+		select {
+		case r := <-stc:
+			st, stE = r.p, r.err
+		case <-gaveUp:
+			stE = ctx.Err()
+		}
+		select {
+		case r := <-lgc:
+			lg, lgE = r.subject, r.err
+		case <-gaveUp:
+			lgE = ctx.Err()
+		}
+	}
 
 	var errs []string
 	if refsDone {
@@ -278,8 +310,10 @@ func gitEnv() []string {
 }
 
 // runGit runs git in root with stdout going to out. A hung git is killed at
-// the deadline, and its pipes are closed gitWaitDelay later even when a
-// child of it still holds them.
+// the deadline, and its pipes are closed gitGrace later even when a child of
+// it still holds them. WaitDelay counts from the earlier of exit and
+// deadline, so it must reach past the deadline: a git that exits in time
+// keeps its output even when a loaded machine is slow to drain the pipe.
 func runGit(ctx context.Context, bin, root string, out *limitedWriter, args ...string) error {
 	var stderr limitedWriter
 	stderr.max = 4 << 10
@@ -287,7 +321,10 @@ func runGit(ctx context.Context, bin, root string, out *limitedWriter, args ...s
 	cmd.Env = gitEnv()
 	cmd.Stdout = out
 	cmd.Stderr = &stderr
-	cmd.WaitDelay = gitWaitDelay
+	cmd.WaitDelay = gitGrace
+	if d, ok := ctx.Deadline(); ok {
+		cmd.WaitDelay += max(time.Until(d), 0)
+	}
 	hideWindow(cmd)
 	err := cmd.Run()
 	if err == nil {
