@@ -39,7 +39,10 @@ const MinSecretLen = 8
 
 // MaxRedactionGrowth bounds how many bytes one replacement can add to a
 // text: the longest marker (every rule replaces at least one byte).
-var MaxRedactionGrowth = len(marker(KindURLCredentials))
+const MaxRedactionGrowth = len(RedactedPrefix + KindURLCredentials + "]")
+
+// minRedactLen is the shortest text any rule can match ("://:p@").
+const minRedactLen = 6
 
 func marker(kind string) string { return RedactedPrefix + kind + "]" }
 
@@ -48,7 +51,7 @@ func marker(kind string) string { return RedactedPrefix + kind + "]" }
 // what it covers), linear in len(s), and idempotent: Redact of its own output
 // changes nothing.
 func Redact(s string) (string, int) {
-	if len(s) < 8 {
+	if len(s) < minRedactLen {
 		return s, 0
 	}
 	n := 0
@@ -57,9 +60,10 @@ func Redact(s string) (string, int) {
 		s, k = redactPrivateKeys(s)
 		n += k
 	}
-	// A replacement can put a boundary where there was none (`]ghp_…` right
-	// after a fixed-length key), so the rules run again on a changed text
-	// until nothing changes; in practice the second round finds nothing.
+	// A replacement can put a word boundary where there was none (`]ghp_…`
+	// right after a fixed-length key), so the rules run again on a changed
+	// text until nothing changes (at most maxRounds); in practice the second
+	// round finds nothing.
 	for round := 0; round < maxRounds; round++ {
 		mask := triggerMask(s)
 		if mask == 0 {
@@ -673,9 +677,16 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	if bare == "" || !(isAlphaByte(bare[0]) || bare[0] == '_') || !secretName(bare) {
 		return 0, 0, false
 	}
-	if strings.EqualFold(bare, "key") && notSecretKeyQualifier[strings.ToLower(wordBefore(line, ns))] {
+	bareKey := strings.EqualFold(bare, "key")
+	if bareKey && notSecretKeyQualifier[strings.ToLower(wordBefore(line, ns))] {
 		return 0, 0, false // "primary key: customer_id", "public key = …"
 	}
+	if dashes == 0 && strings.EqualFold(bare, "pass") {
+		return 0, 0, false // "--- PASS: TestX": test runners, not DB_PASS or --pass
+	}
+	// A bare "key" is a dictionary key, a React key or a cookie name far
+	// more often than a secret: its value must not be a plain word.
+	quotedOK := func(v string) bool { return secretValue(v, true) && !(bareKey && wordLike(v)) }
 	j := ne
 	if strings.HasPrefix(line[j:], `\"`) {
 		j += 2 // "{\"password\": …}" inside a quoted command
@@ -713,7 +724,7 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	if strings.HasPrefix(line[v:], `\"`) {
 		if end := strings.Index(line[v+2:], `\"`); end >= 0 {
 			a, b := v+2, v+2+end
-			if !secretValue(line[a:b], true) {
+			if !quotedOK(line[a:b]) {
 				return 0, 0, false
 			}
 			return a, b, true
@@ -722,7 +733,7 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	} else if q := line[v]; q == '"' || q == '\'' {
 		if end, ok := closingQuote(line, v); ok {
 			a, b := v+1, end
-			if !secretValue(line[a:b], true) {
+			if !quotedOK(line[a:b]) {
 				return 0, 0, false
 			}
 			return a, b, true
@@ -740,10 +751,37 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	if b < len(line) && (line[b] == '(' || line[b] == '[') {
 		return 0, 0, false // getToken(), tokens[i]: code, not a value
 	}
-	if !secretValue(val, false) || dottedIdent(val) || colon && !randomLooking(val) {
+	if !secretValue(val, false) || dottedIdent(val) {
+		return 0, 0, false
+	}
+	// A plain word (letters and _) is prose after a colon ("The secret:
+	// understanding …") and an identifier in code (thread_key = tool_use_id,
+	// _csrf_token: csrfToken); it counts only for an environment-style
+	// upper-case name or a flag (PASSWORD=CorrectHorse, --password hunterhunter).
+	if wordLike(val) && (colon || bareKey || dashes == 0 && !upperName(bare)) {
 		return 0, 0, false
 	}
 	return v, b, true
+}
+
+// wordLike reports a value made only of letters and underscores.
+func wordLike(v string) bool {
+	for _, r := range v {
+		if r != '_' && !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// upperName reports an environment-style name: no lower-case letter.
+func upperName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if isLowerByte(name[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // wordBefore returns the word that ends one blank before line[i].
@@ -868,23 +906,6 @@ func dottedIdent(v string) bool {
 		}
 	}
 	return true
-}
-
-// randomLooking is asked of an unquoted value after a colon, where prose
-// ("The key: understanding …") is common: it must hold a digit, a symbol or
-// an upper-case letter after the first character.
-func randomLooking(v string) bool {
-	for i, r := range v {
-		switch {
-		case r >= '0' && r <= '9':
-			return true
-		case unicode.IsUpper(r) && i > 0:
-			return true
-		case !unicode.IsLetter(r):
-			return true
-		}
-	}
-	return false
 }
 
 // secretName reports whether an identifier names a secret: one of its parts

@@ -1,6 +1,10 @@
 package snapshot
 
 import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +157,9 @@ func secretCorpus() []secretCase {
 		{"kubernetes secret data", "  password: aHVudGVyMkVYQU1QTEU=", "aHVudGVyMkVYQU1QTEU=", KindAssignment},
 		{"passphrase with spaces", `"passphrase": "correct horse battery staple EXAMPLE"`, "correct horse battery staple", KindAssignment},
 		{"spring properties", "spring.datasource.password=EXAMPLE_db_pw_77", "EXAMPLE_db_pw_77", KindAssignment},
+		{"upper-case env name with a plain word", "export PASSWORD=CorrectHorseBatteryStaple", "CorrectHorseBatteryStaple", KindAssignment},
+		{"flag with a plain word", "openssl pkcs12 -export --password hunterhunter -out cert.p12", "hunterhunter", KindAssignment},
+		{"smtp pass", "SMTP_PASS=EXAMPLEmail2024 ./send-report", "EXAMPLEmail2024", KindAssignment},
 		{"custom auth header", "X-Auth-Token: 7c4a8d09ca3762af61e59520943dc26494f8941bEXAMPLE", "7c4a8d09ca3762af61e59520943dc26494f8941b", KindAssignment},
 	}
 }
@@ -226,6 +233,12 @@ func lookAlikeCorpus() []lookAlike {
 		{"keyboard", "keyboard_layout=us-intl-altgr"},
 		{"version string", "go install golang.org/x/tools/gopls@v0.16.2"},
 		{"undefined", "token=undefined"},
+		{"identifier after equals", `thread_key = tool_use_id || "unmatched-result"`},
+		{"identifier in an object", "params: { _csrf_token: csrfToken },"},
+		{"typescript type", "const filters: { key: FilterType; label: string; count: number }[] = ["},
+		{"dictionary key", "{ key: 'completed', label: 'Completed', count: todoCounts.completed },"},
+		{"cookie name", `    key: "_spotter_key",`},
+		{"go test output", "--- PASS: TestResume_LocalLogNewerTimestamp_UserConfirms (5.93s)"},
 	}
 }
 
@@ -284,6 +297,60 @@ func TestRedactLookAlikesSurvive(t *testing.T) {
 				t.Errorf("changed (%d):\n in: %s\nout: %s", n, tc.line, out)
 			}
 		})
+	}
+}
+
+// spec: SEC-7
+func TestRedactRealTranscriptsUnchanged(t *testing.T) {
+	// Real sessions hold code, tool output and prose but no secrets: every
+	// string in them must come back unchanged.
+	dir := filepath.Join("..", "..", "shared", "fixtures", "transcripts")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) == 0 {
+		t.Skip("no transcript fixtures at", dir)
+	}
+	strs := 0
+	for _, fn := range files {
+		f, err := os.Open(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReaderSize(f, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			var v any
+			if json.Unmarshal(line, &v) == nil {
+				eachString(v, func(s string) {
+					strs++
+					if out, n := Redact(s); n != 0 {
+						i := strings.Index(out, RedactedPrefix)
+						t.Errorf("%s: %d replacement(s): …%s…", filepath.Base(fn), n, out[max(0, i-60):min(len(out), i+60)])
+					}
+				})
+			}
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	if strs < 1000 {
+		t.Errorf("only %d strings read from the fixtures", strs)
+	}
+}
+
+func eachString(v any, f func(string)) {
+	switch x := v.(type) {
+	case string:
+		f(x)
+	case []any:
+		for _, e := range x {
+			eachString(e, f)
+		}
+	case map[string]any:
+		for _, e := range x {
+			eachString(e, f)
+		}
 	}
 }
 
@@ -371,6 +438,7 @@ func TestRedactIdempotentOnCorpus(t *testing.T) {
 	}
 }
 
+// spec: SEC-5, SEC-7
 func TestSecretName(t *testing.T) {
 	cases := map[string]bool{
 		"API_KEY": true, "apiKey": true, "x-api-key": true, "GITHUB_TOKEN": true, "client_secret": true,
@@ -454,26 +522,25 @@ func TestRedactRecord(t *testing.T) {
 	}
 
 	untouched := map[string][2]string{
-		"session id":       {r.SessionID, sid},
-		"name":             {r.Name, "snap_20261130-101500_9b2f0c1e"},
-		"transcript path":  {r.TranscriptPath, path + ".jsonl"},
-		"cwd":              {r.Cwd, path},
-		"branch":           {r.GitBranch, "feature/" + tok},
-		"file path":        {r.Files[0].Path, path},
-		"git root":         {r.Git.Root, path},
-		"git branch":       {r.Git.Branch, "feature/" + tok},
-		"git head":         {r.Git.Head, "3f786850e387550fdab836ed7e6dc881de23001b"},
-		"git change path":  {r.Git.Changes[0].Path, path},
-		"state file path":  {r.StateFile.Path, path},
-		"state searched":   {r.StateFile.Searched[0], path},
-		"tool":             {r.Commands[0].Tool, "Bash"},
-		"task id":          {r.Tasks[0].ID, "1"},
-		"todo status":      {r.Todos[0].Status, "pending"},
-		"command outcome":  {r.Commands[0].Outcome, transcript.OutcomeError},
-		"file last tool":   {r.Files[0].LastTool, "Edit"},
-		"failure tool":     {r.Failures[0].Tool, "Bash"},
-		"state file name":  {r.StateFile.Name, "SESSION-STATE.md"},
-		"session id again": {r.SessionID, sid},
+		"session id":      {r.SessionID, sid},
+		"name":            {r.Name, "snap_20261130-101500_9b2f0c1e"},
+		"transcript path": {r.TranscriptPath, path + ".jsonl"},
+		"cwd":             {r.Cwd, path},
+		"branch":          {r.GitBranch, "feature/" + tok},
+		"file path":       {r.Files[0].Path, path},
+		"git root":        {r.Git.Root, path},
+		"git branch":      {r.Git.Branch, "feature/" + tok},
+		"git head":        {r.Git.Head, "3f786850e387550fdab836ed7e6dc881de23001b"},
+		"git change path": {r.Git.Changes[0].Path, path},
+		"state file path": {r.StateFile.Path, path},
+		"state searched":  {r.StateFile.Searched[0], path},
+		"tool":            {r.Commands[0].Tool, "Bash"},
+		"task id":         {r.Tasks[0].ID, "1"},
+		"todo status":     {r.Todos[0].Status, "pending"},
+		"command outcome": {r.Commands[0].Outcome, transcript.OutcomeError},
+		"file last tool":  {r.Files[0].LastTool, "Edit"},
+		"failure tool":    {r.Failures[0].Tool, "Bash"},
+		"state file name": {r.StateFile.Name, "SESSION-STATE.md"},
 	}
 	for field, got := range untouched {
 		if got[0] != got[1] {
@@ -524,6 +591,7 @@ func TestRedactKeepsUTF8Valid(t *testing.T) {
 	}
 }
 
+// spec: SEC-8
 func TestRedactShortAndInvalidUTF8(t *testing.T) {
 	for _, s := range []string{"", "a", "key=", "\xff\xfe\xfd", "password=\xff\xff\xff\xff\xff\xff\xff\xff\xff"} {
 		out, n := Redact(s)
