@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -288,7 +289,8 @@ func installFix(src settingsSource) string {
 	return "run 'compact-guard install --scope " + src.Scope + "' in the project folder"
 }
 
-// checkRegistration judges one hook entry of ours.
+// checkRegistration judges one hook entry of ours. All its problems go on
+// its one line, the worst deciding the mark.
 func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, host hostEnv) doctorCheck {
 	matcher := h.Matcher
 	if !h.HasMatcher {
@@ -298,78 +300,107 @@ func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, ho
 	if tn := h.Node.get("timeout"); tn != nil {
 		timeout = "timeout " + tn.text + " s"
 	}
-	desc := fmt.Sprintf("  %s [%s] runs %s %s (%s)", h.Event, matcher, h.Node.get("command").stringValOr(""), strings.Join(argsOf(h.Node), " "), timeout)
-	desc = strings.Replace(desc, "  (", " (", 1)
-	fail := func(why, fix string) doctorCheck {
-		return doctorCheck{Status: checkFail, Text: desc + ": " + why, Fix: fix}
+	cmdline := strings.TrimSpace(h.Node.get("command").stringValOr("") + " " + strings.Join(argsOf(h.Node), " "))
+	res := doctorCheck{Status: checkOK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, cmdline, timeout)}
+	var whys, fixes, installNotes []string
+	inst := installFix(src)
+	needInstall := false
+	report := func(st checkStatus, why, fix string) {
+		res.Status = max(res.Status, st)
+		whys = append(whys, why)
+		// One install run mends several problems: say it once.
+		if note, ok := strings.CutPrefix(fix, inst); ok {
+			needInstall = true
+			if note != "" && !slices.Contains(installNotes, note) {
+				installNotes = append(installNotes, note)
+			}
+		} else if fix != "" && !slices.Contains(fixes, fix) {
+			fixes = append(fixes, fix)
+		}
 	}
-	warn := func(why, fix string) doctorCheck {
-		return doctorCheck{Status: checkWarn, Text: desc + ": " + why, Fix: fix}
+	fail := func(why, fix string) { report(checkFail, why, fix) }
+	warn := func(why, fix string) { report(checkWarn, why, fix) }
+
+	want := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
+	wantSub := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
+	if wantSub[h.Event] == "" {
+		warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Cmd.Sub, h.Event), "remove it from "+src.Path)
+		return finishCheck(res, whys, fixes)
 	}
 
 	// Does the program exist?
 	prog := expandProgram(h.Cmd.Program, projDir, host)
+	progOK := false
 	switch {
 	case prog == "":
-		return warn("cannot tell where the program is", installFix(src))
+		warn("cannot tell where the program is", installFix(src))
 	case !strings.ContainsAny(prog, `/\`):
-		found, err := exec.LookPath(prog)
-		if err != nil {
-			return fail(fmt.Sprintf("%q is not on PATH", prog), installFix(src)+" to register an absolute path")
+		if found, err := exec.LookPath(prog); err != nil {
+			fail(fmt.Sprintf("%q is not on PATH", prog), installFix(src)+" to register an absolute path")
+		} else {
+			warn(fmt.Sprintf("found through this shell's PATH (%s); Claude Code's PATH may differ", found), installFix(src)+" to register an absolute path")
 		}
-		return warn(fmt.Sprintf("found through this shell's PATH (%s); Claude Code's PATH may differ", found), installFix(src)+" to register an absolute path")
-	}
-	st, err := os.Stat(prog)
-	switch {
-	case err != nil:
-		return fail(fmt.Sprintf("%s does not exist", prog), installFix(src)+" to point it at "+orUnknown(exe))
-	case st.IsDir():
-		return fail(fmt.Sprintf("%s is a folder", prog), installFix(src))
-	case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
-		return fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+prog)
+	default:
+		st, err := os.Stat(prog)
+		switch {
+		case err != nil:
+			fail(fmt.Sprintf("%s does not exist", prog), installFix(src)+" to point it at "+orUnknown(exe))
+		case st.IsDir():
+			fail(fmt.Sprintf("%s is a folder", prog), installFix(src))
+		case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
+			fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+prog)
+		default:
+			progOK = true
+		}
 	}
 
-	// Will it run for the right events?
-	want := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
-	wantSub := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
-	if wantSub[h.Event] == "" {
-		return warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Cmd.Sub, h.Event), "remove it from "+src.Path)
-	}
+	// Will it run for the right events, long enough?
 	if wantSub[h.Event] != h.Cmd.Sub {
-		return fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, wantSub[h.Event], h.Cmd.Sub), installFix(src))
+		fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, wantSub[h.Event], h.Cmd.Sub), installFix(src))
 	}
 	for _, v := range want[h.Event] {
-		if ok, bad := matcherMatches(matcher, v); !ok {
-			why := fmt.Sprintf("matcher %q does not match %q", matcher, v)
-			if bad != nil {
-				why = fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad)
-			}
-			return fail(why, installFix(src))
+		if ok, bad := matcherMatches(matcher, v); bad != nil {
+			fail(fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad), installFix(src))
+			break
+		} else if !ok {
+			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v), installFix(src))
 		}
 	}
 	if h.Node.get("if") != nil {
-		return fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
+		fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
 	}
 	if tn := h.Node.get("timeout"); tn != nil {
 		t, ok := tn.number()
+		writes := fmt.Sprintf("%s (it writes %d)", installFix(src), specTimeout(h.Event))
 		switch {
 		case !ok:
-			return fail("the timeout is not a number", installFix(src))
+			fail("the timeout is not a number", writes)
 		case t >= 1000:
-			return fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", tn.text, time.Duration(t*float64(time.Second)).Round(time.Minute)), installFix(src)+fmt.Sprintf(" (it writes %d)", specTimeout(h.Event)))
+			fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", tn.text, time.Duration(t*float64(time.Second)).Round(time.Minute)), writes)
 		case t <= 0:
-			return fail("the timeout is not positive", installFix(src))
+			fail("the timeout is not positive", writes)
 		case h.Cmd.Sub == "precompact" && t < 5:
-			return fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", tn.text), installFix(src)+fmt.Sprintf(" (it writes %d)", specTimeout(h.Event)))
+			fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", tn.text), writes)
 		}
 	}
 	if h.Cmd.Sub == "precompact" && h.Node.get("async").isTrue() {
-		return warn("async: the compaction may start before the snapshot is written", `remove "async" from the entry in `+src.Path)
+		warn("async: the compaction may start before the snapshot is written", `remove "async" from the entry in `+src.Path)
 	}
-	if exe != "" && !sameFile(prog, exe) {
-		return warn("another compact-guard than this one ("+exe+")", installFix(src)+" to use this one, or run that binary's doctor")
+	if progOK && exe != "" && !sameFile(prog, exe) {
+		warn("another compact-guard than this one ("+exe+")", installFix(src)+" to use this one, or run that binary's doctor")
 	}
-	return doctorCheck{Status: checkOK, Text: desc}
+	if needInstall {
+		fixes = append([]string{inst + strings.Join(installNotes, "")}, fixes...)
+	}
+	return finishCheck(res, whys, fixes)
+}
+
+func finishCheck(c doctorCheck, whys, fixes []string) doctorCheck {
+	if len(whys) > 0 {
+		c.Text += ": " + strings.Join(whys, "; ")
+		c.Fix = strings.Join(fixes, "; ")
+	}
+	return c
 }
 
 func argsOf(h *jsonNode) []string {

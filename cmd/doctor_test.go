@@ -430,3 +430,21 @@ func TestDoctorWarnsAboutOtherEvents(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// spec: DR-4
+func TestDoctorReportsEveryProblemOfAnEntry(t *testing.T) {
+	d := newDocEnv(t)
+	d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"PreCompact":[{"matcher":"manual","hooks":[{"type":"command","command":"/old/compact-guard precompact","timeout":30000}]}],
+"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q}]}]}}`, hookCommand(d.exe, "postcompact")))
+	out, code := d.run()
+	l := docLine(out, "[FAIL]", "PreCompact [manual]") + "\n"
+	for _, want := range []string{"/old/compact-guard does not exist", `matcher "manual" does not match "auto"`, "timeout 30000 looks like milliseconds",
+		"fix: run 'compact-guard install' to point it at " + d.exe + " (it writes 60)\n"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("no %q in %q", want, l)
+		}
+	}
+	if code != ExitFailure {
+		t.Errorf("exit %d", code)
+	}
+}
