@@ -46,3 +46,26 @@ func BenchmarkSegment(b *testing.B) { benchSegment(b, 200<<20) }
 
 // BenchmarkSegmentSmall is a quick 20 MB variant.
 func BenchmarkSegmentSmall(b *testing.B) { benchSegment(b, 20<<20) }
+
+// BenchmarkLastBoundary finds the last compact_boundary of a 220 MB
+// transcript whose last segment is 20 MB: its cost follows the segment.
+func BenchmarkLastBoundary(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "t.jsonl")
+	info, err := transcripttest.Write(path, transcripttest.Options{Size: 220 << 20, LastSegment: 20 << 20, Compactions: 5, Seed: 9})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	want := info.Boundaries[len(info.Boundaries)-1]
+	b.SetBytes(f.Size() - want)
+	for b.Loop() {
+		off, err := f.LastBoundary(context.Background())
+		if err != nil || off != want {
+			b.Fatalf("LastBoundary = %d, %v; want %d", off, err, want)
+		}
+	}
+}

@@ -13,10 +13,11 @@ import (
 // File is an opened transcript. Everything it reads stays within the size
 // the file had at Open, so a transcript that grows meanwhile (Claude Code
 // keeps appending) is read as a consistent prefix.
+//
+// A File is safe for concurrent use: every read is a ReadAt.
 type File struct {
 	f    *os.File
 	size int64
-	buf  []byte // line buffer for boundary checks, reused
 }
 
 // ErrNotRegular is returned by Open for a path that is not a regular file
@@ -105,7 +106,9 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 		return -1, err
 	}
 	chunk := make([]byte, boundaryChunk+len(boundaryNeedle))
-	pos := end // bytes [pos, end) are searched already, except an overlap
+	var matches []int
+	var line []byte // candidate lines, reused within this scan
+	pos := end      // bytes [pos, end) are searched already, except an overlap
 	for pos > from {
 		if err := ctx.Err(); err != nil {
 			return -1, err
@@ -116,13 +119,25 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 		if _, err := f.f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
 			return -1, err
 		}
-		next := lo
-		for j := len(buf); j > 0; {
-			k := bytes.LastIndex(buf[:j], boundaryNeedle)
+		// Find the needles forward (bytes.Index is vectorised, LastIndex is
+		// not), then settle them from the last one back.
+		matches = matches[:0]
+		for p := 0; ; {
+			k := bytes.Index(buf[p:], boundaryNeedle)
 			if k < 0 {
 				break
 			}
-			j = k
+			matches = append(matches, p+k)
+			p += k + 1
+		}
+		next := lo
+		limit := len(buf) // needles at or past limit are settled
+	candidates:
+		for mi := len(matches) - 1; mi >= 0; mi-- {
+			k := matches[mi]
+			if k >= limit {
+				continue
+			}
 			m := lo + int64(k)
 			if m == 0 || (k > 0 && buf[k-1] != '"') {
 				continue
@@ -141,13 +156,12 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 				// No line start within MaxLineBytes before the needle: every
 				// byte back there belongs to one over-long line.
 				next = max(from, start)
-				j = 0
-				break
+				break candidates
 			}
 			if start < from {
 				return -1, nil
 			}
-			if yes, err := f.isBoundaryAt(start); err != nil {
+			if yes, err := f.isBoundaryAt(start, &line); err != nil {
 				return -1, err
 			} else if yes && start < to {
 				return start, nil
@@ -155,10 +169,9 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 			// Every needle of this line is settled; continue before it.
 			if start <= lo {
 				next = start
-				j = 0
-				break
+				break candidates
 			}
-			j = int(start - lo)
+			limit = int(start - lo)
 		}
 		if next < lo {
 			pos = next
@@ -224,18 +237,19 @@ func (f *File) lineEnd(off int64) (end int64, complete bool, err error) {
 	return p, false, nil
 }
 
-// isBoundaryAt reads the line starting at off and tells whether it is a
-// compact_boundary entry, by the same rule the Extractor counts them.
-func (f *File) isBoundaryAt(off int64) (bool, error) {
+// isBoundaryAt reads the line starting at off into *buf (grown as needed)
+// and tells whether it is a compact_boundary entry, by the same rule the
+// Extractor counts them.
+func (f *File) isBoundaryAt(off int64, buf *[]byte) (bool, error) {
 	end, complete, err := f.lineEnd(off)
 	if err != nil || !complete {
 		return false, err
 	}
 	n := end - off
-	if int64(cap(f.buf)) < n {
-		f.buf = make([]byte, n)
+	if int64(cap(*buf)) < n {
+		*buf = make([]byte, n)
 	}
-	b := f.buf[:n]
+	b := (*buf)[:n]
 	if _, err := f.f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}

@@ -393,3 +393,34 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 	}
 	return k, nil
 }
+
+// spec: TR-2
+func TestTR2ConcurrentUse(t *testing.T) {
+	lines, lb := twoSegments()
+	f := open(t, writeLines(t, lines...))
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			var err error
+			if i%2 == 0 {
+				var off int64
+				off, err = f.LastBoundary(context.Background())
+				if err == nil && off != lb {
+					err = fmt.Errorf("LastBoundary = %d", off)
+				}
+			} else {
+				var res Result
+				res, err = f.Read(context.Background(), ReadPlan{LastBoundary: lb, ChainEnd: -1})
+				if err == nil && len(res.Facts.Prompts) != 2 {
+					err = fmt.Errorf("prompts = %v", promptTexts(res.Facts))
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -447,10 +447,10 @@ func (g *gen) boundary() {
 
 // giant writes one tool_result line of about GiantLine bytes.
 func (g *gen) giant() {
-	g.info.GiantLineAt = g.off
 	g.tool++
 	id := fmt.Sprintf("toolu_giant%04d", g.tool)
 	g.assistantMsg(fmt.Appendf(nil, `{"type":"tool_use","id":"%s","name":"Bash","input":{"command":"cat huge.log","description":"Show the log"}}`, id))
+	g.info.GiantLineAt = g.off
 	g.head()
 	g.line = fmt.Appendf(g.line, `"type":"user","message":{"role":"user","content":[{"tool_use_id":"%s","type":"tool_result","content":"`, id)
 	if g.err != nil {
