@@ -19,6 +19,8 @@ const (
 	KindAWSSecret      = "aws-secret"
 	KindSlack          = "slack"
 	KindGoogleAPIKey   = "google-api-key"
+	KindGoogleOAuth    = "google-oauth"
+	KindHuggingFace    = "huggingface"
 	KindStripe         = "stripe"
 	KindNPM            = "npm"
 	KindPrivateKey     = "private-key"
@@ -445,6 +447,8 @@ var rules = []*rule{
 	},
 	tok(KindSlack, `xox[abposr]-[0-9]+-[A-Za-z0-9-]{10,}`, "xox"),
 	tok(KindGoogleAPIKey, `AIza[0-9A-Za-z_-]{35,}`, "AIza"),
+	tok(KindGoogleOAuth, `ya29\.[0-9A-Za-z_-]{20,}`, "ya29."),
+	tok(KindHuggingFace, `hf_[A-Za-z0-9]{30,}`, "hf_"),
 	tok(KindStripe, `(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}`,
 		"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"),
 	tok(KindNPM, `npm_[A-Za-z0-9]{36,}`, "npm_"),
@@ -684,9 +688,10 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	if dashes == 0 && strings.EqualFold(bare, "pass") {
 		return 0, 0, false // "--- PASS: TestX": test runners, not DB_PASS or --pass
 	}
-	// A bare "key" is a dictionary key, a React key or a cookie name far
-	// more often than a secret: its value must not be a plain word.
-	quotedOK := func(v string) bool { return secretValue(v, true) && !(bareKey && wordLike(v)) }
+	// A bare "key" is a dictionary key, a React key, a cookie name or an S3
+	// object key far more often than a secret: its value must look like a
+	// token.
+	quotedOK := func(v string) bool { return secretValue(v, true) && (!bareKey || tokenLike(v)) }
 	j := ne
 	if strings.HasPrefix(line[j:], `\"`) {
 		j += 2 // "{\"password\": …}" inside a quoted command
@@ -758,10 +763,30 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	// understanding …") and an identifier in code (thread_key = tool_use_id,
 	// _csrf_token: csrfToken); it counts only for an environment-style
 	// upper-case name or a flag (PASSWORD=CorrectHorse, --password hunterhunter).
-	if wordLike(val) && (colon || bareKey || dashes == 0 && !upperName(bare)) {
+	if wordLike(val) && (colon || dashes == 0 && !upperName(bare)) || bareKey && !tokenLike(val) {
 		return 0, 0, false
 	}
 	return v, b, true
+}
+
+// tokenLike reports a value drawn from a token alphabet (letters, digits,
+// _ + / = -) holding both a letter and a digit: a8f5f167f44f4964e6c9 is one,
+// "completed", user:123 and uploads/2024/photo.jpg are not.
+func tokenLike(v string) bool {
+	letter, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isAlphaByte(c):
+			letter = true
+		case isDigitByte(c):
+			digit = true
+		case c == '_' || c == '+' || c == '/' || c == '=' || c == '-':
+		default:
+			return false
+		}
+	}
+	return letter && digit
 }
 
 // wordLike reports a value made only of letters and underscores.

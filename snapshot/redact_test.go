@@ -89,6 +89,8 @@ func secretCorpus() []secretCase {
 	npm1 := fake("npm_", 27, 36, alnum)
 	npm2 := fake("npm_", 28, 36, alnum)
 	opaque := fakeBody(29, 40, alnum)
+	yaToken := fake("ya29.a0", 31, 120, b64url)
+	hfToken := fake("hf_", 32, 34, alnum)
 	hexTok := "EXAMPLE" + "0a1b2c3d4e5f60718293a4b5c6d7e8f9012345"
 
 	return []secretCase{
@@ -120,6 +122,9 @@ func secretCorpus() []secretCase {
 		{"slack user token bearer", `curl -H "Authorization: Bearer ` + xoxp + `" https://slack.com/api/chat.postMessage`, xoxp, KindSlack},
 		{"google api key in query", "curl 'https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key=" + aiza + "'", aiza, KindGoogleAPIKey},
 		{"google api key in yaml", "google_api_key: " + aiza2, aiza2, KindGoogleAPIKey},
+		{"google oauth access token", `curl -H "Authorization: Bearer ` + yaToken + `" https://www.googleapis.com/drive/v3/files`, yaToken, KindGoogleOAuth},
+		{"hugging face token", "huggingface-cli login --token " + hfToken, hfToken, KindHuggingFace},
+		{"bare key with a token value", `{"key": "a8f5f167f44f4964e6c998dee827110c", "id": 7}`, "a8f5f167f44f4964e6c998dee827110c", KindAssignment},
 		{"stripe live secret key in python", `stripe.api_key = "` + skLive + `"`, skLive, KindStripe},
 		{"stripe restricted key with curl -u", "curl https://api.stripe.com/v1/charges -u " + rkLive + ":", rkLive, KindStripe},
 		{"stripe webhook secret in .env", "STRIPE_WEBHOOK_SECRET=" + whsec, whsec, KindStripe},
@@ -238,6 +243,9 @@ func lookAlikeCorpus() []lookAlike {
 		{"typescript type", "const filters: { key: FilterType; label: string; count: number }[] = ["},
 		{"dictionary key", "{ key: 'completed', label: 'Completed', count: todoCounts.completed },"},
 		{"cookie name", `    key: "_spotter_key",`},
+		{"s3 object key", `{"Key": "uploads/2024/11/photo-0042.jpg", "Size": 52311}`},
+		{"cache key", `cache.set(key="user:1234:profile", value=data)`},
+		{"hf_ identifier", "hf_hub_download(repo_id=repo, filename=name)"},
 		{"go test output", "--- PASS: TestResume_LocalLogNewerTimestamp_UserConfirms (5.93s)"},
 	}
 }
@@ -587,6 +595,19 @@ func TestRedactKeepsUTF8Valid(t *testing.T) {
 		out, n := Redact(in)
 		if n == 0 || !utf8.ValidString(out) {
 			t.Errorf("Redact(%.40q…) = %.80q…, %d", in, out, n)
+		}
+	}
+}
+
+// spec: SEC-8
+func TestMaxRedactionGrowthCoversEveryKind(t *testing.T) {
+	kinds := []string{KindPrivateKey}
+	for _, r := range rules {
+		kinds = append(kinds, r.kind)
+	}
+	for _, k := range kinds {
+		if l := len(marker(k)); l > MaxRedactionGrowth {
+			t.Errorf("marker %s is %d bytes, MaxRedactionGrowth %d", marker(k), l, MaxRedactionGrowth)
 		}
 	}
 }
