@@ -25,9 +25,13 @@ const (
 	MaxDescriptionChars = 300
 	// MaxTaskChars bounds a task's subject and active form.
 	MaxTaskChars = 500
-	// MaxPending bounds the tool calls waiting for their result; the oldest
-	// is forgotten first (its result, if it ever comes, is then ignored).
-	MaxPending = 4096
+	// MaxPending bounds the tool calls waiting for their result, and
+	// MaxPendingBytes what they hold (todo lists, plans); the oldest call is
+	// forgotten first (its result, if it ever comes, is then ignored).
+	MaxPending      = 4096
+	MaxPendingBytes = 8 << 20
+	// MaxPathChars bounds a file path (longer ones are cut with the marker).
+	MaxPathChars = 4096
 )
 
 // Extractor turns transcript lines, fed in file order, into Facts. It keeps
@@ -58,8 +62,9 @@ type Extractor struct {
 	gitBranch   string
 	lastTime    time.Time
 
-	pending map[string]*pendingCall
-	order   []string // pending ids, oldest first (may hold answered ids)
+	pending      map[string]*pendingCall
+	pendingBytes int      // sum of pendingCall.size
+	order        []string // pending ids, oldest first (may hold answered ids)
 	// done holds the ids of the last MaxPending answered calls, so that a
 	// call written twice (a preserved segment re-emitted after a
 	// compaction) counts once.
@@ -76,6 +81,7 @@ type fileRec struct {
 
 // pendingCall is a tool_use waiting for its tool_result.
 type pendingCall struct {
+	size   int // bytes held, roughly
 	tool   string
 	input  string // short form for Failure.Input
 	time   time.Time
@@ -585,14 +591,20 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	if _, seen := x.done[id]; seen {
 		return
 	}
+	if _, waiting := x.pending[id]; waiting {
+		// The same call written again before its result: keep the first.
+		return
+	}
 	var in [nInput]span
 	input.fields(line, inputKeys, in[:])
 	pc := &pendingCall{tool: name, time: t, input: shortInput(line, input, in[iShort:])}
 	switch name {
 	case "Write", "Edit", "MultiEdit":
-		pc.path, _ = in[iFilePath].str(line)
+		p, more := cut(line, in[iFilePath], MaxPathChars)
+		pc.path = marked(p, more)
 	case "NotebookEdit":
-		pc.path, _ = in[iNotebookPath].str(line)
+		p, more := cut(line, in[iNotebookPath], MaxPathChars)
+		pc.path = marked(p, more)
 	case "Bash", "PowerShell":
 		c, more := cut(line, in[iCommand], MaxCommandChars)
 		d, dmore := cut(line, in[iDescription], MaxDescriptionChars)
@@ -621,19 +633,32 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 			pc.plan = &Plan{Text: marked(p, more), Truncated: more, Time: t}
 		}
 	}
-	if _, dup := x.pending[id]; !dup {
-		x.order = append(x.order, id)
+	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.path)
+	for _, td := range pc.todos {
+		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm)
 	}
+	if pc.plan != nil {
+		pc.size += len(pc.plan.Text)
+	}
+	if pc.cmd != nil {
+		pc.size += len(pc.cmd.Command) + len(pc.cmd.Description)
+	}
+	x.order = append(x.order, id)
 	x.pending[id] = pc
+	x.pendingBytes += pc.size
 	x.prunePending()
 }
 
 // prunePending forgets the oldest calls beyond MaxPending and compacts the
 // order queue, which also holds ids already answered.
 func (x *Extractor) prunePending() {
-	for len(x.pending) > MaxPending && len(x.order) > 0 {
-		delete(x.pending, x.order[0])
+	for (len(x.pending) > MaxPending || x.pendingBytes > MaxPendingBytes) && len(x.order) > 0 {
+		id := x.order[0]
 		x.order = x.order[1:]
+		if pc, ok := x.pending[id]; ok {
+			x.pendingBytes -= pc.size
+			delete(x.pending, id)
+		}
 	}
 	if len(x.order) > 2*MaxPending {
 		kept := make([]string, 0, len(x.pending))
@@ -843,6 +868,7 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 		return
 	}
 	delete(x.pending, id)
+	x.pendingBytes -= pc.size
 	x.done[id] = struct{}{}
 	x.doneList = append(x.doneList, id)
 	if len(x.doneList) > MaxPending {

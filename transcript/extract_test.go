@@ -188,6 +188,9 @@ func TestTR19EditedFiles(t *testing.T) {
 			{Path: "/p/a.go", Edits: 2, LastTool: "Edit", LastTime: tsTime(5)},
 			{Path: "/p/b.go", Edits: 1, LastTool: "Write", LastTime: tsTime(3)},
 		}},
+		{"path cut", []string{
+			call(1, "t1", "Write", obj{"file_path": "/" + strings.Repeat("d", MaxPathChars+10)}), result(2, "t1", "ok", false, nil),
+		}, []FileEdit{{Path: "/" + strings.Repeat("d", MaxPathChars-1) + TruncationMarker, Edits: 1, LastTool: "Write", LastTime: tsTime(1)}}},
 		{"other tools and Read are no edits", []string{
 			call(1, "t1", "Read", obj{"file_path": "/p/a.go"}), result(2, "t1", "ok", false, nil),
 		}, nil},
@@ -546,6 +549,31 @@ func TestTR29Matching(t *testing.T) {
 		if len(x.order) > 2*MaxPending+1 {
 			t.Errorf("order queue grew to %d", len(x.order))
 		}
+	})
+	t.Run("pending bytes bounded", func(t *testing.T) {
+		var todos []any
+		for i := range MaxTasks {
+			todos = append(todos, obj{"content": strings.Repeat("t", MaxTaskChars) + fmt.Sprint(i), "status": "pending"})
+		}
+		x := NewExtractor(nil)
+		for i := range 500 {
+			x.Feed([]byte(call(i, fmt.Sprint("td", i), "TodoWrite", obj{"todos": todos})))
+		}
+		if x.pendingBytes > MaxPendingBytes {
+			t.Errorf("pending calls hold %d bytes", x.pendingBytes)
+		}
+		if len(x.pending) >= 500 || len(x.pending) == 0 {
+			t.Errorf("%d calls pending", len(x.pending))
+		}
+		x.Feed([]byte(result(600, "td499", "ok", false, nil)))
+		eq(t, "todos", len(x.Facts().Todos), MaxTasks)
+		eq(t, "pending bytes after", x.pendingBytes >= 0, true)
+	})
+	t.Run("a call written twice before its result counts once", func(t *testing.T) {
+		c := call(1, "b1", "Bash", obj{"command": "make"})
+		f := extract(c, c, result(2, "b1", "ok", false, nil))
+		eq(t, "commands", len(f.Commands), 1)
+		eq(t, "outcome", f.Commands[0].Outcome, OutcomeOK)
 	})
 	t.Run("files bounded", func(t *testing.T) {
 		x := NewExtractor(nil)
