@@ -66,11 +66,14 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	failed := func(step string, err error) string {
+	// failed words a step's failure; ctxErr is the context's state when the
+	// step gave up, so that a git that failed on its own before the deadline
+	// is not said to have timed out.
+	failed := func(step string, err, ctxErr error) string {
 		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		case errors.Is(ctxErr, context.DeadlineExceeded):
 			return fmt.Sprintf("%s: timed out after %s", step, budget)
-		case ctx.Err() != nil:
+		case ctxErr != nil:
 			return step + ": canceled"
 		}
 		return step + ": " + err.Error()
@@ -87,23 +90,23 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 
 	bin, missing := lookGit(opt.GitPath)
 	type statusRes struct {
-		p   *porcelainV2
-		err error
+		p           *porcelainV2
+		err, ctxErr error
 	}
 	type logRes struct {
-		subject string
-		err     error
+		subject     string
+		err, ctxErr error
 	}
 	stc := make(chan statusRes, 1)
 	lgc := make(chan logRes, 1)
 	if !missing {
 		go func() {
 			p, err := gitStatus(ctx, bin, root)
-			stc <- statusRes{p, err}
+			stc <- statusRes{p, err, ctx.Err()}
 		}()
 		go func() {
 			s, err := gitSubject(ctx, bin, root)
-			lgc <- logRes{s, err}
+			lgc <- logRes{s, err, ctx.Err()}
 		}()
 	}
 
@@ -121,8 +124,10 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 		refsDone bool
 		st       *porcelainV2
 		stE      error
+		stCtx    error
 		lg       string
 		lgE      error
+		lgCtx    error
 	)
 	select {
 	case refs = <-gg:
@@ -132,15 +137,15 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 	if !missing {
 		select {
 		case r := <-stc:
-			st, stE = r.p, r.err
+			st, stE, stCtx = r.p, r.err, r.ctxErr
 		case <-gaveUp:
-			stE = ctx.Err()
+			stE, stCtx = ctx.Err(), ctx.Err()
 		}
 		select {
 		case r := <-lgc:
-			lg, lgE = r.subject, r.err
+			lg, lgE, lgCtx = r.subject, r.err, r.ctxErr
 		case <-gaveUp:
-			lgE = ctx.Err()
+			lgE, lgCtx = ctx.Err(), ctx.Err()
 		}
 	}
 
@@ -152,7 +157,7 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 		g.Source = "go-git"
 		switch {
 		case !refsDone:
-			errs = append(errs, failed("go-git", nil))
+			errs = append(errs, failed("go-git", nil, ctx.Err()))
 			g.ChangeCount = -1
 		case refs.err != nil:
 			errs = append(errs, "go-git: "+refs.err.Error())
@@ -172,7 +177,7 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 		errs = append(errs, "go-git: "+refs.err.Error())
 	}
 	if stE != nil {
-		errs = append(errs, failed("git status", stE))
+		errs = append(errs, failed("git status", stE, stCtx))
 		g.ChangeCount = -1
 	} else {
 		if g.Branch == "" && !g.Detached {
@@ -197,10 +202,10 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 	case unborn:
 		// git log fails on a branch without commits: nothing to report.
 	default:
-		errs = append(errs, failed("git log", lgE))
+		errs = append(errs, failed("git log", lgE, lgCtx))
 	}
 	if !refsDone && stE != nil {
-		errs = append(errs, failed("go-git", nil))
+		errs = append(errs, failed("go-git", nil, ctx.Err()))
 	}
 	g.Error = strings.Join(errs, "; ")
 	return g

@@ -461,6 +461,23 @@ func TestReadGitTimeout(t *testing.T) {
 	}
 }
 
+// spec: GS-8, GS-9 (a git that failed on its own before the deadline is
+// not said to have timed out because another step did)
+func TestReadGitFailureAndTimeout(t *testing.T) {
+	needGit(t)
+	dir := newRepo(t, "mixed failure", "first", map[string]string{"a.txt": "a\n"})
+	f := fakeGit(t, `case "$*" in
+*status*) echo 'fatal: bad index file' >&2; exit 128 ;;
+*) sleep 120 ;;
+esac
+`)
+	g := readGitGuarded(t, context.Background(), dir, GitOptions{Timeout: 300 * time.Millisecond, GitPath: f})
+	want := "git status: exit status 128: fatal: bad index file; git log: timed out after 300ms"
+	if g.Error != want {
+		t.Errorf("Error = %q, want %q", g.Error, want)
+	}
+}
+
 // spec: GS-8 (go-git is not waited for past the deadline)
 func TestReadGitGoGitTimeout(t *testing.T) {
 	needGit(t)
