@@ -498,6 +498,7 @@ func TestStoreChildProcess(t *testing.T) {
 			}
 		}
 	case "loop": // saves until killed
+		os.Stdout.WriteString("ready\n")
 		for i := 0; ; i++ {
 			r := fullRecord()
 			r.SessionID = fmt.Sprintf("loop-%s-%d", id, i%3)
