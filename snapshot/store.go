@@ -128,6 +128,7 @@ func (s *Store) Save(r *Record, lang Lang) (mdPath string, warnings []string, er
 
 	name, err := s.place(r, lang)
 	if err != nil {
+		r.Name = ""
 		return "", warnings, err
 	}
 	if err := syncDir(s.Dir); err != nil {
@@ -210,6 +211,11 @@ func (s *Store) placeReserved(r *Record, lang Lang, name string) (bool, error) {
 		return false, fmt.Errorf("encode snapshot record: %w", err)
 	}
 	js = append(js, '\n')
+	if len(js) > MaxRecordBytes {
+		// Load would refuse it: better no snapshot and a failure marker
+		// than one that no reader can open.
+		return false, fmt.Errorf("snapshot record is %d bytes, over the %d-byte limit", len(js), MaxRecordBytes)
+	}
 	md := RenderMarkdown(r, lang)
 
 	mdTmp, err := writeTemp(s.Dir, md)

@@ -703,3 +703,53 @@ func TestSpecNamesEveryField(t *testing.T) {
 		t.Fatalf("walked only %d types", len(seen))
 	}
 }
+
+// spec: SF-38
+func TestSaveRefusesRecordLoadCannotRead(t *testing.T) {
+	s := newStore(t)
+	r := rec("sess-huge", t0, "")
+	for i := 0; i < 5000; i++ {
+		r.Warnings = append(r.Warnings, strings.Repeat("w", 1000))
+	}
+	if _, _, err := s.Save(r, English); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("Save of a %d-warning record: %v", len(r.Warnings), err)
+	}
+	if r.Name != "" {
+		t.Errorf("failed Save left name %q", r.Name)
+	}
+	if es, _ := s.Entries(); len(es) != 0 {
+		t.Fatalf("entries after a failed Save: %v", es)
+	}
+	des, _ := os.ReadDir(s.Dir)
+	for _, de := range des {
+		if de.Name() != LatestFile {
+			t.Errorf("left %s behind", de.Name())
+		}
+	}
+}
+
+func BenchmarkRenderMarkdown(b *testing.B) {
+	r := fullRecord()
+	b.ReportAllocs()
+	for b.Loop() {
+		RenderMarkdown(r, English)
+	}
+}
+
+// BenchmarkSave saves into a folder holding DefaultKeep snapshots, as
+// precompact does once the folder is full (render, two synced writes, latest.json,
+// pruning).
+func BenchmarkSave(b *testing.B) {
+	s := &Store{Dir: b.TempDir()}
+	prefill(b, s, DefaultKeep, t0)
+	i := 0
+	for b.Loop() {
+		r := fullRecord()
+		r.SessionID = fmt.Sprintf("bench-%d", i)
+		r.CreatedAt = t0.Add(time.Duration(i+1) * time.Second)
+		if _, _, err := s.Save(r, English); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
