@@ -704,7 +704,7 @@ func TestSpecNamesEveryField(t *testing.T) {
 	}
 }
 
-// spec: SF-38
+// spec: SF-30, SF-38
 func TestSaveRefusesRecordLoadCannotRead(t *testing.T) {
 	s := newStore(t)
 	r := rec("sess-huge", t0, "")
