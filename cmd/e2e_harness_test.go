@@ -719,6 +719,14 @@ func e2eNewWorld(t *testing.T, bins e2eBinaries, claude string, hooks e2eHooks) 
 		if t.Failed() {
 			w.dump()
 		}
+		if keep := os.Getenv("COMPACT_GUARD_E2E_KEEP"); keep != "" {
+			dst := filepath.Join(keep, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+			if err := os.CopyFS(dst, os.DirFS(root)); err != nil {
+				t.Logf("keeping %s in %s: %v", root, dst, err)
+			} else {
+				t.Logf("kept the scenario's HOME and projects in %s", dst)
+			}
+		}
 	})
 	return w
 }

@@ -29,6 +29,7 @@ func TestE2E(t *testing.T) {
 		{"E2E6_AutoCompaction", e2eScenarioAuto},
 		{"E2E7_TwoSessionsOneHome", e2eScenarioTwoSessions},
 		{"E2E8_StaleSnapshotAndFailure", e2eScenarioStale},
+		{"E2E8_StaleSnapshotAlone", e2eScenarioStaleAlone},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
@@ -108,6 +109,33 @@ func e2eContextWith(r *e2eRequest, path string) string {
 		}
 	}
 	return ""
+}
+
+// e2eHasPrompt reports whether text holds prompt verbatim, line by line,
+// allowing the same quoting prefix (such as "> ") before every line; an
+// empty line of the prompt may then carry the prefix without its trailing
+// blanks. A prompt with its line breaks flattened does not match.
+func e2eHasPrompt(text, prompt string) bool {
+	lines := strings.Split(text, "\n")
+	want := strings.Split(prompt, "\n")
+	for i := range lines {
+		if !strings.HasSuffix(lines[i], want[0]) || i+len(want) > len(lines) {
+			continue
+		}
+		prefix := strings.TrimSuffix(lines[i], want[0])
+		ok := true
+		for k, w := range want[1:] {
+			l := lines[i+1+k]
+			if l != prefix+w && !(w == "" && l == strings.TrimRight(prefix, " \t")) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // spec: E2E-4
@@ -283,7 +311,7 @@ func e2eScenarioManual(t *testing.T, bins e2eBinaries, claude string) {
 	ctx := e2eContextWith(after, s.MDPath)
 	if ctx == "" {
 		t.Errorf("request #%d after compaction has no %q naming %s; contexts: %q", after.Seq, e2eAdditionalContext, s.MDPath, e2eAdditionalContexts(after))
-	} else if !strings.Contains(ctx, e2ePrompt2) {
+	} else if !e2eHasPrompt(ctx, e2ePrompt2) {
 		t.Errorf("the pointer lacks the last prompt %q:\n%s", e2ePrompt2, ctx)
 	}
 
@@ -371,7 +399,7 @@ func e2eScenarioAuto(t *testing.T, bins e2eBinaries, claude string) {
 	ctx := e2eContextWith(after, happened.MDPath)
 	if ctx == "" {
 		t.Errorf("request #%d after compaction has no %q naming %s; contexts: %q", after.Seq, e2eAdditionalContext, happened.MDPath, e2eAdditionalContexts(after))
-	} else if !strings.Contains(ctx, e2ePrompt1) {
+	} else if !e2eHasPrompt(ctx, e2ePrompt1) {
 		t.Errorf("the pointer lacks the last prompt %q:\n%s", e2ePrompt1, ctx)
 	}
 	for _, s := range snaps {
@@ -455,7 +483,7 @@ func e2eScenarioTwoSessions(t *testing.T, bins e2eBinaries, claude string) {
 		if ctx == "" {
 			t.Errorf("session %s: request #%d after compaction has no %q naming %s; contexts: %q",
 				s.id, s.after.Seq, e2eAdditionalContext, s.snap.MDPath, e2eAdditionalContexts(s.after))
-		} else if !strings.Contains(ctx, s.prompt) {
+		} else if !e2eHasPrompt(ctx, s.prompt) {
 			t.Errorf("session %s: the pointer lacks its last prompt %q:\n%s", s.id, s.prompt, ctx)
 		}
 		if strings.Contains(text, other.snap.Base) || strings.Contains(text, other.prompt) || strings.Contains(text, other.id) {
@@ -483,26 +511,7 @@ func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude string) {
 	fake.Script(e2eReply{e2eText("After compaction.")})
 	sid := e2eRunTwoTurns(w, fake, proj)
 
-	// A real snapshot of this session, taken by hand, then aged: files
-	// renamed to a name 40 minutes older, the record's name and time
-	// changed to match, file times shifted back.
-	payload, _ := json.Marshal(map[string]any{
-		"session_id": sid, "transcript_path": w.TranscriptPath(sid), "cwd": proj,
-		"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": nil,
-	})
-	cmd := exec.Command(bins.Guard, "precompact")
-	cmd.Dir = proj
-	cmd.Env = w.env(nil)
-	cmd.Stdin = strings.NewReader(string(payload))
-	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
-		t.Fatalf("compact-guard precompact by hand: %v, output %q", err, out)
-	}
-	snaps := e2eSnapshots(t, w.SnapDir, sid)
-	if len(snaps) != 1 {
-		t.Fatalf("snapshots after precompact by hand: %d, want 1", len(snaps))
-	}
-	old := time.Now().Add(-40 * time.Minute).UTC()
-	stale := e2eAge(t, snaps[0], old)
+	stale := e2eStaleSnapshot(t, w, bins, proj, sid, 40*time.Minute)
 
 	// PreCompact finds a regular file where its folder should be; the fake
 	// puts the folder back when the compaction request arrives, that is
@@ -561,6 +570,92 @@ func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude string) {
 	}
 }
 
+// e2eStaleSnapshot takes a real snapshot of the session by running
+// `compact-guard precompact` by hand with the session's payload, then ages
+// it by age (e2eAge).
+func e2eStaleSnapshot(t *testing.T, w *e2eWorld, bins e2eBinaries, proj, sid string, age time.Duration) e2eSnap {
+	t.Helper()
+	payload, _ := json.Marshal(map[string]any{
+		"session_id": sid, "transcript_path": w.TranscriptPath(sid), "cwd": proj,
+		"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": nil,
+	})
+	cmd := exec.Command(bins.Guard, "precompact")
+	cmd.Dir = proj
+	cmd.Env = w.env(nil)
+	cmd.Stdin = strings.NewReader(string(payload))
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("compact-guard precompact by hand: %v, output %q", err, out)
+	}
+	snaps := e2eSnapshots(t, w.SnapDir, sid)
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots after precompact by hand: %d, want 1", len(snaps))
+	}
+	return e2eAge(t, snaps[0], time.Now().Add(-age).UTC())
+}
+
+// spec: E2E-8
+//
+// e2eScenarioStaleAlone: the session's only snapshot is 40 minutes old and
+// no PreCompact hook runs for the next compaction (it is taken out of the
+// settings), so neither a new snapshot nor a failure marker exists and only
+// the snapshot's age keeps it out of the pointer: the post-compaction request
+// carries no SessionStart context at all. (With the failure of
+// e2eScenarioStale the notice would win over a fresh snapshot too, so that
+// scenario alone does not show the age limit at work.)
+func e2eScenarioStaleAlone(t *testing.T, bins e2eBinaries, claude string) {
+	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
+	proj := w.NewProject("проект без хука")
+	fake := e2eNewFake(t, 2000)
+	e2eFailOnExit(t, fake)
+	e2eScriptTwoTurns(fake, proj)
+	fake.Script(e2eReply{e2eText("After compaction.")})
+	sid := e2eRunTwoTurns(w, fake, proj)
+	stale := e2eStaleSnapshot(t, w, bins, proj, sid, 40*time.Minute)
+	e2eDropHook(t, w.Settings, "PreCompact")
+
+	w.Compact(fake, proj, sid, "")
+	w.Claude(fake, proj, sid, "What next?")
+
+	if runs := e2ePreCompactRuns(w.Transcript(sid)); len(runs) != 0 {
+		t.Errorf("recorded PreCompact runs = %+v, want none (the hook was taken out)", runs)
+	}
+	_, after := e2ePostCompaction(t, fake, 1)
+	if strings.Contains(e2eAllText(after), stale.Base) {
+		t.Errorf("request #%d after compaction points at the stale snapshot %s: %q", after.Seq, stale.Base, e2eAdditionalContexts(after))
+	}
+	if ctxs := e2eAdditionalContexts(after); len(ctxs) != 0 {
+		t.Errorf("request #%d after compaction carries SessionStart context, want none: %q", after.Seq, ctxs)
+	}
+	// postcompact did run and gave nothing (specs/postcompact.md PO-C7: the
+	// log line's outcome). 2.1.328 records no transcript entry for a
+	// SessionStart hook that prints nothing.
+	b, err := os.ReadFile(w.Log)
+	want := "postcompact session=" + sid + " outcome=none"
+	if err != nil || !strings.Contains(string(b), want) {
+		t.Errorf("hook log %s has no line with %q: %v\n%s", w.Log, want, err, b)
+	}
+}
+
+// e2eDropHook removes every hook registered for event from the settings
+// file at path.
+func e2eDropHook(t *testing.T, path, event string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := s["hooks"].(map[string]any)
+	if _, ok := hooks[event]; !ok {
+		t.Fatalf("settings %s register no %s hook:\n%s", path, event, b)
+	}
+	delete(hooks, event)
+	e2eWriteSettings(t, path, s)
+}
+
 // e2eAge renames a snapshot's files to the name it would have had at t,
 // rewrites the record's name and created_at to match and shifts the files'
 // times back, returning the aged snapshot.
@@ -604,4 +699,30 @@ func e2eAge(t *testing.T, s e2eSnap, at time.Time) e2eSnap {
 		t.Fatal(err)
 	}
 	return aged
+}
+
+// TestE2EHasPrompt checks the matcher the scenarios use to find a prompt in
+// the pointer: verbatim line by line under one quoting prefix, never
+// flattened or cut.
+func TestE2EHasPrompt(t *testing.T) {
+	const p = "Fix it:\n\n## step\n```sh\n./test.sh\n```"
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"x\n" + p + "\ny", true},
+		{"Prompt 2:\n> Fix it:\n>\n> ## step\n> ```sh\n> ./test.sh\n> ```\nPrompt 3:", true},
+		{"> Fix it:\n> \n> ## step\n> ```sh\n> ./test.sh\n> ```", true},
+		{"Fix it:  ## step ```sh ./test.sh ```", false},
+		{"> Fix it:\n>\n> ## step\n> ```sh\n> ./test.sh", false},
+		{"> Fix it:\n>\n## step\n> ```sh\n> ./test.sh\n> ```", false},
+		{"", false},
+	} {
+		if got := e2eHasPrompt(c.text, p); got != c.want {
+			t.Errorf("e2eHasPrompt(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+	if !e2eHasPrompt("a\nCreate hello.txt\nb", "Create hello.txt") {
+		t.Error("a one-line prompt on its own line is not found")
+	}
 }
