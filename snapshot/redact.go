@@ -46,7 +46,7 @@ const MaxRedactionGrowth = len(RedactedPrefix + KindURLCredentials + "]")
 // minRedactLen is the shortest text any rule can match ("://:p@").
 const minRedactLen = 6
 
-func marker(kind string) string { return RedactedPrefix + kind + "]" }
+func redactMarker(kind string) string { return RedactedPrefix + kind + "]" }
 
 // Redact replaces secrets in s with [REDACTED:<kind>] and returns the new text
 // and the number of replacements. It is best effort (specs/security.md lists
@@ -72,7 +72,7 @@ func Redact(s string) (string, int) {
 			break
 		}
 		k := 0
-		for i, r := range rules {
+		for i, r := range redactRules {
 			if mask&(1<<i) == 0 {
 				continue
 			}
@@ -141,12 +141,12 @@ func RedactRecord(r *Record) int {
 	return n
 }
 
-// rule is one kind of secret. Every rule starts at a trigger, a literal the
+// redactRule is one kind of secret. Every rule starts at a trigger, a literal the
 // secret or its label begins with: the text is searched for triggers (cheap)
 // and the rule's pattern, anchored with ^, is tried only there, on at most
 // window bytes. That keeps the cost linear and small whatever the text, and
 // leaves boundary checks (Go's regexp has no look-behind) to span.
-type rule struct {
+type redactRule struct {
 	kind string
 	// triggers are literals; with fold they are lower case and match in any
 	// case.
@@ -168,12 +168,12 @@ type rule struct {
 const defaultWindow = 512
 
 // apply replaces every accepted match in s.
-func (r *rule) apply(s string) (string, int) {
+func (r *redactRule) apply(s string) (string, int) {
 	var spans [][2]int
 	if r.scan != nil {
 		spans = r.scan(s)
 	} else {
-		f := newFinder(s, r.triggers, r.fold)
+		f := newTriggerFinder(s, r.triggers, r.fold)
 		w := r.window
 		if w == 0 {
 			w = defaultWindow
@@ -210,7 +210,7 @@ func (r *rule) apply(s string) (string, int) {
 	if len(spans) == 0 {
 		return s, 0
 	}
-	mk := marker(r.kind)
+	mk := redactMarker(r.kind)
 	var b strings.Builder
 	b.Grow(len(s) + len(spans)*len(mk))
 	last := 0
@@ -235,28 +235,28 @@ func windowEnd(s string, end int) int {
 	return end
 }
 
-// finder yields, in order, the occurrences of any of its needles. It keeps
+// triggerFinder yields, in order, the occurrences of any of its needles. It keeps
 // where each needle next occurs, so that each needle's search only moves
 // forward: the total cost is linear in the text. A folded needle is searched
 // as two entries, one per case of its first byte, with strings.IndexByte.
-type finder struct {
+type triggerFinder struct {
 	s       string
-	entries []finderEntry
+	entries []triggerFinderEntry
 }
 
-type finderEntry struct {
+type triggerFinderEntry struct {
 	needle string
 	first  byte // for folded needles: the first byte in the case searched
 	fold   bool
 	at     int // -2: not searched yet; -1: no more
 }
 
-func newFinder(s string, needles []string, fold bool) *finder {
-	f := &finder{s: s}
+func newTriggerFinder(s string, needles []string, fold bool) *triggerFinder {
+	f := &triggerFinder{s: s}
 	for _, w := range needles {
-		f.entries = append(f.entries, finderEntry{needle: w, first: w[0], fold: fold, at: -2})
+		f.entries = append(f.entries, triggerFinderEntry{needle: w, first: w[0], fold: fold, at: -2})
 		if fold && isLowerByte(w[0]) {
-			f.entries = append(f.entries, finderEntry{needle: w, first: w[0] - ('a' - 'A'), fold: true, at: -2})
+			f.entries = append(f.entries, triggerFinderEntry{needle: w, first: w[0] - ('a' - 'A'), fold: true, at: -2})
 		}
 	}
 	return f
@@ -264,7 +264,7 @@ func newFinder(s string, needles []string, fold bool) *finder {
 
 // next returns the first occurrence at or after pos and the needle's length,
 // or -1.
-func (f *finder) next(pos int) (int, int) {
+func (f *triggerFinder) next(pos int) (int, int) {
 	at, l := -1, 0
 	for i := range f.entries {
 		e := &f.entries[i]
@@ -325,7 +325,7 @@ type triggerRef struct {
 }
 
 func init() {
-	if len(rules) > 32 {
+	if len(redactRules) > 32 {
 		panic("snapshot: too many redaction rules for the trigger mask")
 	}
 	cases := func(c byte, fold bool) []byte {
@@ -334,7 +334,7 @@ func init() {
 		}
 		return []byte{c}
 	}
-	for i, r := range rules {
+	for i, r := range redactRules {
 		for _, t := range r.triggers {
 			ref := triggerRef{needle: t, fold: r.fold, bit: 1 << i}
 			for _, c0 := range cases(t[0], r.fold) {
@@ -348,7 +348,7 @@ func init() {
 	}
 }
 
-// triggerMask says which rules have a trigger in s (bit i for rules[i]).
+// triggerMask says which rules have a trigger in s (bit i for redactRules[i]).
 func triggerMask(s string) uint32 {
 	var m uint32
 	for i := 0; i+1 < len(s); i++ {
@@ -376,7 +376,7 @@ func tokenSpan(s string, m []int) (int, int, bool) {
 	if a > 0 && isWordByte(s[a-1]) {
 		return 0, 0, false
 	}
-	if masked(s[a:b]) {
+	if isMasked(s[a:b]) {
 		return 0, 0, false
 	}
 	return a, b, true
@@ -402,31 +402,31 @@ func groupSpan(g int) func(string, []int) (int, int, bool) {
 	}
 }
 
-func tok(kind, pattern string, triggers ...string) *rule {
-	return &rule{kind: kind, re: regexp.MustCompile(`^(?:` + pattern + `)`), triggers: triggers, span: tokenSpan,
+func tokenRule(kind, pattern string, triggers ...string) *redactRule {
+	return &redactRule{kind: kind, re: regexp.MustCompile(`^(?:` + pattern + `)`), triggers: triggers, span: tokenSpan,
 		wordStart: true}
 }
 
-// rules run in this order: provider formats first (their kind is the most
+// redactRules run in this order: provider formats first (their kind is the most
 // telling), then the generic shapes, which skip values that already hold a
 // marker.
-var rules = []*rule{
-	func() *rule {
+var redactRules = []*redactRule{
+	func() *redactRule {
 		// Three parts (a JWS; the signature may be empty) or five (a JWE).
 		// JWE's encrypted key is empty with "alg":"dir".
-		r := tok(KindJWT, `eyJ[A-Za-z0-9_-]{8,}\.(?:`+
+		r := tokenRule(KindJWT, `eyJ[A-Za-z0-9_-]{8,}\.(?:`+
 			`[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?|`+
 			`[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)`, "eyJ")
 		r.window = 16 << 10 // a JWT carrying many claims runs to kilobytes
 		return r
 	}(),
-	tok(KindAnthropic, `sk-ant-[A-Za-z0-9_-]{16,}`, "sk-ant-"),
-	tok(KindOpenAI, `sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{16,}|[A-Za-z0-9]{20,})`, "sk-"),
-	tok(KindGitHub, `gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}`,
+	tokenRule(KindAnthropic, `sk-ant-[A-Za-z0-9_-]{16,}`, "sk-ant-"),
+	tokenRule(KindOpenAI, `sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{16,}|[A-Za-z0-9]{20,})`, "sk-"),
+	tokenRule(KindGitHub, `gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}`,
 		"ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"),
-	tok(KindGitLab, `gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}`, "glpat-", "gldt-", "glrt-", "glptt-", "glsoat-"),
-	func() *rule {
-		r := tok(KindAWSAccessKey, `(?:AKIA|ASIA)[A-Z0-9]{16}`, "AKIA", "ASIA")
+	tokenRule(KindGitLab, `gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}`, "glpat-", "gldt-", "glrt-", "glptt-", "glsoat-"),
+	func() *redactRule {
+		r := tokenRule(KindAWSAccessKey, `(?:AKIA|ASIA)[A-Z0-9]{16}`, "AKIA", "ASIA")
 		r.span = tokenSpanEnd
 		return r
 	}(),
@@ -439,19 +439,19 @@ var rules = []*rule{
 		triggers: []string{"secret"}, fold: true,
 		span: func(s string, m []int) (int, int, bool) {
 			a, b := m[2], m[3]
-			if b < len(s) && (isAlnumByte(s[b]) || s[b] == '/' || s[b] == '+') || masked(s[a:b]) {
+			if b < len(s) && (isAlnumByte(s[b]) || s[b] == '/' || s[b] == '+') || isMasked(s[a:b]) {
 				return 0, 0, false
 			}
 			return a, b, true
 		},
 	},
-	tok(KindSlack, `xox[abposr]-[0-9]+-[A-Za-z0-9-]{10,}`, "xox"),
-	tok(KindGoogleAPIKey, `AIza[0-9A-Za-z_-]{35,}`, "AIza"),
-	tok(KindGoogleOAuth, `ya29\.[0-9A-Za-z_-]{20,}`, "ya29."),
-	tok(KindHuggingFace, `hf_[A-Za-z0-9]{30,}`, "hf_"),
-	tok(KindStripe, `(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}`,
+	tokenRule(KindSlack, `xox[abposr]-[0-9]+-[A-Za-z0-9-]{10,}`, "xox"),
+	tokenRule(KindGoogleAPIKey, `AIza[0-9A-Za-z_-]{35,}`, "AIza"),
+	tokenRule(KindGoogleOAuth, `ya29\.[0-9A-Za-z_-]{20,}`, "ya29."),
+	tokenRule(KindHuggingFace, `hf_[A-Za-z0-9]{30,}`, "hf_"),
+	tokenRule(KindStripe, `(?:[sr]k_(?:live|test)|whsec)_[A-Za-z0-9]{16,}`,
 		"sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_"),
-	tok(KindNPM, `npm_[A-Za-z0-9]{36,}`, "npm_"),
+	tokenRule(KindNPM, `npm_[A-Za-z0-9]{36,}`, "npm_"),
 	{
 		kind: KindAuthorization,
 		re: regexp.MustCompile(`^(?i:(?:proxy-)?authorization)["']?\]?[ \t]*[:=][ \t]*["']?` +
@@ -500,8 +500,8 @@ var curlUserRE = regexp.MustCompile(`^(?:-u[ \t]*|--user(?:[ \t]+|=))["']?[^\s:"
 // password spans. -u means a user only after curl on the same line.
 func scanCurlUser(s string) [][2]int {
 	var spans [][2]int
-	curl := newFinder(s, []string{"curl"}, false)
-	flags := newFinder(s, []string{"-u", "--user"}, false)
+	curl := newTriggerFinder(s, []string{"curl"}, false)
+	flags := newTriggerFinder(s, []string{"-u", "--user"}, false)
 	lineStart, scanned := 0, 0 // s[lineStart:scanned] holds no newline
 	lastCurl, curlPos := -1, 0
 	for pos := 0; ; {
@@ -536,7 +536,7 @@ func scanCurlUser(s string) [][2]int {
 			continue
 		}
 		a, b := at+m[2], at+m[3]
-		if v := s[a:b]; strings.Contains(v, RedactedPrefix) || placeholder(v) || masked(v) {
+		if v := s[a:b]; strings.Contains(v, RedactedPrefix) || isPlaceholder(v) || isMasked(v) {
 			continue
 		}
 		spans = append(spans, [2]int{a, b})
@@ -568,7 +568,7 @@ func urlPassword(g int) func(string, []int) (int, int, bool) {
 	return func(s string, m []int) (int, int, bool) {
 		a, b := m[2*g], m[2*g+1]
 		v := s[a:b]
-		if strings.Contains(v, RedactedPrefix) || placeholder(v) || masked(v) {
+		if strings.Contains(v, RedactedPrefix) || isPlaceholder(v) || isMasked(v) {
 			return 0, 0, false
 		}
 		return a, b, true
@@ -611,7 +611,7 @@ func redactPrivateKeys(s string) (string, int) {
 			p += j + 1
 		}
 		b.WriteString(s[last:start])
-		b.WriteString(marker(KindPrivateKey))
+		b.WriteString(redactMarker(KindPrivateKey))
 		n++
 		last, pos = end, end
 	}
@@ -632,7 +632,7 @@ var assignmentWords = []string{"key", "token", "secret", "pass", "pwd"}
 // scanAssignments returns the value spans of secret assignments in s.
 func scanAssignments(s string) [][2]int {
 	var spans [][2]int
-	f := newFinder(s, assignmentWords, true)
+	f := newTriggerFinder(s, assignmentWords, true)
 	for pos := 0; pos < len(s); {
 		at, wl := f.next(pos)
 		if at < 0 {
@@ -847,7 +847,7 @@ func secretValue(v string, quoted bool) bool {
 	if utf8.RuneCountInString(v) < MinSecretLen {
 		return false
 	}
-	if strings.Contains(v, RedactedPrefix) || placeholder(v) || masked(v) || pathLike(v) {
+	if strings.Contains(v, RedactedPrefix) || isPlaceholder(v) || isMasked(v) || pathLike(v) {
 		return false
 	}
 	if !quoted {
@@ -859,10 +859,10 @@ func secretValue(v string, quoted bool) bool {
 	return true
 }
 
-// placeholder reports values that stand for a secret without being one:
+// isPlaceholder reports values that stand for a secret without being one:
 // shell and PowerShell references ($TOKEN, ${API_KEY}, $(cat f),
 // $env:API_KEY), <your-key>, {{ .token }}, %API_KEY%, your-api-key.
-func placeholder(v string) bool {
+func isPlaceholder(v string) bool {
 	switch {
 	case v == "":
 		return true
@@ -879,9 +879,9 @@ func placeholder(v string) bool {
 	return strings.HasPrefix(l, "your-") || strings.HasPrefix(l, "your_") || strings.HasPrefix(l, "your ")
 }
 
-// masked reports a value mostly made of mask characters (x, X, *, •):
+// isMasked reports a value mostly made of mask characters (x, X, *, •):
 // sk-xxxxxxxxxxxxxxxxxxxx, ********, AKIAXXXXXXXXXXXXXXXX.
-func masked(v string) bool {
+func isMasked(v string) bool {
 	mask, other := 0, 0
 	for _, r := range v {
 		switch {

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bufio"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,15 +19,15 @@ import (
 // exact format. Every generated body starts with EXAMPLE.
 
 const (
-	alnum    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	upperNum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	b64url   = alnum + "-_"
-	b64std   = alnum + "+/"
+	fakeAlnum    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	fakeUpperNum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	fakeB64URL   = fakeAlnum + "-_"
+	fakeB64Std   = fakeAlnum + "+/"
 )
 
-// fakeBody returns "EXAMPLE" followed by pseudo-random characters of
+// fakeTokenBody returns "EXAMPLE" followed by pseudo-random characters of
 // alphabet, n characters in all, the same for the same seed.
-func fakeBody(seed uint32, n int, alphabet string) string {
+func fakeTokenBody(seed uint32, n int, alphabet string) string {
 	var b strings.Builder
 	b.WriteString("EXAMPLE")
 	x := seed*2654435761 + 1
@@ -37,20 +38,20 @@ func fakeBody(seed uint32, n int, alphabet string) string {
 	return b.String()[:n]
 }
 
-func fake(prefix string, seed uint32, n int, alphabet string) string {
-	return prefix + fakeBody(seed, n, alphabet)
+func fakeToken(prefix string, seed uint32, n int, alphabet string) string {
+	return prefix + fakeTokenBody(seed, n, alphabet)
 }
 
 // A JWT with a real header and payload ({"alg":"HS256","typ":"JWT"},
 // {"sub":"1234567890","name":"EXAMPLE"}) and a fake signature.
 var fakeJWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." +
-	"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkVYQU1QTEUifQ" + "." + fakeBody(40, 43, b64url)
+	"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkVYQU1QTEUifQ" + "." + fakeTokenBody(40, 43, fakeB64URL)
 
 // A JWE: five parts, the header being {"alg":"dir","enc":"A256GCM"}.
-var fakeJWE = "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0" + ".." + fakeBody(44, 16, b64url) + "." +
-	fakeBody(45, 48, b64url) + "." + fakeBody(46, 22, b64url)
+var fakeJWE = "eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0" + ".." + fakeTokenBody(44, 16, fakeB64URL) + "." +
+	fakeTokenBody(45, 48, fakeB64URL) + "." + fakeTokenBody(46, 22, fakeB64URL)
 
-var fakeRSABody = fakeBody(41, 64, b64std) + "\n" + fakeBody(42, 64, b64std) + "\n" + fakeBody(43, 40, b64std)
+var fakeRSABody = fakeTokenBody(41, 64, fakeB64Std) + "\n" + fakeTokenBody(42, 64, fakeB64Std) + "\n" + fakeTokenBody(43, 40, fakeB64Std)
 
 type secretCase struct {
 	name string
@@ -61,36 +62,36 @@ type secretCase struct {
 }
 
 func secretCorpus() []secretCase {
-	antKey := fake("sk-ant-api03-", 1, 93, b64url) + "AA"
-	antAdmin := fake("sk-ant-admin01-", 2, 93, b64url) + "AA"
-	oaiProj := fake("sk-proj-", 3, 120, b64url)
-	oaiLegacy := fake("sk-", 4, 48, alnum)
-	oaiSvc := fake("sk-svcacct-", 5, 100, b64url)
-	ghp := fake("ghp_", 6, 36, alnum)
-	gho := fake("gho_", 7, 36, alnum)
-	ghs := fake("ghs_", 8, 36, alnum)
-	ghu := fake("ghu_", 9, 36, alnum)
-	ghr := fake("ghr_", 10, 36, alnum)
-	ghPAT := "github_pat_" + fakeBody(11, 22, alnum) + "_" + fakeBody(12, 59, alnum)
-	glpat := fake("glpat-", 13, 20, b64url)
-	glpat2 := fake("glpat-", 14, 20, alnum)
-	akia := fake("AKIA", 15, 16, upperNum)
-	asia := fake("ASIA", 16, 16, upperNum)
-	awsSecret := fakeBody(17, 40, b64std)
-	awsSecret2 := fakeBody(18, 40, b64std)
-	awsSecret3 := fakeBody(19, 40, b64std)
-	xoxb := "xoxb-" + "123456789012-1234567890123-" + fakeBody(20, 24, alnum)
-	xoxp := "xoxp-" + "123456789012-123456789012-1234567890123-" + fakeBody(21, 32, alnum)
-	aiza := fake("AIza", 22, 35, b64url)
-	aiza2 := fake("AIza", 23, 35, b64url)
-	skLive := fake("sk_live_", 24, 99, alnum)
-	rkLive := fake("rk_live_", 25, 99, alnum)
-	whsec := fake("whsec_", 26, 32, alnum)
-	npm1 := fake("npm_", 27, 36, alnum)
-	npm2 := fake("npm_", 28, 36, alnum)
-	opaque := fakeBody(29, 40, alnum)
-	yaToken := fake("ya29.a0", 31, 120, b64url)
-	hfToken := fake("hf_", 32, 34, alnum)
+	antKey := fakeToken("sk-ant-api03-", 1, 93, fakeB64URL) + "AA"
+	antAdmin := fakeToken("sk-ant-admin01-", 2, 93, fakeB64URL) + "AA"
+	oaiProj := fakeToken("sk-proj-", 3, 120, fakeB64URL)
+	oaiLegacy := fakeToken("sk-", 4, 48, fakeAlnum)
+	oaiSvc := fakeToken("sk-svcacct-", 5, 100, fakeB64URL)
+	ghp := fakeToken("ghp_", 6, 36, fakeAlnum)
+	gho := fakeToken("gho_", 7, 36, fakeAlnum)
+	ghs := fakeToken("ghs_", 8, 36, fakeAlnum)
+	ghu := fakeToken("ghu_", 9, 36, fakeAlnum)
+	ghr := fakeToken("ghr_", 10, 36, fakeAlnum)
+	ghPAT := "github_pat_" + fakeTokenBody(11, 22, fakeAlnum) + "_" + fakeTokenBody(12, 59, fakeAlnum)
+	glpat := fakeToken("glpat-", 13, 20, fakeB64URL)
+	glpat2 := fakeToken("glpat-", 14, 20, fakeAlnum)
+	akia := fakeToken("AKIA", 15, 16, fakeUpperNum)
+	asia := fakeToken("ASIA", 16, 16, fakeUpperNum)
+	awsSecret := fakeTokenBody(17, 40, fakeB64Std)
+	awsSecret2 := fakeTokenBody(18, 40, fakeB64Std)
+	awsSecret3 := fakeTokenBody(19, 40, fakeB64Std)
+	xoxb := "xoxb-" + "123456789012-1234567890123-" + fakeTokenBody(20, 24, fakeAlnum)
+	xoxp := "xoxp-" + "123456789012-123456789012-1234567890123-" + fakeTokenBody(21, 32, fakeAlnum)
+	aiza := fakeToken("AIza", 22, 35, fakeB64URL)
+	aiza2 := fakeToken("AIza", 23, 35, fakeB64URL)
+	skLive := fakeToken("sk_live_", 24, 99, fakeAlnum)
+	rkLive := fakeToken("rk_live_", 25, 99, fakeAlnum)
+	whsec := fakeToken("whsec_", 26, 32, fakeAlnum)
+	npm1 := fakeToken("npm_", 27, 36, fakeAlnum)
+	npm2 := fakeToken("npm_", 28, 36, fakeAlnum)
+	opaque := fakeTokenBody(29, 40, fakeAlnum)
+	yaToken := fakeToken("ya29.a0", 31, 120, fakeB64URL)
+	hfToken := fakeToken("hf_", 32, 34, fakeAlnum)
 	hexTok := "EXAMPLE" + "0a1b2c3d4e5f60718293a4b5c6d7e8f9012345"
 
 	return []secretCase{
@@ -133,7 +134,7 @@ func secretCorpus() []secretCase {
 		{"rsa private key block in heredoc", "cat > deploy.pem <<'EOF'\n-----BEGIN RSA PRIVATE KEY-----\n" + fakeRSABody + "\n-----END RSA PRIVATE KEY-----\nEOF\nchmod 600 deploy.pem", fakeRSABody, KindPrivateKey},
 		{"openssh private key cut off", "here is the key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n" + fakeRSABody, fakeRSABody, KindPrivateKey},
 		{"pgp private key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + fakeRSABody + "\n-----END PGP PRIVATE KEY BLOCK-----", fakeRSABody, KindPrivateKey},
-		{"private key escaped in service account json", `"private_key": "-----BEGIN PRIVATE KEY-----\n` + strings.ReplaceAll(fakeRSABody, "\n", `\n`) + `\n-----END PRIVATE KEY-----\n",`, fakeBody(42, 64, b64std), KindPrivateKey},
+		{"private key escaped in service account json", `"private_key": "-----BEGIN PRIVATE KEY-----\n` + strings.ReplaceAll(fakeRSABody, "\n", `\n`) + `\n-----END PRIVATE KEY-----\n",`, fakeTokenBody(42, 64, fakeB64Std), KindPrivateKey},
 		{"jwt as bearer", `curl -H "Authorization: Bearer ` + fakeJWT + `" https://api.example.com/me`, fakeJWT, KindJWT},
 		{"jwt in a variable", "ID_TOKEN=" + fakeJWT, fakeJWT, KindJWT},
 		{"jwe with five parts", "token=" + fakeJWE + "; path=/", fakeJWE, KindJWT},
@@ -154,7 +155,7 @@ func secretCorpus() []secretCase {
 		{"flag with space", "mysql --password hunter2EXAMPLE -u root shop", "hunter2EXAMPLE", KindAssignment},
 		{"flag with equals", "acme-cli login --api-key=EXAMPLEkey1234567", "EXAMPLEkey1234567", KindAssignment},
 		{"docker login password flag", "docker login -u ci-bot --password EXAMPLEdockerPW1 registry.example.com", "EXAMPLEdockerPW1", KindAssignment},
-		{"rails secret key base", "SECRET_KEY_BASE=" + fakeBody(30, 64, "0123456789abcdef") + " bin/rails s", fakeBody(30, 64, "0123456789abcdef"), KindAssignment},
+		{"rails secret key base", "SECRET_KEY_BASE=" + fakeTokenBody(30, 64, "0123456789abcdef") + " bin/rails s", fakeTokenBody(30, 64, "0123456789abcdef"), KindAssignment},
 		{"go short variable declaration", `apiKey := "EXAMPLE0123456789abcdef"`, "EXAMPLE0123456789abcdef", KindAssignment},
 		{"mysql pwd env", "MYSQL_PWD=EXAMPLEmysql99 mysqldump shop > shop.sql", "EXAMPLEmysql99", KindAssignment},
 		{"escaped json in a command", `curl -d "{\"username\": \"ci\", \"password\": \"EXAMPLEpass123\"}" https://auth.example.com/login`, "EXAMPLEpass123", KindAssignment},
@@ -250,8 +251,8 @@ func lookAlikeCorpus() []lookAlike {
 	}
 }
 
-// leak reports a run of 8 bytes of secret that is still in out.
-func leak(out, secret string) string {
+// leakedPart reports a run of 8 bytes of secret that is still in out.
+func leakedPart(out, secret string) string {
 	const w = 8
 	if len(secret) < w {
 		if strings.Contains(out, secret) {
@@ -279,7 +280,7 @@ func TestRedactSecretCorpus(t *testing.T) {
 				t.Fatalf("bad case: %q not in line", tc.secret)
 			}
 			out, n := Redact(tc.line)
-			if l := leak(out, tc.secret); l != "" {
+			if l := leakedPart(out, tc.secret); l != "" {
 				t.Errorf("secret part %q survived:\n in: %s\nout: %s", l, tc.line, out)
 			}
 			if want := "[REDACTED:" + tc.kind + "]"; !strings.Contains(out, want) {
@@ -388,7 +389,7 @@ func TestRedactAssignmentKeepsNameAndQuotes(t *testing.T) {
 
 // spec: SEC-5
 func TestRedactCountsEveryReplacement(t *testing.T) {
-	in := "A: " + fake("ghp_", 50, 36, alnum) + "\nB: " + fake("ghp_", 51, 36, alnum) +
+	in := "A: " + fakeToken("ghp_", 50, 36, fakeAlnum) + "\nB: " + fakeToken("ghp_", 51, 36, fakeAlnum) +
 		" and AKIAIOSFODNN7EXAMPLE\nPASSWORD=EXAMPLEpw2024"
 	out, n := Redact(in)
 	if n != 4 {
@@ -465,7 +466,7 @@ func TestSecretName(t *testing.T) {
 
 // spec: SEC-3, SEC-4
 func TestRedactRecord(t *testing.T) {
-	tok := fake("ghp_", 60, 36, alnum)
+	tok := fakeToken("ghp_", 60, 36, fakeAlnum)
 	sid := "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f"
 	custom := "keep the token " + tok
 	exit := 1
@@ -578,8 +579,9 @@ func TestRedactLargeInput(t *testing.T) {
 	}
 	// One 1 MB line made of trigger words and separators must not blow up.
 	hostile := strings.Repeat("key=token:secret=pass ", (1<<20)/22)
-	if out, _ := Redact(hostile); len(out) == 0 {
-		t.Error("empty output")
+	out, n = Redact(hostile)
+	if again, m := Redact(out); again != out || m != 0 || len(out) > len(hostile)+n*MaxRedactionGrowth {
+		t.Errorf("hostile line: %d replacements, then %d more", n, m)
 	}
 }
 
@@ -600,27 +602,68 @@ func TestRedactKeepsUTF8Valid(t *testing.T) {
 }
 
 // spec: SEC-8
+func TestRedactIdempotentOnFragments(t *testing.T) {
+	// Random joins of triggers, token bodies, separators and markers reach
+	// adjacencies the byte-level fuzzer rarely builds (a key right after a
+	// fixed-length key, a marker before a separator).
+	frags := []string{
+		"AKIA", "ASIA", "AIza", "sk-", "sk-ant-", "sk-proj-", "ghp_", "github_pat_", "glpat-", "xoxb-1-",
+		"npm_", "hf_", "ya29.", "sk_live_", "whsec_", "eyJ", "eyJhbGciOi", ".", "..", "-", "_", "=", ":", " ",
+		"\n", "\"", "'", "\\\"", "@", "://", "u:", "curl ", " -u ", "--user ", "--password ", "Authorization: ",
+		"Bearer ", "Basic ", "API_KEY=", "token: ", "secret=", "password=", "PASS: ", "key: ", "$", "${X}", "<x>",
+		"[REDACTED:", "]", "[REDACTED:github]", "xxxxxxxx", "********", "/etc/x.key", "os.env",
+		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+		fakeTokenBody(80, 16, fakeUpperNum), fakeTokenBody(81, 36, fakeAlnum), fakeTokenBody(82, 40, fakeB64Std), fakeTokenBody(83, 24, fakeB64URL),
+		"0123456789", "abcdefgh", "я€",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j := 0; j < 2+rng.IntN(8); j++ {
+			b.WriteString(frags[rng.IntN(len(frags))])
+		}
+		in := b.String()
+		once, n := Redact(in)
+		twice, m := Redact(once)
+		if twice != once || m != 0 {
+			t.Fatalf("not idempotent:\n   in: %q\n once: %q (%d)\ntwice: %q (%d)", in, once, n, twice, m)
+		}
+		if len(once) > len(in)+n*MaxRedactionGrowth || n == 0 && once != in {
+			t.Fatalf("bad growth or count: %q → %q (%d)", in, once, n)
+		}
+	}
+}
+
+// spec: SEC-8
 func TestMaxRedactionGrowthCoversEveryKind(t *testing.T) {
 	kinds := []string{KindPrivateKey}
-	for _, r := range rules {
+	for _, r := range redactRules {
 		kinds = append(kinds, r.kind)
 	}
 	for _, k := range kinds {
-		if l := len(marker(k)); l > MaxRedactionGrowth {
-			t.Errorf("marker %s is %d bytes, MaxRedactionGrowth %d", marker(k), l, MaxRedactionGrowth)
+		if l := len(redactMarker(k)); l > MaxRedactionGrowth {
+			t.Errorf("marker %s is %d bytes, MaxRedactionGrowth %d", redactMarker(k), l, MaxRedactionGrowth)
 		}
 	}
 }
 
 // spec: SEC-8
 func TestRedactShortAndInvalidUTF8(t *testing.T) {
-	for _, s := range []string{"", "a", "key=", "\xff\xfe\xfd", "password=\xff\xff\xff\xff\xff\xff\xff\xff\xff"} {
-		out, n := Redact(s)
-		if n > 0 && !strings.Contains(out, RedactedPrefix) {
-			t.Errorf("Redact(%q) = %q, %d", s, out, n)
-		}
-		if n == 0 && out != s {
-			t.Errorf("Redact(%q) changed text without counting: %q", s, out)
+	cases := []struct {
+		in, want string
+		n        int
+	}{
+		{"", "", 0},
+		{"a", "a", 0},
+		{"key=", "key=", 0},
+		{"://:p@", "://:[REDACTED:url-credentials]@", 1},
+		{"\xff\xfe\xfd", "\xff\xfe\xfd", 0},
+		{"password=\xff\xff\xff\xff\xff\xff\xff\xff\xff", "password=[REDACTED:assignment]", 1},
+		{"sk-ant-\xff" + strings.Repeat("a", 30), "sk-ant-\xff" + strings.Repeat("a", 30), 0},
+	}
+	for _, tc := range cases {
+		if out, n := Redact(tc.in); out != tc.want || n != tc.n {
+			t.Errorf("Redact(%q) = %q, %d; want %q, %d", tc.in, out, n, tc.want, tc.n)
 		}
 	}
 }
@@ -656,8 +699,8 @@ func FuzzRedact(f *testing.F) {
 
 func BenchmarkRedact(b *testing.B) {
 	prompt := "Please fix the login flow. The token expires after 24 hours; use the refresh path.\n" +
-		"Run `GH_TOKEN=" + fake("ghp_", 70, 36, alnum) + " gh pr list` and check src/auth/session.go.\n" +
-		"The API returns 401 with Authorization: Bearer " + fakeBody(71, 40, alnum) + "\n"
+		"Run `GH_TOKEN=" + fakeToken("ghp_", 70, 36, fakeAlnum) + " gh pr list` and check src/auth/session.go.\n" +
+		"The API returns 401 with Authorization: Bearer " + fakeTokenBody(71, 40, fakeAlnum) + "\n"
 	clean := strings.Repeat("go test ./... && git diff --stat HEAD~1 -- cmd/precompact.go snapshot/store.go\n", 12)
 	mixed := strings.Repeat(prompt+clean, (1<<20)/len(prompt+clean))
 	oneLine := strings.ReplaceAll(mixed, "\n", " ")
