@@ -727,7 +727,7 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 		return 0, 0, false
 	}
 	if strings.HasPrefix(line[v:], `\"`) {
-		if end := strings.Index(line[v+2:], `\"`); end >= 0 {
+		if end := strings.Index(line[v+2:], `\"`); end >= 0 && !strings.Contains(line[v+2:v+2+end], "\n") {
 			a, b := v+2, v+2+end
 			if !quotedOK(line[a:b]) {
 				return 0, 0, false
@@ -833,6 +833,8 @@ func closingQuote(line string, open int) (int, bool) {
 			if q == '"' {
 				i++
 			}
+		case '\n':
+			return 0, false // a value never runs across lines
 		case q:
 			return i, true
 		}

@@ -379,6 +379,8 @@ func TestRedactAssignmentKeepsNameAndQuotes(t *testing.T) {
 		{`{"x_token": "EXAMPLEtok-9"}`, `{"x_token": "[REDACTED:assignment]"}`},
 		{"--password EXAMPLEpw2024 --host db", "--password [REDACTED:assignment] --host db"},
 		{"Authorization: Bearer EXAMPLE0tok3n1234", "Authorization: Bearer [REDACTED:authorization]"},
+		// An unclosed quote never swallows the next line.
+		{"password: \"EXAMPLEpw2024\nnext line\" ok", "password: \"[REDACTED:assignment]\nnext line\" ok"},
 	}
 	for _, tc := range cases {
 		if out, _ := Redact(tc.in); out != tc.want {
