@@ -372,6 +372,9 @@ func (s *Store) Load(name string) (*Record, error) {
 // until fn returns true. Records of other sessions that share the sid8 are
 // skipped: the session id must be equal byte for byte.
 func (s *Store) sessionRecords(sessionID string, fn func(Entry, *Record) bool) error {
+	if sessionID == "" {
+		return nil // without an id no record can be shown to be the session's
+	}
 	es, err := s.Entries()
 	if err != nil {
 		return err

@@ -386,6 +386,11 @@ func TestFindChain(t *testing.T) {
 	if r, err := s.FindChain(sid, "/t/x.jsonl", 100); r != nil || err != nil {
 		t.Fatalf("empty folder: %v %v", r, err)
 	}
+	noID := rec("", t0, "")
+	mustSave(t, s, noID, English)
+	if r, err := s.FindChain("", noID.TranscriptPath, 1<<40); r != nil || err != nil {
+		t.Fatalf("empty session id chained to %v (%v)", r, err)
+	}
 	mk := func(session, transcript string, at time.Time, size int64, marker string) {
 		r := rec(session, at, marker)
 		r.TranscriptPath = transcript
@@ -431,6 +436,10 @@ func TestConfirm(t *testing.T) {
 	s := newStore(t)
 	if _, err := s.Confirm(sid, t0, 10); !errors.Is(err, ErrNoSnapshot) {
 		t.Fatalf("empty folder: %v", err)
+	}
+	mustSave(t, s, rec("", t0, "no-session-id"), English)
+	if _, err := s.Confirm("", t0, 10); !errors.Is(err, ErrNoSnapshot) {
+		t.Fatalf("empty session id: %v", err)
 	}
 	older := rec(sid, t0.Add(-10*time.Minute), "older")
 	mustSave(t, s, older, Russian)
