@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -509,9 +510,21 @@ func (x *Extractor) lastPromptEntry(line []byte) {
 	x.lpText, x.lpTrunc = text, more
 }
 
+// sameAsTyped compares ignoring whitespace: Claude Code 2.1.328 writes
+// lastPrompt with every line break turned into a space, while the user entry
+// keeps the prompt as typed.
 func (x *Extractor) sameAsTyped(text string) bool {
-	t := strings.TrimSpace(text)
-	return t == strings.TrimSpace(x.lastTyped) || t == strings.TrimSpace(x.lastTypedTx)
+	t := withoutSpace(text)
+	return t == withoutSpace(x.lastTyped) || t == withoutSpace(x.lastTypedTx)
+}
+
+func withoutSpace(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func (x *Extractor) assistant(line []byte, t time.Time) {
@@ -850,7 +863,7 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 		// The same prompt at the same time: written again, not typed again.
 		return
 	}
-	if n := len(x.prompts); n > 0 && x.prompts[n-1].FromLastPrompt && x.prompts[n-1].Text == p.Text {
+	if n := len(x.prompts); n > 0 && x.prompts[n-1].FromLastPrompt && withoutSpace(x.prompts[n-1].Text) == withoutSpace(p.Text) {
 		x.prompts[n-1] = p
 	} else {
 		x.prompts = append(x.prompts, p)
@@ -1138,7 +1151,7 @@ func (x *Extractor) Facts() *Facts {
 		f.Failures = []Failure{}
 	}
 	if x.lpText != "" && !slices.ContainsFunc(f.Prompts, func(p Prompt) bool {
-		return strings.TrimSpace(p.Text) == strings.TrimSpace(x.lpText)
+		return withoutSpace(p.Text) == withoutSpace(x.lpText)
 	}) {
 		f.Prompts = append(f.Prompts, Prompt{Text: x.lpText, Truncated: x.lpTrunc, FromLastPrompt: true})
 		if n := len(f.Prompts); n > MaxPrompts {

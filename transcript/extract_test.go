@@ -111,6 +111,10 @@ func TestTR18LastPrompt(t *testing.T) {
 		{"newer last-prompt adds", []string{prompt(1, "a", nil), lastPrompt("b")}, []string{"a", "b"}, true},
 		{"same as last typed", []string{prompt(1, "a", nil), lastPrompt("a")}, []string{"a"}, false},
 		{"same apart from spaces", []string{prompt(1, "a\n", nil), lastPrompt(" a")}, []string{"a\n"}, false},
+		// Claude Code 2.1.328 writes lastPrompt with line breaks turned into spaces.
+		{"line breaks flattened", []string{prompt(1, "fix:\n\n## step\n```sh\n./t.sh\n```", nil), lastPrompt("fix:  ## step ```sh ./t.sh ```")},
+			[]string{"fix:\n\n## step\n```sh\n./t.sh\n```"}, false},
+		{"flattened, then typed", []string{lastPrompt("a  b"), prompt(1, "a\n\nb", nil)}, []string{"a\n\nb"}, false},
 		{"older than a later typed prompt", []string{lastPrompt("b"), prompt(1, "c", nil)}, []string{"c"}, false},
 		{"then typed with the same text", []string{prompt(1, "a", nil), lastPrompt("b"), prompt(2, "b", nil)}, []string{"a", "b"}, false},
 		{"equal to an older kept prompt", []string{prompt(1, "a", nil), prompt(2, "b", nil), lastPrompt("a")}, []string{"a", "b"}, false},
