@@ -43,7 +43,7 @@ func BaseName(t time.Time, sessionID string, suffix int) string {
 	return n
 }
 
-var nameRE = regexp.MustCompile(`^snap_(\d{8}-\d{6})_([A-Za-z0-9-]{1,8})(?:_(\d{1,4}))?$`)
+var nameRE = regexp.MustCompile(`^snap_(\d{8}-\d{6})_([A-Za-z0-9-]{1,8})(?:_([1-9]\d{0,3}))?$`)
 
 // Name is a parsed snapshot base name.
 type Name struct {
