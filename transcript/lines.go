@@ -147,8 +147,9 @@ func (ls *lineSplitter) dropPartial() bool {
 // ReadLines feeds every line of r to x, in order, until EOF, a read error or
 // ctx is done (checked every few MiB). A final line without '\n' goes to
 // FeedLast; a line over MaxLineBytes is counted by SkipLong without being
-// buffered whole. It returns the number of bytes consumed and, when ctx
-// ended the reading, ctx's error.
+// buffered whole. It returns the number of bytes consumed (also added to
+// Stats.BytesRead) and the read error, or ctx's error when ctx ended the
+// reading.
 func (x *Extractor) ReadLines(ctx context.Context, r io.Reader) (int64, error) {
 	return x.feedFrom(ctx, newLineSplitter(r))
 }
