@@ -1,0 +1,201 @@
+//go:build unix
+
+package cmd
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// rbSparseSize is the size of the sparse transcripts: 2 GiB of NUL bytes
+// that take no disk space.
+const rbSparseSize = 2 << 30
+
+// rbSparse makes a sparse file of rbSparseSize bytes, followed by tail.
+func rbSparse(t *testing.T, path string, tail []byte) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(rbSparseSize); err != nil {
+		t.Skipf("cannot make a 2 GiB sparse file: %v", err)
+	}
+	if len(tail) > 0 {
+		if _, err := f.WriteAt(tail, rbSparseSize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// rbDeadlineHit reports whether the record says the total deadline ended
+// the transcript reading (PC-3): then it holds what was read by then.
+func rbDeadlineHit(rec *snapshot.Record) bool {
+	for _, w := range rec.Warnings {
+		if strings.Contains(w, "not read within") || strings.Contains(w, "deadline reached") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRBHostileTranscriptUnix: devices, a FIFO nobody writes to, symlink
+// loops and 2 GiB sparse files as the transcript. Each run must end within
+// the hang guard, print nothing and log the problem; a FIFO that were opened
+// for reading would block forever.
+// spec: RB-4 (PC-1, PC-2, PC-3, PC-20)
+func TestRBHostileTranscriptUnix(t *testing.T) {
+	t.Parallel()
+	makers := []rbHostileMaker{
+		{"dev-zero", func(t *testing.T, w *rbWorld) rbHostileCase {
+			return rbHostileCase{transcript: "/dev/zero", wantLog: regexp.MustCompile(`outcome=warn .*/dev/zero: not a regular file \(device\)`)}
+		}},
+		{"fifo", func(t *testing.T, w *rbWorld) rbHostileCase {
+			p := filepath.Join(w.Root, "fifo.jsonl")
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			return rbHostileCase{transcript: p, wantLog: regexp.MustCompile(`outcome=warn .*fifo.jsonl: not a regular file \(named pipe\)`)}
+		}},
+		{"symlink-loop", func(t *testing.T, w *rbWorld) rbHostileCase {
+			a, b := filepath.Join(w.Root, "a.jsonl"), filepath.Join(w.Root, "b.jsonl")
+			if err := errors.Join(os.Symlink(b, a), os.Symlink(a, b)); err != nil {
+				t.Fatal(err)
+			}
+			return rbHostileCase{transcript: a, wantLog: regexp.MustCompile(`outcome=warn .*transcript: .*(too many levels of symbolic links|too many links)`)}
+		}},
+		{"symlink-to-dev-zero", func(t *testing.T, w *rbWorld) rbHostileCase {
+			p := filepath.Join(w.Root, "zero.jsonl")
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+			return rbHostileCase{transcript: p, wantLog: regexp.MustCompile(`outcome=warn .*zero.jsonl: not a regular file \(device\)`)}
+		}},
+		{"sparse-2GiB", func(t *testing.T, w *rbWorld) rbHostileCase {
+			return rbHostileCase{
+				transcript: rbSparse(t, filepath.Join(w.Root, "sparse.jsonl"), nil),
+				wantLog:    regexp.MustCompile(`outcome=(ok|warn) `),
+				check: func(t *testing.T, rec *snapshot.Record) {
+					if rec.Coverage.TranscriptSize != rbSparseSize {
+						t.Errorf("transcript size %d, want %d", rec.Coverage.TranscriptSize, rbSparseSize)
+					}
+					if rbDeadlineHit(rec) {
+						t.Logf("the deadline ended the reading (PC-3): %q", rec.Warnings)
+						return
+					}
+					if rec.Stats.SkippedLong != 1 || len(rec.Prompts) != 0 {
+						t.Errorf("read whole: stats %+v, prompts %d; want one line skipped as too long and nothing else", rec.Stats, len(rec.Prompts))
+					}
+				},
+			}
+		}},
+		{"sparse-2GiB-valid-tail", func(t *testing.T, w *rbWorld) rbHostileCase {
+			tail := append([]byte("\n"), rbTranscript("s", "Prompt after 2 GiB of NUL", "/p/after.go", "", false)...)
+			return rbHostileCase{
+				transcript: rbSparse(t, filepath.Join(w.Root, "sparse-tail.jsonl"), tail),
+				wantLog:    regexp.MustCompile(`outcome=(ok|warn) `),
+				check: func(t *testing.T, rec *snapshot.Record) {
+					if rbDeadlineHit(rec) {
+						t.Logf("the deadline ended the reading (PC-3) before the valid tail: %q", rec.Warnings)
+						return
+					}
+					if len(rec.Prompts) != 1 || rec.Prompts[0].Text != "Prompt after 2 GiB of NUL" || len(rec.Files) != 1 {
+						t.Errorf("read whole, but prompts %+v, files %+v", rec.Prompts, rec.Files)
+					}
+				},
+			}
+		}},
+	}
+	if testing.Short() {
+		makers = makers[:4]
+	}
+	rbRunHostile(t, makers)
+}
+
+// rbMountTmpfs mounts a tmpfs on dir for the test, or skips it.
+func rbMountTmpfs(t *testing.T, dir, opts string) {
+	t.Helper()
+	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs Linux and root")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("mount -t tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+			exec.Command("umount", "-l", dir).Run()
+		}
+	})
+}
+
+// TestRBUnwritableFolderUnix: a full file system, a read-only one, a folder
+// without write permission and a parent folder without it (the last two
+// only when not root, whom permissions do not stop).
+// spec: RB-5 (PC-1, PC-2, PC-17, SF-30, SF-50, SF-52, PO-C5)
+func TestRBUnwritableFolderUnix(t *testing.T) {
+	t.Parallel()
+	t.Run("disk-full", func(t *testing.T) {
+		t.Parallel()
+		w := rbNewWorld(t)
+		rbMountTmpfs(t, w.Snaps, "size=64k,mode=0700")
+		f, err := os.Create(filepath.Join(w.Snaps, "filler"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4096)
+		for err == nil {
+			_, err = f.Write(buf)
+		}
+		f.Close()
+		if !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("filling the tmpfs: %v, want ENOSPC", err)
+		}
+		rbCheckUnwritable(t, w, regexp.MustCompile(`no space left on device`), true)
+	})
+	t.Run("read-only", func(t *testing.T) {
+		t.Parallel()
+		w := rbNewWorld(t)
+		rbMountTmpfs(t, w.Snaps, "ro,mode=0700")
+		rbCheckUnwritable(t, w, regexp.MustCompile(`read-only file system`), true)
+	})
+	t.Run("no-write-permission", func(t *testing.T) {
+		t.Parallel()
+		if os.Geteuid() == 0 {
+			t.Skip("root is not stopped by permissions")
+		}
+		w := rbNewWorld(t)
+		if err := errors.Join(os.MkdirAll(w.Snaps, 0o700), os.Chmod(w.Snaps, 0o500)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(w.Snaps, 0o700) })
+		rbCheckUnwritable(t, w, regexp.MustCompile(`permission denied`), true)
+	})
+	t.Run("parent-not-writable", func(t *testing.T) {
+		t.Parallel()
+		if os.Geteuid() == 0 {
+			t.Skip("root is not stopped by permissions")
+		}
+		w := rbNewWorld(t)
+		locked := filepath.Dir(filepath.Dir(w.Snaps))
+		if err := errors.Join(os.MkdirAll(locked, 0o700), os.Chmod(locked, 0o500)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(locked, 0o700) })
+		rbCheckUnwritable(t, w, regexp.MustCompile(`permission denied`), false)
+	})
+}
