@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -109,10 +110,13 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
 		name, cerr := store.Confirm(sessionID, start, summary)
 		switch {
+		case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
+			// Nothing to confirm is no failure: doctor reports failed lines.
+			entry.Outcome, entry.Detail = outcomeNone, cerr.Error()
 		case cerr != nil:
 			entry.Outcome, entry.Detail = outcomeFailed, "confirming compaction: "+cerr.Error()
 		case name == "":
-			entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session to confirm"
+			entry.Outcome, entry.Detail = outcomeNone, snapshot.ErrNoSnapshot.Error()
 		default:
 			entry.Outcome, entry.Snapshot = outcomeOK, name
 		}
