@@ -326,7 +326,7 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 	}
 	out.layout.readFrom = res.ReadFrom
 	out.layout.partial = res.Partial
-	if prev != nil && res.ReadFrom >= prev.Coverage.TranscriptSize {
+	if prev != nil && res.Chained {
 		out.layout.previous = prev.Name
 		out.layout.partial = out.layout.partial || prev.Coverage.Partial
 	}
