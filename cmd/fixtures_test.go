@@ -1,0 +1,179 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// fixtureDir is the shared folder of real transcripts, next to the project.
+var fixtureDir = filepath.Join("..", "..", "shared", "fixtures", "transcripts")
+
+// cutFixture writes the first n lines of a fixture to a temporary file, the
+// transcript as it stood when PreCompact ran.
+func cutFixture(t *testing.T, name string, n int, dst string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	if os.IsNotExist(err) {
+		t.Skipf("fixtures not available (%s): clone the project next to shared/ to run this test", fixtureDir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sc := bufio.NewReader(bytes.NewReader(src))
+	for i := 0; i < n; i++ {
+		line, err := sc.ReadBytes('\n')
+		out.Write(line)
+		if err != nil {
+			t.Fatalf("%s has fewer than %d lines", name, n)
+		}
+	}
+	if err := os.WriteFile(dst, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
+	t.Helper()
+	opts := &PrecompactOptions{
+		IO:  &IO{In: strings.NewReader(payload), Out: failWriter{t}, ErrOut: os.Stderr},
+		Dir: dir, Lang: snapshot.English, Keep: 40,
+		Getenv: func(string) string { return "" }, Now: time.Now,
+	}
+	if err := precompactRun(opts); err != nil {
+		t.Fatalf("precompactRun returned %v", err)
+	}
+	st := &snapshot.Store{Dir: dir}
+	entries, err := st.Entries()
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no snapshot written: %v; log:\n%s", err, readLog(dir))
+	}
+	rec, err := st.Load(entries[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+type failWriter struct{ t *testing.T }
+
+func (w failWriter) Write(p []byte) (int, error) {
+	w.t.Errorf("precompact wrote to stdout: %q", p)
+	return len(p), nil
+}
+
+func readLog(dir string) string {
+	b, _ := os.ReadFile(logPath(dir))
+	return string(b)
+}
+
+// spec: PC-11 PC-16
+// The real 2.1.328 transcript with two manual compactions, cut just before
+// each boundary (lines 59 and 122 are the compact_boundary entries). The
+// expected values were read off the fixture by hand.
+func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
+	const fixture = "cc2.1.328-two-compactions-cyrillic.jsonl"
+	const sid = "bd903d16-ca98-4bfc-a51e-b2f5da0ba17d"
+	const root = "/home/dev/src/заметки-demo/"
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, sid+".jsonl")
+	dir := filepath.Join(tmp, "snaps")
+	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}`
+
+	cutFixture(t, fixture, 58, tr)
+	first := runPrecompactFor(t, dir, payload)
+	wantStrings(t, "first: prompts", promptTexts(first), []string{
+		"Создай файл заметок notes/план.md и план работ",
+		"Now refactor src/app.py to use a main() function and run it",
+	})
+	wantStrings(t, "first: files", fileSummaries(first), []string{root + "src/app.py Edit 1", root + "notes/план.md Write 1"})
+	wantStrings(t, "first: commands", commandSummaries(first), []string{"python3 src/app.py ok", "python3 -m pytest -q tests error"})
+	if first.EarlierCompactions != 0 || first.Coverage.SegmentStart != -1 || first.Coverage.Previous != "" {
+		t.Errorf("first: compactions %d, segment start %d, previous %q", first.EarlierCompactions, first.Coverage.SegmentStart, first.Coverage.Previous)
+	}
+
+	// One second later, so that the names differ by time, not suffix.
+	time.Sleep(time.Until(first.CreatedAt.Truncate(time.Second).Add(time.Second)))
+	cutFixture(t, fixture, 121, tr)
+	second := runPrecompactFor(t, dir, payload)
+	if second.Coverage.Previous != first.Name || second.Coverage.ReadFrom != first.Coverage.TranscriptSize || second.Coverage.Partial {
+		t.Errorf("second: coverage %+v, want previous %s read from %d", second.Coverage, first.Name, first.Coverage.TranscriptSize)
+	}
+	wantSecond := func(t *testing.T, rec *snapshot.Record) {
+		wantStrings(t, "second: prompts", promptTexts(rec), []string{
+			"Создай файл заметок notes/план.md и план работ",
+			"Now refactor src/app.py to use a main() function and run it",
+			"Add a tests/test_app.py with one test, then commit nothing yet",
+			"Запусти тесты ещё раз и обнови план в notes/план.md",
+		})
+		wantStrings(t, "second: files", fileSummaries(rec), []string{
+			root + "notes/план.md Edit 2", root + "tests/test_app.py Write 1", root + "src/app.py Edit 1",
+		})
+		wantStrings(t, "second: commands", commandSummaries(rec), []string{
+			"python3 src/app.py ok", "python3 -m pytest -q tests error", "git status --short ok", "python3 -m pytest -q tests || true ok",
+		})
+		if rec.EarlierCompactions != 1 {
+			t.Errorf("second: earlier compactions %d, want 1", rec.EarlierCompactions)
+		}
+		if rec.Cwd != strings.TrimSuffix(root, "/") || rec.CwdSource != "transcript" {
+			t.Errorf("second: cwd %q from %s, want the transcript's", rec.Cwd, rec.CwdSource)
+		}
+	}
+	wantSecond(t, second)
+
+	// Without the earlier snapshot the same facts come from reading the
+	// whole file.
+	fresh := runPrecompactFor(t, filepath.Join(tmp, "fresh"), payload)
+	if fresh.Coverage.Previous != "" || fresh.Coverage.ReadFrom != 0 {
+		t.Errorf("fresh: coverage %+v, want a read from 0 without previous", fresh.Coverage)
+	}
+	wantSecond(t, fresh)
+}
+
+func quoteJSON(t *testing.T, s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func promptTexts(r *snapshot.Record) []string {
+	var out []string
+	for _, p := range r.Prompts {
+		out = append(out, p.Text)
+	}
+	return out
+}
+
+func fileSummaries(r *snapshot.Record) []string {
+	var out []string
+	for _, f := range r.Files {
+		out = append(out, f.Path+" "+f.LastTool+" "+strconv.Itoa(f.Edits))
+	}
+	return out
+}
+
+func commandSummaries(r *snapshot.Record) []string {
+	var out []string
+	for _, c := range r.Commands {
+		out = append(out, c.Command+" "+c.Outcome)
+	}
+	return out
+}
+
+func wantStrings(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
+	}
+}
