@@ -38,7 +38,8 @@ func TestRBPrecompactSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills the real binary 60 times")
 	}
-	t.Parallel()
+	// Not parallel: the kill moments are spread over a run length measured
+	// here, which other tests running at the same time would distort.
 	w := rbNewWorld(t)
 	const sid = "5e1f0c1d-dead-4b0d-9e1a-c0ffee000001"
 	tr := filepath.Join(w.Root, sid+".jsonl")
