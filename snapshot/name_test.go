@@ -70,9 +70,8 @@ func TestParseName(t *testing.T) {
 		"SNAP_20261130-090507_ab",        // case
 		"snap_20261130090507_ab",         // no dash in the time
 		"snap_20261130-090507_абв",       // Cyrillic
-		// BUG (name.go, nameRE): the suffix group (\d{1,4}) also takes
-		// "_0" and leading zeros, names BaseName never writes, so two
-		// names parse to the same snapshot; it should be ([1-9]\d{0,3}).
+		// One snapshot, one spelling: otherwise two names would parse
+		// to the same snapshot.
 		"snap_20261130-090507_ab_0",    // BaseName never writes suffix 0
 		"snap_20261130-090507_ab_01",   // nor a leading zero
 		"snap_20261130-090507_ab_0002", // nor zeros
