@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,18 +51,17 @@ var errPayload = errors.New("payload")
 
 // readPayload reads and decodes a hook payload. It returns what it could
 // parse together with an error wrapping errPayload when stdin was empty, too
-// large or not a JSON object: hooks carry on with what they have.
-func readPayload(r io.Reader, codePage int) (Payload, error) {
+// large or not a JSON object: hooks carry on with what they have. It does not
+// depend on stdin being closed: reading stops at EOF, as soon as what arrived
+// is a whole JSON object, or when ctx ends.
+func readPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error) {
 	var p Payload
 	if r == nil {
 		return p, fmt.Errorf("%w: no stdin", errPayload)
 	}
-	raw, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	raw, err := readStdin(ctx, r, codePage)
 	if err != nil {
-		return p, fmt.Errorf("%w: reading stdin: %v", errPayload, err)
-	}
-	if len(raw) > MaxPayloadBytes {
-		return p, fmt.Errorf("%w: stdin larger than %d bytes", errPayload, MaxPayloadBytes)
+		return p, err
 	}
 	text, enc := decodeStdin(raw, codePage)
 	p.Encoding = enc
@@ -104,6 +104,67 @@ func readPayload(r io.Reader, codePage int) (Payload, error) {
 	p.CustomInstructions = optStr("custom_instructions")
 	p.CompactSummary = optStr("compact_summary")
 	return p, nil
+}
+
+// readStdin collects stdin in a goroutine so that a writer that never closes
+// it cannot hold a hook past its deadline.
+func readStdin(ctx context.Context, r io.Reader, codePage int) ([]byte, error) {
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan chunk, 4)
+	go func() {
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := r.Read(buf)
+			if n > 0 {
+				ch <- chunk{b: buf[:n]}
+			}
+			if err != nil {
+				ch <- chunk{err: err}
+				return
+			}
+		}
+	}()
+	var raw []byte
+	for {
+		select {
+		case c := <-ch:
+			if c.err == io.EOF {
+				return raw, nil
+			}
+			if c.err != nil {
+				return raw, fmt.Errorf("%w: reading stdin: %v", errPayload, c.err)
+			}
+			raw = append(raw, c.b...)
+			if len(raw) > MaxPayloadBytes {
+				return nil, fmt.Errorf("%w: stdin larger than %d bytes", errPayload, MaxPayloadBytes)
+			}
+			if wholeObject(raw, codePage) {
+				return raw, nil
+			}
+		case <-ctx.Done():
+			if len(raw) == 0 {
+				return nil, fmt.Errorf("%w: stdin is empty (not closed before the deadline)", errPayload)
+			}
+			return raw, nil
+		}
+	}
+}
+
+// wholeObject reports whether raw already holds one complete JSON object;
+// the cheap test on the last byte keeps this linear for large payloads.
+func wholeObject(raw []byte, codePage int) bool {
+	i := len(raw) - 1
+	for i >= 0 && (raw[i] == 0 || raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\r' || raw[i] == '\t') {
+		i--
+	}
+	if i < 0 || raw[i] != '}' {
+		return false
+	}
+	text, _ := decodeStdin(raw, codePage)
+	return json.Valid(bytes.TrimSpace(text))
 }
 
 // decodeStdin turns stdin bytes into UTF-8: a BOM wins and is stripped; valid

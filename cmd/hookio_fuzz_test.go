@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -51,7 +52,7 @@ func FuzzReadPayload(f *testing.F) {
 		if text, enc := decodeStdin(raw, cp); enc != "utf-8-bom" && !utf8.Valid(text) {
 			t.Errorf("decodeStdin(%q) as %s gave invalid UTF-8 %q", raw, enc, text)
 		}
-		p, err := readPayload(bytes.NewReader(raw), cp)
+		p, err := readPayload(context.Background(), bytes.NewReader(raw), cp)
 		if err != nil && !errors.Is(err, errPayload) {
 			t.Errorf("readPayload error %v does not wrap errPayload", err)
 		}
@@ -81,7 +82,7 @@ func FuzzReadPayload(f *testing.F) {
 			variants[name] = b
 		}
 		for name, in := range variants {
-			p, err := readPayload(bytes.NewReader(in), cp)
+			p, err := readPayload(context.Background(), bytes.NewReader(in), cp)
 			if err != nil || len(p.Warnings) > 0 {
 				t.Errorf("%s: readPayload(%s) = %v, warnings %q", name, js, err, p.Warnings)
 				continue

@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
@@ -105,7 +108,7 @@ func TestReadPayload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readPayload(strings.NewReader(tt.in), 0)
+			got, err := readPayload(context.Background(), strings.NewReader(tt.in), 0)
 			if tt.wantErr != "" {
 				if err == nil || !errors.Is(err, errPayload) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
@@ -129,7 +132,7 @@ func TestReadPayload(t *testing.T) {
 // spec: PC-5
 func TestReadPayloadWindows1251CyrillicPath(t *testing.T) {
 	in := encode1251(t, `{"session_id":"abc","cwd":"C:\\Users\\Пётр\\Мой проект"}`)
-	got, err := readPayload(bytes.NewReader(in), 1251)
+	got, err := readPayload(context.Background(), bytes.NewReader(in), 1251)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,4 +148,37 @@ func payloadEqual(a, b Payload) bool {
 	return a.SessionID == b.SessionID && a.TranscriptPath == b.TranscriptPath && a.Cwd == b.Cwd &&
 		a.HookEventName == b.HookEventName && a.Trigger == b.Trigger && a.PromptID == b.PromptID &&
 		a.Source == b.Source && eq(a.CustomInstructions, b.CustomInstructions) && eq(a.CompactSummary, b.CompactSummary)
+}
+
+// spec: PC-3
+// Claude Code closes stdin after the payload, but a hook must not depend on
+// it: a whole object ends the read at once, a partial one at the deadline.
+func TestReadPayloadStdinLeftOpen(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		wantErr  bool
+	}{
+		{"whole object", `{"session_id":"abc","trigger":"auto"}` + "\n", false},
+		{"half an object", `{"session_id":"abc","tri`, true},
+		{"nothing", "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			go pw.Write([]byte(tt.in))
+			deadline := time.Second
+			if !tt.wantErr {
+				deadline = time.Hour // must return without waiting for it
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			p, err := readPayload(ctx, pr, 0)
+			if tt.wantErr != (err != nil) {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if !tt.wantErr && p.SessionID != "abc" {
+				t.Errorf("session id %q", p.SessionID)
+			}
+		})
+	}
 }

@@ -90,7 +90,9 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		err = nil
 	}()
 
-	p, perr := readPayload(opts.IO.In, opts.CodePage)
+	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
+	defer cancel()
+	p, perr := readPayload(ctx, opts.IO.In, opts.CodePage)
 	sessionID := p.SessionID
 	if sessionID == "" {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
@@ -129,8 +131,6 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		return nil
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
-	defer cancel()
 	var tr selectsnap.Transcript
 	var f *transcript.File
 	if p.TranscriptPath != "" {

@@ -98,13 +98,16 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		err = nil
 	}()
 
-	payload, perr := readPayload(opts.IO.In, opts.CodePage)
+	// The deadline starts now, so that it also bounds reading stdin.
+	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
+	defer cancel()
+	payload, perr := readPayload(ctx, opts.IO.In, opts.CodePage)
 	sessionID := payload.SessionID
 	if sessionID == "" {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	entry.Session = sessionID
-	rec, warnings := gatherSnapshot(opts, payload, perr, sessionID, start)
+	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
 	entry.Warnings = warnings
 	if rec == nil {
 		entry.Detail = "no session id and no transcript: nothing to snapshot"
@@ -139,9 +142,7 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 // gatherSnapshot builds the record. The transcript and git steps run at the
 // same time under the total deadline; whatever has not finished by then is
 // recorded as a warning and the record holds the rest.
-func gatherSnapshot(opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
-	defer cancel()
+func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
 
 	var warnings []string
 	warn := func(format string, a ...any) { warnings = append(warnings, fmt.Sprintf(format, a...)) }
