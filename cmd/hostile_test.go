@@ -495,6 +495,9 @@ type rbHostileCase struct {
 	wantLog    *regexp.Regexp // what the log line must say
 	// check looks at the record when the case has more to prove.
 	check func(t *testing.T, rec *snapshot.Record)
+	// slow marks a transcript so large that postcompact's deadline may end
+	// its compaction check, and with it the pointer (SS-10).
+	slow bool
 }
 
 // rbCheckHostile runs precompact and postcompact on one hostile case (RB-4):
@@ -514,8 +517,11 @@ func rbCheckHostile(t *testing.T, w *rbWorld, sid string, tc rbHostileCase) {
 	}
 	text, pr := w.postcompact(t, rbStartPayload(sid, tc.transcript, tc.cwd))
 	t.Logf("postcompact on %s: %s", tc.name, pr.Elapsed.Round(time.Millisecond))
-	if text != "" && !strings.Contains(text, filepath.Join(w.Snaps, name+".md")) {
-		t.Errorf("postcompact points elsewhere than %s:\n%s", name, text)
+	switch {
+	case text == "" && tc.slow:
+		t.Logf("postcompact gave no pointer: its deadline ended the compaction check")
+	case !strings.Contains(text, filepath.Join(w.Snaps, name+".md")):
+		t.Errorf("postcompact does not point at %s:\n%s", name, text)
 	}
 }
 
@@ -772,8 +778,6 @@ func TestRBStdinLeftOpen(t *testing.T) {
 			tr := rbWriteFile(t, filepath.Join(w.Root, sid+".jsonl"), rbTranscript(sid, "Prompt", "/p/a.go", "", false))
 			r, ended := w.runOpenStdin(t, tc.payload(tr), bound, tc.hook, "--timeout", timeout)
 			if !ended {
-				// BUG (cmd/hookio.go readPayload): io.ReadAll waits for EOF,
-				// and the --timeout deadline starts only after it.
 				t.Fatalf("%s with stdin left open did not end within %s (--timeout %s)", tc.hook, bound, timeout)
 			}
 			if r.Code != 0 || (tc.hook == "precompact" && r.Stdout != "") {

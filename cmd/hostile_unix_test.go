@@ -85,6 +85,7 @@ func TestRBHostileTranscriptUnix(t *testing.T) {
 		{"sparse-2GiB", func(t *testing.T, w *rbWorld) rbHostileCase {
 			return rbHostileCase{
 				transcript: rbSparse(t, filepath.Join(w.Root, "sparse.jsonl"), nil),
+				slow:       true,
 				wantLog:    regexp.MustCompile(`outcome=(ok|warn) `),
 				check: func(t *testing.T, rec *snapshot.Record) {
 					if rec.Coverage.TranscriptSize != rbSparseSize {
@@ -104,6 +105,7 @@ func TestRBHostileTranscriptUnix(t *testing.T) {
 			tail := append([]byte("\n"), rbTranscript("s", "Prompt after 2 GiB of NUL", "/p/after.go", "", false)...)
 			return rbHostileCase{
 				transcript: rbSparse(t, filepath.Join(w.Root, "sparse-tail.jsonl"), tail),
+				slow:       true,
 				wantLog:    regexp.MustCompile(`outcome=(ok|warn) `),
 				check: func(t *testing.T, rec *snapshot.Record) {
 					if rbDeadlineHit(rec) {
