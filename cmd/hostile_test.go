@@ -777,6 +777,7 @@ func TestRBStdinLeftOpen(t *testing.T) {
 			w := rbNewWorld(t)
 			tr := rbWriteFile(t, filepath.Join(w.Root, sid+".jsonl"), rbTranscript(sid, "Prompt", "/p/a.go", "", false))
 			r, ended := w.runOpenStdin(t, tc.payload(tr), bound, tc.hook, "--timeout", timeout)
+			t.Logf("%s ended after %s", tc.hook, r.Elapsed.Round(time.Millisecond))
 			if !ended {
 				t.Fatalf("%s with stdin left open did not end within %s (--timeout %s)", tc.hook, bound, timeout)
 			}
