@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,20 +129,39 @@ func TestRBPrecompactSurvivesSIGKILL(t *testing.T) {
 		return len(records), earlier
 	}
 
-	// Whole runs give the length of the run the kills are spread over (the
-	// binary is built first, so that its build is not counted).
+	// The kills are spread over the length of a whole run, the median of
+	// the last runs that ended on their own: whole runs now and before
+	// every tenth kill, and runs that ended before their kill. So the
+	// spread follows the machine's load as the test goes (the binary is
+	// built first, so that its build is not counted).
 	rbBinary(t)
-	run := max(whole(), whole())
+	var runs []time.Duration
+	measure := func() {
+		runs = append(runs, whole())
+	}
+	runLength := func() time.Duration {
+		last := append([]time.Duration(nil), runs[max(0, len(runs)-5):]...)
+		slices.Sort(last)
+		return last[len(last)/2]
+	}
+	measure()
+	measure()
+	measure()
 	snaps0, _ := check(-1)
-	t.Logf("transcript %d bytes, %d lines; a whole run takes %s", info.Size, info.Lines, run.Round(time.Millisecond))
+	t.Logf("transcript %d bytes, %d lines; a whole run takes %s", info.Size, info.Lines, runLength().Round(time.Millisecond))
 
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 6))
 	var killed, finished, grew, inSave, orphans int
 	hidden := map[string]bool{}
 	last := snaps0
 	for round := 0; round < rbKills; round++ {
+		if round > 0 && round%10 == 0 {
+			measure()
+			last, _ = check(round)
+		}
 		// Half the kills anywhere in the run, half in its last third and
 		// just past it, where the files are written and pruning runs.
+		run := runLength()
 		var at time.Duration
 		if round%2 == 0 {
 			at = time.Duration(rng.Int64N(int64(run)))
@@ -149,9 +169,16 @@ func TestRBPrecompactSurvivesSIGKILL(t *testing.T) {
 			at = run*2/3 + time.Duration(rng.Int64N(int64(run/2)))
 		}
 		c := start()
-		time.Sleep(at)
-		c.Process.Signal(syscall.SIGKILL)
-		c.Wait()
+		t0 := time.Now()
+		done := make(chan struct{})
+		go func() { c.Wait(); close(done) }()
+		select {
+		case <-done:
+			runs = append(runs, time.Since(t0))
+		case <-time.After(at):
+			c.Process.Signal(syscall.SIGKILL)
+			<-done
+		}
 		if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			killed++
 		} else if c.ProcessState.ExitCode() == 0 {
