@@ -142,10 +142,21 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 			entry.Warnings = append(entry.Warnings, "transcript: "+oerr.Error())
 		}
 	}
-	choice, _, serr := selectsnap.Select(ctx, selectsnap.Options{
+	sel := selectsnap.Options{
 		Dir: opts.Dir, SessionID: sessionID, Now: start, MaxAge: opts.maxAge(),
 		Transcript: tr, TranscriptPath: p.TranscriptPath,
-	})
+	}
+	// The compaction check reads the transcript backwards; it gets half the
+	// deadline, and when it cannot finish the choice is made without it
+	// (as when the transcript is unreadable) rather than not at all.
+	checkCtx, cancelCheck := context.WithTimeout(ctx, opts.timeout()/2)
+	choice, _, serr := selectsnap.Select(checkCtx, sel)
+	cancelCheck()
+	if serr != nil && tr != nil && errors.Is(serr, context.DeadlineExceeded) && ctx.Err() == nil {
+		entry.Warnings = append(entry.Warnings, "compaction check skipped: the transcript was not read in time")
+		sel.Transcript = nil
+		choice, _, serr = selectsnap.Select(ctx, sel)
+	}
 	if serr != nil {
 		entry.Warnings = append(entry.Warnings, "selecting snapshot: "+serr.Error())
 	}

@@ -120,9 +120,14 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	if serr != nil {
 		entry.Detail = "snapshot not written: " + serr.Error()
 		if sessionID != "" {
+			// The notice names the log only when the log can exist.
+			lp := logPath(opts.Dir)
+			if os.MkdirAll(filepath.Dir(lp), 0o700) != nil {
+				lp = ""
+			}
 			ferr := snapshot.WriteFailure(opts.Dir, snapshot.Failure{
 				SessionID: sessionID, Time: start, Reason: serr.Error(),
-				LogPath: logPath(opts.Dir), TranscriptSize: rec.Coverage.TranscriptSize,
+				LogPath: lp, TranscriptSize: rec.Coverage.TranscriptSize,
 			})
 			if ferr != nil {
 				entry.Detail += "; failure marker not written: " + ferr.Error()
