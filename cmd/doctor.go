@@ -153,6 +153,9 @@ func doctorRun(opts *DoctorOptions) error {
 	add(checkSettings(opts, exe)...)
 	dir := snapshotDir(opts.Global)
 	add(checkSnapshotDir(dir))
+	if c, ok := checkConfirmations(dir, opts.Now()); ok {
+		add(c)
+	}
 	add(checkLog(logPath(dir), opts.Now()))
 	if opts.NoSelfTest {
 		add(doctorCheck{Status: checkInfo, Text: "round trip skipped (--no-self-test)"})
@@ -589,6 +592,37 @@ func countSnapshots(dir string) (int, time.Time) {
 		}
 	}
 	return n, newest
+}
+
+// checkConfirmations tells snapshots of compactions that completed (a
+// PostCompact run confirmed them) from those whose compaction never did:
+// Claude Code can fire PreCompact for a compaction it then skips. It is
+// information, not a failure; ok is false when there is nothing to say.
+func checkConfirmations(dir string, now time.Time) (doctorCheck, bool) {
+	st := &snapshot.Store{Dir: dir}
+	entries, err := st.Entries()
+	if err != nil || len(entries) == 0 {
+		return doctorCheck{}, false
+	}
+	confirmed, skipped, pending := 0, 0, 0
+	for _, e := range entries {
+		rec, err := st.Load(e.Name)
+		switch {
+		case err != nil:
+			continue
+		case rec.Compaction != nil:
+			confirmed++
+		case now.Sub(rec.CreatedAt) > snapshot.ConfirmWindow:
+			skipped++
+		default:
+			pending++
+		}
+	}
+	text := fmt.Sprintf("snapshots: %d confirmed by PostCompact, %d never confirmed (the compaction was skipped, or PostCompact did not run)", confirmed, skipped)
+	if pending > 0 {
+		text += fmt.Sprintf(", %d too recent to tell", pending)
+	}
+	return doctorCheck{Status: checkInfo, Text: text}, true
 }
 
 // ---- log ----

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // docEnv is a fake machine for doctor: a home, a project folder, a
@@ -446,5 +448,33 @@ func TestDoctorReportsEveryProblemOfAnEntry(t *testing.T) {
 	}
 	if code != ExitFailure {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// spec: DR-11
+func TestDoctorConfirmations(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snaps")
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	if _, ok := checkConfirmations(dir, now); ok {
+		t.Fatal("a line for a folder without snapshots")
+	}
+	st := &snapshot.Store{Dir: dir, Now: func() time.Time { return now }}
+	save := func(sid string, at time.Time) {
+		t.Helper()
+		rec := &snapshot.Record{SessionID: sid, CreatedAt: at, Trigger: "auto", TranscriptPath: "/t.jsonl"}
+		if _, _, err := st.Save(rec, snapshot.English); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("confirmed-0000", now.Add(-2*time.Hour))
+	if _, err := st.Confirm("confirmed-0000", now.Add(-2*time.Hour+time.Minute), 100); err != nil {
+		t.Fatal(err)
+	}
+	save("skipped-00000", now.Add(-time.Hour))
+	save("recent-000000", now.Add(-time.Minute))
+	c, ok := checkConfirmations(dir, now)
+	want := "snapshots: 1 confirmed by PostCompact, 1 never confirmed (the compaction was skipped, or PostCompact did not run), 1 too recent to tell"
+	if !ok || c.Status != checkInfo || c.Text != want {
+		t.Errorf("check = %+v, %v; want info %q", c, ok, want)
 	}
 }
