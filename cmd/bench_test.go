@@ -743,9 +743,10 @@ func checkPrecompact(b *testing.B, r benchRun, snapDir string, before map[string
 //     to its last compact_boundary, so only the last segment is read;
 //   - nochain/<size>: no earlier snapshot; the segment and up to
 //     --earlier-budget (64 MiB) before it are read;
-//   - line50MB/1GB: nochain, with one 50 MB line in the last segment.
+//   - line50MB/1GB: nochain, with one 50 MiB line ending the last segment.
 //
-// The 1 GB transcripts have a 20 MB last segment. Each operation starts
+// The 1 GB transcripts have a 20 MB last segment (line50MB: 10 MB, then
+// the line). Each operation starts
 // from the same snapshot folder (the chain's snapshot or nothing) and runs
 // git in a small repository. ns/op is the process's wall time, start to
 // exit; peak-RSS-MB its largest resident set over all operations.
@@ -754,6 +755,8 @@ func checkPrecompact(b *testing.B, r benchRun, snapDir string, before map[string
 //
 // in-process/... runs the same hook inside the test process, for profiles
 // (-cpuprofile, -memprofile); its figures are not the targets'.
+//
+// spec: PF-2, PF-3, PF-4, PF-5, PF-8 (measured as PF-9 to PF-14 say)
 func BenchmarkPrecompact(b *testing.B) {
 	c := benchHold(b)
 	sizes := []string{"10MB", "200MB", "1GB"}
@@ -852,6 +855,8 @@ func benchPrecompactInProcess(b *testing.B, c *benchCorpus, kind string, chain b
 //	go test -run '^$' -bench BenchmarkPostcompact -benchtime 200x ./cmd/
 //
 // in-process runs the same hook inside the test process, for profiles.
+//
+// spec: PF-6 (measured as PF-9 to PF-14 say)
 func BenchmarkPostcompact(b *testing.B) {
 	c := benchHold(b)
 	var w *benchPostcompactWorld
