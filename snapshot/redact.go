@@ -3,6 +3,7 @@ package snapshot
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -152,7 +153,7 @@ type redactRule struct {
 	// case.
 	triggers []string
 	fold     bool
-	re       *regexp.Regexp
+	re       *lazyRegexp
 	// span picks what to replace in match m (indexes into s), or false to
 	// leave the match alone.
 	span func(s string, m []int) (int, int, bool)
@@ -190,7 +191,7 @@ func (r *redactRule) apply(s string) (string, int) {
 			if r.wordStart && at > 0 && isWordByte(s[at-1]) {
 				continue // checked before matching: "xsk-ant-" repeated costs nothing
 			}
-			m := r.re.FindStringSubmatchIndex(s[at:windowEnd(s, at+w)])
+			m := r.re.get().FindStringSubmatchIndex(s[at:windowEnd(s, at+w)])
 			if m == nil {
 				continue
 			}
@@ -403,7 +404,7 @@ func groupSpan(g int) func(string, []int) (int, int, bool) {
 }
 
 func tokenRule(kind, pattern string, triggers ...string) *redactRule {
-	return &redactRule{kind: kind, re: regexp.MustCompile(`^(?:` + pattern + `)`), triggers: triggers, span: tokenSpan,
+	return &redactRule{kind: kind, re: lazyRE(`^(?:` + pattern + `)`), triggers: triggers, span: tokenSpan,
 		wordStart: true}
 }
 
@@ -434,7 +435,7 @@ var redactRules = []*redactRule{
 		// aws_secret_access_key, AWS_SECRET_ACCESS_KEY, "SecretAccessKey":
 		// the 40-character value after it.
 		kind: KindAWSSecret,
-		re: regexp.MustCompile(`^(?i:secret_?access_?key)["']?\]?(?:[ \t]*[:=][ \t]*|[ \t]+)["']?` +
+		re: lazyRE(`^(?i:secret_?access_?key)["']?\]?(?:[ \t]*[:=][ \t]*|[ \t]+)["']?` +
 			`([A-Za-z0-9/+]{40})`),
 		triggers: []string{"secret"}, fold: true,
 		span: func(s string, m []int) (int, int, bool) {
@@ -454,7 +455,7 @@ var redactRules = []*redactRule{
 	tokenRule(KindNPM, `npm_[A-Za-z0-9]{36,}`, "npm_"),
 	{
 		kind: KindAuthorization,
-		re: regexp.MustCompile(`^(?i:(?:proxy-)?authorization)["']?\]?[ \t]*[:=][ \t]*["']?` +
+		re: lazyRE(`^(?i:(?:proxy-)?authorization)["']?\]?[ \t]*[:=][ \t]*["']?` +
 			`(?:(?i:bearer|basic|token|bot)[ \t]+)?([^\s"'<>,;\\]+)`),
 		triggers: []string{"authorization", "proxy-authorization"}, fold: true,
 		span: groupSpan(1),
@@ -463,7 +464,7 @@ var redactRules = []*redactRule{
 		// A bare "Bearer <token>" outside a header; the token must hold a
 		// digit so that prose ("bearer authentication") survives.
 		kind:     KindAuthorization,
-		re:       regexp.MustCompile(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/=-]{16,})`),
+		re:       lazyRE(`^(?i:bearer)[ \t]+([A-Za-z0-9._~+/=-]{16,})`),
 		triggers: []string{"bearer"}, fold: true,
 		span: func(s string, m []int) (int, int, bool) {
 			a, b := m[2], m[3]
@@ -482,7 +483,7 @@ var redactRules = []*redactRule{
 	{
 		// scheme://user:password@host: only the password goes.
 		kind:     KindURLCredentials,
-		re:       regexp.MustCompile(`^://[^\s:/?#@"'<>\[\]]*:([^\s/@"'<>]+)@`),
+		re:       lazyRE(`^://[^\s:/?#@"'<>\[\]]*:([^\s/@"'<>]+)@`),
 		triggers: []string{"://"},
 		span:     urlPassword(1),
 	},
@@ -494,7 +495,7 @@ var redactRules = []*redactRule{
 }
 
 // curlUserRE is what follows -u or --user in a curl command: user:password.
-var curlUserRE = regexp.MustCompile(`^(?:-u[ \t]*|--user(?:[ \t]+|=))["']?[^\s:"'@\[\]]*:([^\s"']+)`)
+var curlUserRE = lazyRE(`^(?:-u[ \t]*|--user(?:[ \t]+|=))["']?[^\s:"'@\[\]]*:([^\s"']+)`)
 
 // scanCurlUser finds `curl … -u user:password` (and --user) and returns the
 // password spans. -u means a user only after curl on the same line.
@@ -531,7 +532,7 @@ func scanCurlUser(s string) [][2]int {
 		if lastCurl < lineStart {
 			continue
 		}
-		m := curlUserRE.FindStringSubmatchIndex(s[at:windowEnd(s, at+defaultWindow)])
+		m := curlUserRE.get().FindStringSubmatchIndex(s[at:windowEnd(s, at+defaultWindow)])
 		if m == nil {
 			continue
 		}
@@ -580,8 +581,8 @@ func urlPassword(g int) func(string, []int) (int, int, bool) {
 // searches) rather than with one lazy pattern, which would cost a full scan
 // per BEGIN line.
 var (
-	privateKeyBegin = regexp.MustCompile(`^-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
-	privateKeyEnd   = regexp.MustCompile(`^-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	privateKeyBegin = lazyRE(`^-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	privateKeyEnd   = lazyRE(`^-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
 )
 
 func redactPrivateKeys(s string) (string, int) {
@@ -593,7 +594,7 @@ func redactPrivateKeys(s string) (string, int) {
 			break
 		}
 		start := pos + i
-		h := privateKeyBegin.FindStringIndex(s[start:min(len(s), start+80)])
+		h := privateKeyBegin.get().FindStringIndex(s[start:min(len(s), start+80)])
 		if h == nil {
 			pos = start + 1
 			continue
@@ -604,7 +605,7 @@ func redactPrivateKeys(s string) (string, int) {
 			if j < 0 {
 				break
 			}
-			if e := privateKeyEnd.FindStringIndex(s[p+j : min(len(s), p+j+80)]); e != nil {
+			if e := privateKeyEnd.get().FindStringIndex(s[p+j : min(len(s), p+j+80)]); e != nil {
 				end = p + j + e[1]
 				break
 			}
@@ -1067,3 +1068,18 @@ func isAlphaByte(c byte) bool { return isLowerByte(c) || isUpperByte(c) }
 func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
 func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// lazyRegexp compiles on first use, so that processes that never redact
+// (postcompact) do not pay for compiling every rule at start.
+type lazyRegexp struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+func lazyRE(src string) *lazyRegexp { return &lazyRegexp{src: src} }
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
