@@ -105,7 +105,11 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 	if err != nil {
 		return -1, err
 	}
-	chunk := make([]byte, boundaryChunk+len(boundaryNeedle))
+	// The boundary is usually near the end (postcompact runs right after one
+	// is written): start with a small chunk and grow it, so that a short
+	// scan neither allocates nor reads a whole boundaryChunk.
+	step := min(int64(64<<10), boundaryChunk)
+	chunk := make([]byte, step+int64(len(boundaryNeedle)))
 	var matches []int
 	var line []byte // candidate lines, reused within this scan
 	pos := end      // bytes [pos, end) are searched already, except an overlap
@@ -113,7 +117,7 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 		if err := ctx.Err(); err != nil {
 			return -1, err
 		}
-		lo := max(from, pos-boundaryChunk)
+		lo := max(from, pos-step)
 		hi := min(end, pos+int64(len(boundaryNeedle))-1)
 		buf := chunk[:hi-lo]
 		if _, err := f.f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
@@ -177,6 +181,10 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 			pos = next
 		} else {
 			pos = lo
+		}
+		if step < boundaryChunk {
+			step = min(4*step, boundaryChunk)
+			chunk = make([]byte, step+int64(len(boundaryNeedle)))
 		}
 	}
 	return -1, nil

@@ -147,12 +147,15 @@ func TestTR4LastBoundary(t *testing.T) {
 	t.Run("needle across a chunk edge", func(t *testing.T) {
 		b := boundary(2, nil)
 		k := strings.Index(b, "compact_boundary")
-		for _, shift := range []int{-3, 0, 5, 16, 17} {
-			// Place the boundary so the chunk edge (size - 1 MiB) falls
-			// inside its needle.
-			tail := pad(boundaryChunk - (len(b) - k) - 1 + shift)
-			data := prompt(1, "a", nil) + "\n" + b + "\n" + tail + "\n"
-			eq(t, fmt.Sprint("shift ", shift), lastBoundary(t, open(t, writeFile(t, data))), int64(len(prompt(1, "a", nil))+1))
+		// The scan reads 64 KiB, then 256 KiB, then 1 MiB chunks: the
+		// edges sit at 64 KiB, 320 KiB and 1,344 KiB before the end.
+		for _, edge := range []int{64 << 10, 320 << 10, 1344 << 10} {
+			for _, shift := range []int{-3, 0, 5, 16, 17} {
+				// Place the boundary so the chunk edge falls inside its needle.
+				tail := pad(edge - (len(b) - k) - 1 + shift)
+				data := prompt(1, "a", nil) + "\n" + b + "\n" + tail + "\n"
+				eq(t, fmt.Sprint("edge ", edge, " shift ", shift), lastBoundary(t, open(t, writeFile(t, data))), int64(len(prompt(1, "a", nil))+1))
+			}
 		}
 	})
 	t.Run("needles in an over-long line after the boundary", func(t *testing.T) {
