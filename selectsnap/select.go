@@ -112,7 +112,7 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 	if o.MaxFuture <= 0 {
 		o.MaxFuture = DefaultMaxFuture
 	}
-	entries, err := os.ReadDir(o.Dir)
+	entries, err := readDirUnsorted(o.Dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil, nil
@@ -317,4 +317,15 @@ func samePath(a, b string) bool {
 		return strings.EqualFold(a, b)
 	}
 	return a == b
+}
+
+// readDirUnsorted is os.ReadDir without its sort by name: the candidates
+// are sorted by time anyway, and the folder may hold many other files.
+func readDirUnsorted(dir string) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
