@@ -138,6 +138,8 @@ func readGitChecked(b *testing.B, dir string, opt GitOptions) {
 // machine, and reports their medians and the ratio of the medians:
 //
 //	go test -run '^$' -bench BenchmarkGitState -benchtime 50x ./snapshot/
+//
+// spec: PF-7, GS-12
 func BenchmarkGitState(b *testing.B) {
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("git not in PATH: the benchmark generates its repository with git")

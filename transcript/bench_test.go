@@ -42,6 +42,7 @@ func benchSegment(b *testing.B, segSize int64) {
 }
 
 // BenchmarkSegment reads a 200 MB segment (issue 7: at least 400 MB/s).
+// spec: PF-1, TR-32
 func BenchmarkSegment(b *testing.B) { benchSegment(b, 200<<20) }
 
 // BenchmarkSegmentSmall is a quick 20 MB variant.
