@@ -24,13 +24,14 @@ const maxLogLine = 16 << 10
 const trimLockStale = time.Minute
 
 // AppendLog appends one line to the log at path, creating its folder (0700)
-// and the file (0600). Control characters, newlines included, are escaped so
+// when missing and the file (0600). An existing folder is left as it is: it
+// is the folder above the snapshot folder, which may be the user's home or
+// /tmp (SEC-1). Control characters, newlines included, are escaped so
 // that an entry is always one line; a line is cut at 16 KiB. The line is
 // written with one append, so that lines of processes logging at once do not
 // mix (SF-60).
 func AppendLog(path string, line string) error {
-	dir := filepath.Dir(path)
-	if _, err := ensurePrivateDir(dir); err != nil {
+	if err := ensureLogDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("log folder: %w", err)
 	}
 	line = escapeInline(line)
@@ -57,6 +58,22 @@ func AppendLog(path string, line string) error {
 	}
 	if fi.Size() > MaxLogBytes {
 		return trimLog(path)
+	}
+	return nil
+}
+
+// ensureLogDir creates dir 0700 when missing. Unlike ensurePrivateDir it
+// never narrows an existing folder: that folder is not compact-guard's own.
+func ensureLogDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
 	}
 	return nil
 }

@@ -141,3 +141,32 @@ func TestRecentLogLines(t *testing.T) {
 		}
 	}
 }
+
+// The log lives in the folder above the snapshot folder, which may be the
+// user's home or /tmp: AppendLog must not narrow it.
+// spec: SEC-1, SF-60
+func TestAppendLogLeavesExistingFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no POSIX modes on Windows")
+	}
+	for _, mode := range []os.FileMode{0o755, 0o777 | os.ModeSticky} {
+		parent := filepath.Join(t.TempDir(), "parent")
+		if err := os.Mkdir(parent, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(parent, mode); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(parent, "compact-guard.log")
+		if err := AppendLog(path, "x"); err != nil {
+			t.Fatal(err)
+		}
+		di, _ := os.Stat(parent)
+		if di.Mode()&(os.ModePerm|os.ModeSticky) != mode {
+			t.Errorf("existing folder changed from %v to %v", mode, di.Mode())
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+			t.Errorf("log file mode %v, want 0600", fi.Mode())
+		}
+	}
+}
