@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,7 +207,7 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
     "PreCompact": [
       {"matcher": "auto|manual", "hooks": [
         {"type": "command", "command": "echo first"},
-        {"type": "command", "command": "'/old place/compact-guard' precompact", "timeout": 30, "statusMessage": "snapshot"}
+        {"type": "command", "command": "'/old place/compact-guard' precompact", "timeout": 30000, "statusMessage": "snapshot"}
       ]}
     ],
     "SessionStart": [
@@ -237,10 +238,97 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
   }
 }`
 	instJSONEqual(t, instRead(t, p), []byte(want))
-	for _, s := range []string{"updated PreCompact", "timeout 30 -> 60", "exec-form args dropped", "1 duplicate(s) removed"} {
+	for _, s := range []string{"updated PreCompact", "timeout 30000 -> 60", "exec-form args moved into the command", "1 duplicate(s) removed"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}
+	}
+}
+
+// spec: IN-6
+func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
+	cases := []struct {
+		name, event, in, want string
+		timeoutIn, timeoutOut string
+	}{
+		{"flags after the sub-command", "PreCompact",
+			`"/old/bin/compact-guard" precompact --keep 100`, `"/opt/tools/compact-guard" precompact --keep 100`, "120", "120"},
+		{"global flags before it, quoted values", "PreCompact",
+			`/old/compact-guard --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`,
+			`"/opt/tools/compact-guard" --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`, "5", "5"},
+		{"environment words and a tail", "PreCompact",
+			`COMPACT_GUARD_DIR=/x ~/bin/compact-guard precompact --no-redact || true`,
+			`COMPACT_GUARD_DIR=/x "/opt/tools/compact-guard" precompact --no-redact || true`, "600", "600"},
+		{"precompact timeout too short", "PreCompact",
+			`/old/compact-guard precompact --keep 3`, `"/opt/tools/compact-guard" precompact --keep 3`, "4", "60"},
+		{"timeout in milliseconds", "SessionStart",
+			`/old/compact-guard postcompact --max-age 1h`, `"/opt/tools/compact-guard" postcompact --max-age 1h`, "15000", "15"},
+		{"short postcompact timeout kept", "SessionStart",
+			`/old/compact-guard postcompact --lang ru`, `"/opt/tools/compact-guard" postcompact --lang ru`, "1", "1"},
+		{"timeout not a number", "SessionStart",
+			`/old/compact-guard postcompact`, `"/opt/tools/compact-guard" postcompact`, `"30"`, "15"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			matcher := map[string]string{"PreCompact": "manual|auto", "SessionStart": "compact"}[c.event]
+			in := fmt.Sprintf(`{"hooks": {%q: [{"matcher": %q, "hooks": [{"type": "command", "command": %q, "timeout": %s}]}]}}`,
+				c.event, matcher, c.in, c.timeoutIn)
+			p := instWrite(t, t.TempDir(), "settings.json", in, 0o600)
+			out, _, err := instRun(t, false, p, instExe, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := parseJSON(instRead(t, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := root.get("hooks").get(c.event).elems[0].get("hooks").elems[0]
+			if got := h.get("command").stringValOr(""); got != c.want {
+				t.Errorf("command %s\n want %s\noutput:\n%s", got, c.want, out)
+			}
+			if got := h.get("timeout").text; got != c.timeoutOut {
+				t.Errorf("timeout %s, want %s", got, c.timeoutOut)
+			}
+			// The same words reach the shell, the program aside.
+			withoutProgram := func(cmdline string) []string {
+				words, _ := splitShellWords(cmdline)
+				for i, w := range words {
+					if !isAssignment(w) {
+						return append(words[:i:i], words[i+1:]...)
+					}
+				}
+				return words
+			}
+			if a, b := withoutProgram(c.in), withoutProgram(c.want); !reflect.DeepEqual(a, b) {
+				t.Errorf("arguments changed: %q -> %q", a, b)
+			}
+
+			// spec: IN-7 — and again: nothing to do.
+			before := instRead(t, p)
+			out, _, err = instRun(t, false, p, instExe, false)
+			if err != nil || !strings.Contains(out, "already installed") || !bytes.Equal(before, instRead(t, p)) {
+				t.Errorf("second install changed the file: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// spec: IN-6
+func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
+	in := `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["--dir", "/a b/$x", "precompact", "--keep", "9"], "timeout": 60}]}]}}`
+	p := instWrite(t, t.TempDir(), "settings.json", in, 0o600)
+	if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := parseJSON(instRead(t, p))
+	h := root.get("hooks").get("PreCompact").elems[0].get("hooks").elems[0]
+	want := `"/opt/tools/compact-guard" --dir "/a b/\$x" precompact --keep 9`
+	if got := h.get("command").stringValOr(""); got != want || h.get("args") != nil {
+		t.Errorf("command %s (args %v), want %s", got, h.get("args"), want)
+	}
+	words, _ := splitShellWords(want)
+	if w := []string{instExe, "--dir", "/a b/$x", "precompact", "--keep", "9"}; !reflect.DeepEqual(words, w) {
+		t.Errorf("words %q, want %q", words, w)
 	}
 }
 

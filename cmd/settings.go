@@ -358,38 +358,77 @@ func hookCommand(exe, sub string) string { return shellQuote(exe) + " " + sub }
 // command can be compact-guard's. It reports false on an unterminated
 // quote.
 func splitShellWords(s string) ([]string, bool) {
-	var words []string
+	ws, ok := shellWords(s)
+	if !ok {
+		return nil, false
+	}
+	words := make([]string, len(ws))
+	for i, w := range ws {
+		words[i] = w.Text
+	}
+	return words, true
+}
+
+// shellWord is one word of a shell-form command: its text with quotes
+// undone, and where it stands in the command (byte offsets), so that install
+// can replace the program and leave the rest as the user wrote it.
+type shellWord struct {
+	Text       string
+	Start, End int
+}
+
+// shellWords is splitShellWords with each word's place in s.
+func shellWords(s string) ([]shellWord, bool) {
+	var words []shellWord
 	var cur strings.Builder
 	inWord := false
-	flush := func() {
+	start := 0
+	// Offsets are counted in runes while scanning and turned into bytes
+	// at the end.
+	flush := func(end int) {
 		if inWord {
-			words = append(words, cur.String())
+			words = append(words, shellWord{Text: cur.String(), Start: start, End: end})
 			cur.Reset()
 			inWord = false
 		}
 	}
+	begin := func(i int) {
+		if !inWord {
+			inWord, start = true, i
+		}
+	}
 	rs := []rune(s)
+	toBytes := func() []shellWord {
+		off := make([]int, len(rs)+1)
+		for i, r := range rs {
+			off[i+1] = off[i] + utf8.RuneLen(r)
+		}
+		for i := range words {
+			words[i].Start, words[i].End = off[words[i].Start], off[words[i].End]
+		}
+		return words
+	}
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		switch {
 		case r == ' ' || r == '\t':
-			flush()
+			flush(i)
 		case r == ';' || r == '&' || r == '|' || r == '\n':
-			flush()
-			return words, true
+			flush(i)
+			return toBytes(), true
 		case r == '\'':
-			inWord = true
+			begin(i)
 			j := i + 1
 			for j < len(rs) && rs[j] != '\'' {
 				j++
 			}
 			if j == len(rs) {
-				return words, false
+				return nil, false
 			}
 			cur.WriteString(string(rs[i+1 : j]))
 			i = j
 		case r == '"':
-			inWord = true
+			begin(i)
 			j := i + 1
 			for ; j < len(rs) && rs[j] != '"'; j++ {
 				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\\\"$`\n", rs[j+1]) {
@@ -398,20 +437,42 @@ func splitShellWords(s string) ([]string, bool) {
 				cur.WriteRune(rs[j])
 			}
 			if j == len(rs) {
-				return words, false
+				return nil, false
 			}
 			i = j
 		case r == '\\' && i+1 < len(rs):
-			inWord = true
+			begin(i)
 			i++
 			cur.WriteRune(rs[i])
 		default:
-			inWord = true
+			begin(i)
 			cur.WriteRune(r)
 		}
 	}
-	flush()
-	return words, true
+	flush(len(rs))
+	return toBytes(), true
+}
+
+// shellArg quotes one argument for a shell-form command: as it is when it
+// holds only characters no shell treats specially, else in double quotes
+// (see shellQuote; unlike a program path, slashes are left alone).
+func shellArg(a string) string {
+	if a != "" && strings.IndexFunc(a, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,/:@%+", r))
+	}) < 0 {
+		return a
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range a {
+		switch r {
+		case '\\', '"', '$', '`':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // parsedCommand is a hook command taken apart.
@@ -708,7 +769,7 @@ func installOne(hooks *jsonNode, s hookSpec, exe string) (settingsChange, bool) 
 
 	var what []string
 	h := first.Node
-	want := hookCommand(exe, s.Sub)
+	want := updatedCommand(first, exe)
 	if h.get("type") == nil {
 		h.set("type", newString("command"))
 	}
@@ -717,9 +778,9 @@ func installOne(hooks *jsonNode, s hookSpec, exe string) (settingsChange, bool) 
 		h.set("command", newString(want))
 	}
 	if h.del("args") {
-		what = append(what, "exec-form args dropped")
+		what = append(what, "exec-form args moved into the command")
 	}
-	if t, ok := h.get("timeout").number(); !ok || t != float64(s.Timeout) {
+	if !plausibleTimeout(s.Sub, h.get("timeout")) {
 		old := "none"
 		if tn := h.get("timeout"); tn != nil {
 			old = tn.text
@@ -758,6 +819,53 @@ func installOne(hooks *jsonNode, s hookSpec, exe string) (settingsChange, bool) 
 		return settingsChange{}, false
 	}
 	return settingsChange{Verb: "updated", Spec: s, What: strings.Join(what, "; ")}, true
+}
+
+// updatedCommand is the command an entry of ours gets from install: the
+// program becomes exe, and everything else the user wrote — VAR=value
+// words, global flags, the sub-command and the flags after it (README
+// tells users to add flags there) — stays as written. An exec-form entry
+// becomes shell form with the same arguments.
+func updatedCommand(h ourHandler, exe string) string {
+	if h.Node.get("args").isArray() {
+		parts := []string{shellQuote(exe)}
+		for _, a := range h.Cmd.Args {
+			parts = append(parts, shellArg(a))
+		}
+		return strings.Join(parts, " ")
+	}
+	cmdline := h.Node.get("command").stringValOr("")
+	if words, ok := shellWords(cmdline); ok {
+		for _, w := range words {
+			if !isAssignment(w.Text) {
+				return cmdline[:w.Start] + shellQuote(exe) + cmdline[w.End:]
+			}
+		}
+	}
+	return hookCommand(exe, h.Cmd.Sub) // not reached: h was parsed from cmdline
+}
+
+// Timeouts install leaves alone: the user may have chosen another one. Below
+// the lower bound a precompact run may be cut off; above ten minutes the
+// number is probably milliseconds.
+const (
+	minPrecompactTimeout  = 5
+	minPostcompactTimeout = 1
+	maxHookTimeout        = 600
+)
+
+// plausibleTimeout reports whether a user's timeout (seconds) for sub is
+// one install keeps.
+func plausibleTimeout(sub string, n *jsonNode) bool {
+	t, ok := n.number()
+	if !ok {
+		return false
+	}
+	lo := float64(minPostcompactTimeout)
+	if sub == "precompact" {
+		lo = minPrecompactTimeout
+	}
+	return t >= lo && t <= maxHookTimeout
 }
 
 // ownsGroupAlone reports whether h is the only handler of group once the
