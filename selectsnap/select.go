@@ -85,8 +85,10 @@ type Rejection struct {
 	Reason string
 }
 
-// openFile is swapped by tests to count which files selection opens.
-var openFile = func(name string) (io.ReadCloser, error) { return os.Open(name) }
+// openFile is swapped by tests to count which files selection opens. It
+// opens only a regular file, and never blocks: a .json swapped for a FIFO
+// after the folder was listed would otherwise hang the hook.
+var openFile = func(name string) (io.ReadCloser, error) { return snapshot.OpenRegular(name) }
 
 type candidate struct {
 	base string

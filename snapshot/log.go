@@ -38,7 +38,9 @@ func AppendLog(path string, line string) error {
 	if len(line) > maxLogLine {
 		line = cutUTF8(line, maxLogLine) + TruncatedLogMarker
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// A FIFO, device or symlink at the log's name is refused, never waited
+	// on: a hook blocked on its log would block the compaction.
+	f, err := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -115,18 +117,15 @@ func trimLog(path string) error {
 // a first line it came into half-way. cut says whether anything was left
 // out.
 func readTail(path string, limit int64) (tail []byte, cut bool, err error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
 	size := fi.Size()
 	start := max(0, size-limit)
 	// Read one byte more to see whether the tail starts at a line.

@@ -632,17 +632,11 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// readRegular reads a regular file of at most max bytes; a FIFO or a device
-// put in its place is refused rather than read (it could block or never end).
+// readRegular reads a regular file of at most max bytes; a FIFO, a device or
+// a symlink put in its place is refused rather than read (it could block or
+// never end).
 func readRegular(path string, max int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -655,4 +649,31 @@ func readRegular(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
 	}
 	return b.Bytes(), nil
+}
+
+// OpenRegular opens path for reading only when it is a regular file and not
+// a symlink. The open itself never blocks: a FIFO swapped in for a snapshot
+// file between listing the folder and opening it is refused, not waited on.
+func OpenRegular(path string) (*os.File, error) {
+	return openRegular(path, os.O_RDONLY, 0)
+}
+
+// openRegular is os.OpenFile that never blocks on a FIFO, does not follow a
+// final symlink and refuses whatever is not a regular file once opened
+// (checked on the open file, so nothing can be swapped in after the check).
+func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := openNoBlock(path, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
 }
