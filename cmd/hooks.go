@@ -11,12 +11,14 @@ import (
 const hookAnnotation = "compact-guard/hook"
 
 // resolveLang applies --lang, else the POSIX locale. An unknown --lang falls
-// back to English: a hook must not fail over a flag.
-func resolveLang(g *GlobalOptions, getenv func(string) string) snapshot.Lang {
+// back to the locale, with a warning: a hook must not fail over a flag.
+func resolveLang(ios *IO, g *GlobalOptions, getenv func(string) string) snapshot.Lang {
 	if g.Lang != "" {
-		if l, err := snapshot.ParseLang(g.Lang); err == nil {
+		l, err := snapshot.ParseLang(g.Lang)
+		if err == nil {
 			return l
 		}
+		ios.hookWarnings = append(ios.hookWarnings, "--lang: "+err.Error())
 	}
 	if getenv == nil {
 		getenv = os.Getenv

@@ -62,13 +62,15 @@ Try it by hand:
 		Annotations: map[string]string{hookAnnotation: "true"},
 		RunE: func(*cobra.Command, []string) error {
 			opts.Dir = snapshotDir(g)
-			opts.Lang = resolveLang(g, opts.Getenv)
+			opts.Lang = resolveLang(ios, g, opts.Getenv)
 			return runF(opts)
 		},
 	}
+	// Help goes to stderr: a hook's stdout is the client's input.
+	c.SetOut(ios.ErrOut)
 	f := c.Flags()
 	f.DurationVar(&opts.MaxAge, "max-age", defaultMaxAge, "ignore snapshots older than this")
-	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters")
+	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters (300 to 9000)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "deadline for reading the transcript")
 	return c
@@ -98,6 +100,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	entry.Session = sessionID
+	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
 	if perr != nil || sessionID == "" {
 		return nil
 	}
@@ -110,6 +113,14 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 			summary = len([]rune(*p.CompactSummary))
 		}
 		store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
+		// A fresh failure marker means this compaction has no snapshot:
+		// confirming the newest one would stamp an earlier compaction's.
+		if fl, _ := snapshot.ReadFailure(opts.Dir, sessionID); fl != nil && fl.SessionID == sessionID && start.Sub(fl.Time) < opts.maxAge() {
+			if entries, _ := store.Entries(); !newerSnapshotOf(entries, sessionID, fl.Time) {
+				entry.Outcome, entry.Detail = outcomeNone, "not confirmed: precompact wrote no snapshot for this compaction ("+fl.Reason+")"
+				return nil
+			}
+		}
 		name, cerr := store.Confirm(sessionID, start, summary)
 		switch {
 		case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
@@ -201,6 +212,18 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	return nil
 }
 
+// newerSnapshotOf reports whether the folder names a snapshot of the
+// session (by sid8) taken after t.
+func newerSnapshotOf(entries []snapshot.Entry, sessionID string, t time.Time) bool {
+	sid8 := snapshot.SID8(sessionID)
+	for _, e := range entries {
+		if e.SID8 == sid8 && e.Time.After(t.Add(-time.Second)) {
+			return true
+		}
+	}
+	return false
+}
+
 // freshFailure returns the session's failure marker when it belongs to this
 // compaction: younger than --max-age and, when the transcript is readable,
 // written after the compaction before the last one.
@@ -247,9 +270,21 @@ func (o *PostcompactOptions) maxAge() time.Duration {
 	return o.MaxAge
 }
 
+// Bounds of --max-chars: below 300 not even the snapshot's path fits, and
+// Claude Code spills context over 10,000 characters to a file.
+const (
+	minMaxChars = 300
+	maxMaxChars = 9000
+)
+
 func (o *PostcompactOptions) maxChars() int {
-	if o.MaxChars <= 0 {
+	switch {
+	case o.MaxChars <= 0:
 		return defaultMaxChars
+	case o.MaxChars < minMaxChars:
+		return minMaxChars
+	case o.MaxChars > maxMaxChars:
+		return maxMaxChars
 	}
 	return o.MaxChars
 }

@@ -55,7 +55,7 @@ func newCmdPrecompact(ios *IO, g *GlobalOptions, runF func(*PrecompactOptions) e
 		Use:   "precompact",
 		Short: "PreCompact hook: write a snapshot of the session before it is compacted",
 		Long: `Reads the PreCompact hook payload from stdin, reads the session transcript and
-git state, and writes snapshot_<time>_<sid8>.md/.json into the snapshot folder.
+git state, and writes snap_<time>_<sid8>.md and .json into the snapshot folder.
 
 It prints nothing on stdout and exits 0 on every input, so that it can never
 block or alter a compaction; problems go to compact-guard.log in the folder
@@ -67,13 +67,15 @@ Try it by hand:
 		Annotations: map[string]string{hookAnnotation: "true"},
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Dir = snapshotDir(g)
-			opts.Lang = resolveLang(g, opts.Getenv)
+			opts.Lang = resolveLang(ios, g, opts.Getenv)
 			opts.EarlierBudget = budgetMiB << 20
 			return runF(opts)
 		},
 	}
+	// Help goes to stderr: a hook's stdout is the client's input.
+	c.SetOut(ios.ErrOut)
 	f := c.Flags()
-	f.IntVar(&opts.Keep, "keep", defaultKeep, "number of snapshots to keep in the folder")
+	f.IntVar(&opts.Keep, "keep", defaultKeep, "number of snapshots to keep in the folder (at least 1)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "total deadline; after it the snapshot holds what was gathered")
 	f.DurationVar(&opts.GitTimeout, "git-timeout", defaultGitTimeout, "deadline for reading git state")
@@ -106,14 +108,23 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	entry.Session = sessionID
+	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
 	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
-	entry.Warnings = warnings
+	entry.Warnings = append(entry.Warnings, warnings...)
 	if rec == nil {
 		entry.Detail = "no session id and no transcript: nothing to snapshot"
 		return nil
 	}
+	// The session id may have come from the transcript's file name.
+	sessionID = rec.SessionID
+	entry.Session = sessionID
 
-	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
+	keep := opts.Keep
+	if keep < 1 {
+		entry.Warnings = append(entry.Warnings, fmt.Sprintf("--keep %d is below 1; keeping %d", keep, defaultKeep))
+		keep = defaultKeep
+	}
+	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
 	mdPath, saveWarnings, serr := store.Save(rec, opts.Lang)
 	entry.Warnings = append(entry.Warnings, saveWarnings...)
 	if serr != nil {
@@ -199,6 +210,12 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		tr.warnings = []string{fmt.Sprintf("transcript: not read within %s", opts.timeout())}
 		tr.facts = &transcript.Facts{}
 		tr.layout.segmentStart = -1
+		tr.layout.incomplete = true
+		// The size still tells postcompact which compaction this record
+		// was taken for (selectsnap compares it with the boundaries).
+		if fi, err := os.Stat(transcriptPath); err == nil && fi.Mode().IsRegular() {
+			tr.layout.size = fi.Size()
+		}
 	}
 	warnings = append(warnings, tr.warnings...)
 
@@ -259,7 +276,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	if git != nil {
 		gitRoot = git.Root
 	}
-	rec.StateFile = snapshot.FindStateFile(opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd})
+	rec.StateFile = snapshot.FindStateFile(opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
 
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
@@ -282,6 +299,9 @@ type layoutInfo struct {
 	size, segmentStart, readFrom int64
 	previous                     string
 	partial                      bool
+	// incomplete: the transcript was not read to its end, so the record's
+	// facts do not cover [0, size) and it must not be chained from.
+	incomplete bool
 }
 
 func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snapshot.Store, budget int64) (out transcriptOutcome) {
@@ -294,11 +314,13 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 	}()
 	if path == "" {
 		out.warnings = append(out.warnings, "transcript: no transcript_path and none found for the session")
+		out.layout.incomplete = true
 		return out
 	}
 	f, err := transcript.Open(path)
 	if err != nil {
-		out.warnings = append(out.warnings, "transcript: "+err.Error())
+		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
+		out.layout.incomplete = true
 		return out
 	}
 	defer f.Close()
@@ -324,7 +346,8 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 	}
 	res, err := f.Read(ctx, plan)
 	if err != nil {
-		out.warnings = append(out.warnings, "transcript: "+err.Error())
+		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
+		out.layout.incomplete = true
 	}
 	if res.Facts != nil {
 		out.facts = res.Facts
@@ -337,6 +360,7 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 	}
 	if res.Interrupted {
 		out.warnings = append(out.warnings, "transcript: deadline reached; facts cover what was read")
+		out.layout.incomplete = true
 	}
 	if out.layout.partial {
 		out.warnings = append(out.warnings, "transcript: earlier segments only partly read (byte budget)")
@@ -406,10 +430,13 @@ func findTranscript(getenv func(string) string, sessionID string) string {
 	if !safeSessionID(sessionID) {
 		return ""
 	}
-	matches, _ := filepath.Glob(filepath.Join(claudeConfigDir(getenv), "projects", "*", sessionID+".jsonl"))
+	// Not filepath.Glob: the config folder's own name may hold [ ] * ?.
+	projects := filepath.Join(claudeConfigDir(getenv), "projects")
+	dirs, _ := os.ReadDir(projects)
 	var best string
 	var bestTime time.Time
-	for _, m := range matches {
+	for _, d := range dirs {
+		m := filepath.Join(projects, d.Name(), sessionID+".jsonl")
 		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && fi.ModTime().After(bestTime) {
 			best, bestTime = m, fi.ModTime()
 		}

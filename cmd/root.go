@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -26,6 +28,9 @@ type IO struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+	// hookWarnings carries problems met before a hook ran (flags that did
+	// not parse) into its log line.
+	hookWarnings []string
 }
 
 // GlobalOptions are the flags every command shares.
@@ -60,11 +65,13 @@ func NewRootCmd(ios *IO) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "compact-guard",
 		Short: "Keep a Claude Code session's working state across context compaction",
-		Long: `compact-guard runs as two Claude Code hooks. Before a compaction (PreCompact)
+		Long: `compact-guard runs as Claude Code hooks. Before a compaction (PreCompact)
 "compact-guard precompact" writes a snapshot of the session's mechanical state:
 typed prompts, edited files, commands, tasks and git state. After it
 (SessionStart with source "compact") "compact-guard postcompact" hands the
-session a short pointer to its own snapshot.` + "\n" + exitHelp,
+session a short pointer to its own snapshot; registered for PostCompact too,
+it records that the compaction completed. "compact-guard install" registers
+all three; "compact-guard doctor" checks the setup.` + "\n" + exitHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,
@@ -72,6 +79,7 @@ session a short pointer to its own snapshot.` + "\n" + exitHelp,
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
+	root.SetVersionTemplate("compact-guard {{.Version}} (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().StringVar(&g.Dir, "dir", "", "snapshot folder (default $COMPACT_GUARD_DIR, else <XDG state home>/compact-guard/snapshots)")
 	root.PersistentFlags().StringVar(&g.Lang, "lang", "", `language of the pointer and snapshot headings: "en" or "ru" (default from LC_ALL, LC_MESSAGES, LANG)`)
@@ -98,11 +106,46 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetArgs(args)
 	c, err := root.ExecuteC()
 	if err != nil && c != nil && c.Annotations[hookAnnotation] != "" {
-		// A hook never fails the client: exit 2 would block a compaction.
-		fmt.Fprintln(errOut, "compact-guard: "+err.Error())
-		return ExitOK
+		return rerunHook(ios, c.Name(), args, err)
 	}
 	return exitCode(err, errOut)
+}
+
+// rerunHook runs a hook whose flags did not parse with fewer of them, so
+// that a typo in settings.json costs the flags, not the snapshot: first with
+// only the global flags (--dir, --lang), then with none. A hook never fails
+// the client: exit 2 would block a compaction.
+func rerunHook(ios *IO, name string, args []string, err error) int {
+	fmt.Fprintln(ios.ErrOut, "compact-guard: "+err.Error())
+	ios.hookWarnings = append(ios.hookWarnings, "flags not used: "+err.Error())
+	for _, retry := range [][]string{append([]string{name}, globalFlags(args)...), {name}} {
+		root := NewRootCmd(ios)
+		root.SetArgs(retry)
+		if _, err = root.ExecuteC(); err == nil {
+			return ExitOK
+		}
+		ios.hookWarnings = append(ios.hookWarnings, "flags not used: "+err.Error())
+	}
+	fmt.Fprintln(ios.ErrOut, "compact-guard: "+err.Error())
+	return ExitOK
+}
+
+// globalFlags picks --dir and --lang (with their values) out of args.
+func globalFlags(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--dir" || a == "--lang":
+			if i+1 < len(args) {
+				out = append(out, a, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "--dir=") || strings.HasPrefix(a, "--lang="):
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func exitCode(err error, errOut io.Writer) int {
