@@ -219,8 +219,10 @@ func utf16Guess(b []byte) (le, be bool) {
 			odd++
 		}
 	}
+	// A character such as U+4E00 or U+0400 puts a NUL on the other side
+	// too, so a few are tolerated there.
 	half := n / 2
-	return odd*10 >= half*7 && even == 0, even*10 >= half*7 && odd == 0
+	return odd*10 >= half*7 && even*4 <= half, even*10 >= half*7 && odd*4 <= half
 }
 
 // legacyEncoding maps a Windows code page number to its decoder. 0 means the

@@ -52,6 +52,9 @@ func TestDecodeStdin(t *testing.T) {
 		{"utf-16le without BOM", encodeUTF16(t, js, unicode.LittleEndian, false), 0, js, "utf-16le"},
 		{"utf-16be without BOM", encodeUTF16(t, js, unicode.BigEndian, false), 0, js, "utf-16be"},
 		{"windows-1251 code page", encode1251(t, js), 1251, js, "windows-1251"},
+		// U+4E00 and U+0400 have a zero low byte: a NUL on the "wrong" side.
+		{"utf-16le without BOM, characters with a zero byte", encodeUTF16(t, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, unicode.LittleEndian, false), 0, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, "utf-16le"},
+		{"utf-16be without BOM, characters with a zero byte", encodeUTF16(t, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, unicode.BigEndian, false), 0, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, "utf-16be"},
 		{"legacy bytes default to windows-1252 off Windows", []byte("{\"a\":\"caf\xe9\"}"), 1252, `{"a":"café"}`, "windows-1252"},
 	}
 	for _, tt := range tests {
