@@ -24,6 +24,22 @@ const gitGrace = 100 * time.Millisecond
 // line, which can be long.
 const maxSubject = 500
 
+// The steps ReadGit runs in goroutines; tests swap them to make one panic.
+var (
+	goGitStep   = readGoGit
+	statusStep  = gitStatus
+	subjectStep = gitSubject
+)
+
+// panicError is a panic in a ReadGit goroutine, caught so that a bug in
+// go-git or in parsing git's output costs the git facts, not the hook (an
+// uncaught panic exits 2, which would block the compaction).
+type panicError struct{ v any }
+
+func (p panicError) Error() string {
+	return cutUTF8(fmt.Sprintf("panic: %v", p.v), 300)
+}
+
 // GitOptions tunes ReadGit.
 type GitOptions struct {
 	// Timeout is the one deadline shared by every step; DefaultGitTimeout
@@ -101,11 +117,21 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 	lgc := make(chan logRes, 1)
 	if !missing {
 		go func() {
-			p, err := gitStatus(ctx, bin, root)
+			defer func() {
+				if v := recover(); v != nil {
+					stc <- statusRes{err: panicError{v}}
+				}
+			}()
+			p, err := statusStep(ctx, bin, root)
 			stc <- statusRes{p, err, ctx.Err()}
 		}()
 		go func() {
-			s, err := gitSubject(ctx, bin, root)
+			defer func() {
+				if v := recover(); v != nil {
+					lgc <- logRes{err: panicError{v}}
+				}
+			}()
+			s, err := subjectStep(ctx, bin, root)
 			lgc <- logRes{s, err, ctx.Err()}
 		}()
 	}
@@ -114,7 +140,14 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 	// missing. It cannot be cancelled: stop waiting for it at the deadline
 	// when it does the status, or when git is given up on.
 	gg := make(chan goGitState, 1)
-	go func() { gg <- readGoGit(root, missing) }()
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				gg <- goGitState{err: panicError{v}}
+			}
+		}()
+		gg <- goGitStep(root, missing)
+	}()
 	ggStop := (<-chan struct{})(gaveUp)
 	if missing {
 		ggStop = ctx.Done()
@@ -172,8 +205,10 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 
 	g.Source = "git"
 	// A go-git failure matters only where git status did not fill the gap
-	// (go-git refuses some repository extensions git accepts).
-	if refsDone && refs.err != nil && (stE != nil || st.oid == "") {
+	// (go-git refuses some repository extensions git accepts); a panic is
+	// always said, being a bug.
+	var gp panicError
+	if refsDone && refs.err != nil && (stE != nil || st.oid == "" || errors.As(refs.err, &gp)) {
 		errs = append(errs, "go-git: "+refs.err.Error())
 	}
 	if stE != nil {

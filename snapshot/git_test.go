@@ -633,3 +633,66 @@ func TestCutSubject(t *testing.T) {
 		t.Error("cutSubject cut a subject of exactly maxSubject runes")
 	}
 }
+
+// A panic in one of ReadGit's goroutines (a bug in go-git or in the status
+// parser) becomes a step's error; the other steps' facts stay, and the
+// process lives (an uncaught panic exits 2, which blocks a compaction).
+// spec: GS-9 (never a panic)
+func TestReadGitRecoversPanics(t *testing.T) {
+	needGit(t)
+	dir := newRepo(t, "panicky", "first", map[string]string{"a.txt": "a\n"})
+	head := tgit(t, dir, "rev-parse", "HEAD")
+	for _, tc := range []struct {
+		name    string
+		gitPath string
+		swap    func()
+		want    string
+		check   func(*Git) string
+	}{
+		{"go-git with git", "", func() {
+			goGitStep = func(string, bool) goGitState { panic("boom in go-git") }
+		}, "go-git: panic: boom in go-git", func(g *Git) string {
+			if g.Branch != "main" || g.Head != head || g.Subject != "first" || g.ChangeCount != 0 {
+				return "git's facts lost"
+			}
+			return ""
+		}},
+		{"go-git alone", "-", func() {
+			goGitStep = func(string, bool) goGitState { panic("boom in go-git") }
+		}, "go-git: panic: boom in go-git", func(g *Git) string {
+			if g.ChangeCount != -1 {
+				return "change count not unknown"
+			}
+			return ""
+		}},
+		{"status", "", func() {
+			statusStep = func(context.Context, string, string) (*porcelainV2, error) { panic("boom in status") }
+		}, "git status: panic: boom in status", func(g *Git) string {
+			if g.Branch != "main" || g.Head != head || g.Subject != "first" || g.ChangeCount != -1 {
+				return "refs or subject lost, or change count not unknown"
+			}
+			return ""
+		}},
+		{"subject", "", func() {
+			subjectStep = func(context.Context, string, string) (string, error) { panic("boom in log") }
+		}, "git log: panic: boom in log", func(g *Git) string {
+			if g.Branch != "main" || g.Head != head || g.ChangeCount != 0 {
+				return "refs or status lost"
+			}
+			return ""
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gg, st, sj := goGitStep, statusStep, subjectStep
+			defer func() { goGitStep, statusStep, subjectStep = gg, st, sj }()
+			tc.swap()
+			g := readGitGuarded(t, context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: tc.gitPath})
+			if g.Error != tc.want {
+				t.Errorf("Error = %q, want %q", g.Error, tc.want)
+			}
+			if msg := tc.check(g); msg != "" {
+				t.Errorf("%s: %+v", msg, g)
+			}
+		})
+	}
+}
