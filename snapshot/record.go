@@ -118,6 +118,11 @@ type Coverage struct {
 	// Partial is set when some earlier part of the transcript was neither
 	// read nor covered by a previous snapshot (the byte budget ran out).
 	Partial bool `json:"partial,omitempty"`
+	// Incomplete is set when the transcript was not read to its end (the
+	// deadline passed, a read failed, it could not be read at all): the
+	// facts do not cover the bytes up to TranscriptSize, so the record must
+	// never be chained from (FindChain skips it).
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // CompactionConfirmation is written by the PostCompact hook once the

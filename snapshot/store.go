@@ -398,11 +398,13 @@ func (s *Store) sessionRecords(sessionID string, fn func(Entry, *Record) bool) e
 // FindChain returns the newest record of this session (sid8 from the name,
 // then the session id byte for byte) made from the same transcript and
 // covering it up to at most maxEnd, so that the next run can start reading
-// there; nil, nil when there is none (SF-39).
+// there; nil, nil when there is none (SF-39). An incomplete record is
+// skipped: its facts stop short of its transcript_size, and chaining from
+// it would lose what lies between.
 func (s *Store) FindChain(sessionID, transcriptPath string, maxEnd int64) (*Record, error) {
 	var found *Record
 	err := s.sessionRecords(sessionID, func(_ Entry, r *Record) bool {
-		if r.TranscriptPath == transcriptPath && r.Coverage.TranscriptSize <= maxEnd {
+		if r.TranscriptPath == transcriptPath && r.Coverage.TranscriptSize <= maxEnd && !r.Coverage.Incomplete {
 			found = r
 			return true
 		}

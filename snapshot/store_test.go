@@ -379,7 +379,7 @@ func TestLoadRejects(t *testing.T) {
 	}
 }
 
-// spec: SF-39
+// spec: SF-39, SF-8
 func TestFindChain(t *testing.T) {
 	const sid = "chain-session-1111"
 	s := newStore(t)
@@ -403,6 +403,11 @@ func TestFindChain(t *testing.T) {
 	mk(sid, "/t/b.jsonl", t0.Add(3*time.Minute), 50, "other-transcript")
 	mk("chain-se", "/t/a.jsonl", t0.Add(4*time.Minute), 10, "other-session-same-sid8") // SID8 "chain-se"
 	mk(sid+"x", "/t/a.jsonl", t0.Add(5*time.Minute), 10, "longer-id-same-sid8")
+	// A run whose transcript read stopped short (deadline, error) is never
+	// the chain: the one before it is.
+	inc := rec(sid, t0.Add(6*time.Minute), "incomplete")
+	inc.TranscriptPath, inc.Coverage.TranscriptSize, inc.Coverage.Incomplete = "/t/a.jsonl", 950, true
+	mustSave(t, s, inc, English)
 
 	for _, tc := range []struct {
 		transcript string
@@ -411,6 +416,7 @@ func TestFindChain(t *testing.T) {
 	}{
 		{"/t/a.jsonl", 800, "newer"},
 		{"/t/a.jsonl", 900, "past-end"},
+		{"/t/a.jsonl", 1000, "past-end"}, // skips "incomplete" (SF-8)
 		{"/t/a.jsonl", 499, "old"},
 		{"/t/a.jsonl", 99, ""},
 		{"/t/b.jsonl", 1000, "other-transcript"},
