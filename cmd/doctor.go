@@ -55,9 +55,12 @@ per check, with a fix where one is needed:
     PreCompact runs "compact-guard precompact" for manual and auto
     compactions and SessionStart (matcher "compact") runs
     "compact-guard postcompact", and whether the command's program exists
-    and is executable; timeouts that look like milliseconds (>= 1000) or
-    are too short (< 5 s for precompact); "if" conditions (they stop the
-    hook from running); disableAllHooks; the same hook in several files;
+    and is executable; the command's flags, parsed as the hook parses
+    them (an unknown flag or a bad value makes the hook do nothing;
+    --keep below 1; --lang other than en or ru); timeouts that look like
+    milliseconds (>= 1000) or are too short (< 5 s for precompact); "if"
+    conditions (they stop the hook from running); disableAllHooks; the
+    same hook in several files;
   - the snapshot folder: exists (or can be created), writable, mode 0700;
   - failed hook runs in the log during the last 24 hours;
   - a round trip in a temporary folder: a synthetic transcript goes
@@ -369,6 +372,9 @@ func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, ho
 			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v), installFix(src))
 		}
 	}
+	if p := hookArgProblem(h.Cmd.Args, src.Path); p.Status != checkOK {
+		report(p.Status, p.Text, p.Fix)
+	}
 	if h.Node.get("if") != nil {
 		fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
 	}
@@ -396,6 +402,86 @@ func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, ho
 		fixes = append([]string{inst + strings.Join(installNotes, "")}, fixes...)
 	}
 	return finishCheck(res, whys, fixes)
+}
+
+// hookArgProblem parses a hook entry's arguments (global flags, the
+// sub-command and its flags) with the real command tree, so that doctor
+// and the hook agree on what is valid: a flag error makes the hook print a
+// message and do nothing, at every compaction, unseen. It also rejects
+// values the flags accept but the hook cannot use (--keep 0, --lang de).
+// The zero doctorCheck (checkOK) means no problem.
+func hookArgProblem(args []string, file string) doctorCheck {
+	fixIn := func(words string) string { return fmt.Sprintf("remove or correct %s in %s", words, file) }
+	// A word the shell expands may be valid in Claude Code's environment.
+	st := checkFail
+	if slices.ContainsFunc(args, func(a string) bool { return strings.ContainsAny(a, "$`") }) {
+		st = checkWarn
+	}
+	ios := &IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
+	c, rest, err := NewRootCmd(ios).Find(args)
+	if err != nil {
+		return doctorCheck{Status: st, Text: "its arguments do not parse: " + err.Error(), Fix: fixIn("the arguments")}
+	}
+	c.InitDefaultHelpFlag()
+	if err := c.ParseFlags(rest); err != nil {
+		text := fmt.Sprintf("compact-guard %s would reject its arguments (%v) and do nothing", c.Name(), err)
+		if st == checkWarn {
+			text = fmt.Sprintf("compact-guard %s rejects its arguments as written (%v); only the shell's expansion can make them valid", c.Name(), err)
+		}
+		return doctorCheck{Status: st, Text: text, Fix: fixIn(offendingWords(err, rest))}
+	}
+	f := c.Flags()
+	if h := f.Lookup("help"); h != nil && h.Changed {
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("compact-guard %s would print its help and do nothing", c.Name()), Fix: fixIn("--help")}
+	}
+	if k := f.Lookup("keep"); k != nil && k.Changed {
+		if n, err := f.GetInt("keep"); err == nil && n < 1 {
+			return doctorCheck{Status: checkFail, Text: fmt.Sprintf("--keep %d: at least 1 snapshot must be kept", n), Fix: fixIn("--keep " + k.Value.String())}
+		}
+	}
+	if l := f.Lookup("lang"); l != nil && l.Changed {
+		if _, err := snapshot.ParseLang(l.Value.String()); err != nil {
+			return doctorCheck{Status: st, Text: fmt.Sprintf("--lang %s: %v; the hook falls back to the environment's language", l.Value.String(), err),
+				Fix: fixIn("--lang " + l.Value.String())}
+		}
+	}
+	if pos := f.Args(); len(pos) > 0 {
+		return doctorCheck{Status: checkWarn, Text: fmt.Sprintf("compact-guard %s ignores the argument(s) %s", c.Name(), strings.Join(pos, " ")),
+			Fix: fixIn(strings.Join(pos, " "))}
+	}
+	return doctorCheck{}
+}
+
+// pflagInvalid and pflagUnknown take apart pflag's errors, to name the words
+// to correct.
+var (
+	pflagInvalid = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--?[^"]+)" flag`)
+	pflagUnknown = regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'.' in )?(\S+)`)
+	pflagNeedArg = regexp.MustCompile(`^flag needs an argument: (?:'.' in )?(\S+)`)
+)
+
+// offendingWords names the words of a flag error as the user wrote them
+// when it can, else "the arguments".
+func offendingWords(err error, args []string) string {
+	msg := err.Error()
+	if m := pflagInvalid.FindStringSubmatch(msg); m != nil {
+		for i, a := range args {
+			if a == m[2]+"="+m[1] {
+				return a
+			}
+			if a == m[2] && i+1 < len(args) && args[i+1] == m[1] {
+				return a + " " + args[i+1]
+			}
+		}
+		return m[2] + " " + m[1]
+	}
+	if m := pflagUnknown.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	if m := pflagNeedArg.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return "the arguments"
 }
 
 func finishCheck(c doctorCheck, whys, fixes []string) doctorCheck {

@@ -478,3 +478,79 @@ func TestDoctorConfirmations(t *testing.T) {
 		t.Errorf("check = %+v, %v; want info %q", c, ok, want)
 	}
 }
+
+// spec: DR-12
+func TestDoctorChecksHookArguments(t *testing.T) {
+	cases := []struct {
+		name   string
+		event  string
+		args   string // after the quoted program; or a JSON array for exec form
+		status string
+		want   []string
+	}{
+		{"keep not a number", "PreCompact", "precompact --keep abc", "[FAIL]",
+			[]string{`compact-guard precompact would reject its arguments (invalid argument "abc" for "--keep" flag`, "fix: remove or correct --keep abc in SETTINGS"}},
+		{"unknown flag", "SessionStart", "postcompact --bogus", "[FAIL]",
+			[]string{"unknown flag: --bogus", "fix: remove or correct --bogus in SETTINGS"}},
+		{"flag of the other sub-command", "SessionStart", "postcompact --keep 3", "[FAIL]",
+			[]string{"unknown flag: --keep"}},
+		{"missing value", "PreCompact", "precompact --keep", "[FAIL]",
+			[]string{"flag needs an argument: --keep", "fix: remove or correct --keep in"}},
+		{"keep zero", "PreCompact", "precompact --keep=0", "[FAIL]",
+			[]string{"--keep 0: at least 1 snapshot must be kept", "fix: remove or correct --keep 0 in"}},
+		{"keep negative", "PreCompact", "precompact --keep -2", "[FAIL]",
+			[]string{"--keep -2: at least 1"}},
+		{"unsupported language before the sub-command", "PreCompact", "--lang de precompact", "[FAIL]",
+			[]string{`--lang de: unsupported language "de"`, "fix: remove or correct --lang de in"}},
+		{"unknown language after it", "SessionStart", "postcompact --lang=klingon", "[FAIL]",
+			[]string{`--lang klingon`}},
+		{"help", "PreCompact", "precompact --help", "[FAIL]",
+			[]string{"would print its help and do nothing"}},
+		{"stray argument", "PreCompact", "precompact 100", "[warn]",
+			[]string{"ignores the argument(s) 100"}},
+		{"shell variable", "PreCompact", "precompact --keep $KEEP", "[warn]",
+			[]string{`rejects its arguments as written (invalid argument "$KEEP" for "--keep" flag`, "only the shell's expansion"}},
+		{"exec form", "PreCompact", `["precompact", "--timeout", "soon"]`, "[FAIL]",
+			[]string{`invalid argument "soon" for "--timeout" flag`, "fix: remove or correct --timeout soon in"}},
+		{"valid flags", "PreCompact", "--dir /tmp/snaps precompact --keep 100 --lang ru --no-redact --timeout=20s", "[ok]", nil},
+		{"valid postcompact flags", "SessionStart", "postcompact --max-age 1h --lang en_US.UTF-8 --max-chars 2000", "[ok]", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := newDocEnv(t)
+			q := func(s string) string { return fmt.Sprintf("%q", s) }
+			entries := map[string]string{
+				"PreCompact":   `{"type":"command","command":` + q(hookCommand(d.exe, "precompact")) + `,"timeout":60}`,
+				"SessionStart": `{"type":"command","command":` + q(hookCommand(d.exe, "postcompact")) + `,"timeout":15}`,
+				"PostCompact":  `{"type":"command","command":` + q(hookCommand(d.exe, "postcompact")) + `,"timeout":15}`,
+			}
+			if strings.HasPrefix(c.args, "[") {
+				entries[c.event] = `{"type":"command","command":` + q(d.exe) + `,"args":` + c.args + `}`
+			} else {
+				entries[c.event] = `{"type":"command","command":` + q(shellQuote(d.exe)+" "+c.args) + `}`
+			}
+			d.write(d.userSettings(), `{"hooks":{
+"PreCompact":[{"matcher":"manual|auto","hooks":[`+entries["PreCompact"]+`]}],
+"SessionStart":[{"matcher":"compact","hooks":[`+entries["SessionStart"]+`]}],
+"PostCompact":[{"matcher":"manual|auto","hooks":[`+entries["PostCompact"]+`]}]}}`)
+			out, code := d.run()
+			l := docLine(out, c.status, c.event+" [")
+			if l == "" {
+				t.Fatalf("no %s %s line:\n%s", c.status, c.event, out)
+			}
+			for _, w := range c.want {
+				w = strings.ReplaceAll(w, "SETTINGS", d.userSettings())
+				if !strings.Contains(l, w) {
+					t.Errorf("no %q in\n%s", w, l)
+				}
+			}
+			wantCode := ExitOK
+			if c.status == "[FAIL]" {
+				wantCode = ExitFailure
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d:\n%s", code, wantCode, out)
+			}
+		})
+	}
+}
