@@ -238,6 +238,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		ReadFrom:       tr.layout.readFrom,
 		Previous:       tr.layout.previous,
 		Partial:        tr.layout.partial,
+		Incomplete:     tr.layout.incomplete,
 	}
 
 	switch {

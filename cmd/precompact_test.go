@@ -1,0 +1,85 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// spec: PC-22
+// A read that cannot finish still records the transcript's size, and marks
+// the record so that it is never chained from. The context is over before
+// the run starts, so whichever of the two paths wins (the transcript step
+// or the deadline), the read does not end.
+func TestGatherIncompleteReadKeepsSize(t *testing.T) {
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "s.jsonl")
+	line := `{"type":"user","message":{"role":"user","content":"hello"},"timestamp":"2026-11-30T09:00:00.000Z"}` + "\n"
+	if err := os.WriteFile(tr, []byte(strings.Repeat(line, 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts := &PrecompactOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: time.Now, Timeout: time.Second}
+	rec, _ := gatherSnapshot(ctx, opts, Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
+	if rec == nil {
+		t.Fatal("no record")
+	}
+	if want := int64(len(line) * 1000); rec.Coverage.TranscriptSize != want {
+		t.Errorf("transcript_size = %d, want %d", rec.Coverage.TranscriptSize, want)
+	}
+	if !rec.Coverage.Incomplete {
+		t.Errorf("coverage not marked incomplete: %+v", rec.Coverage)
+	}
+}
+
+// spec: PO-C6
+// PostCompact after a failed precompact confirms nothing: the newest record
+// belongs to an earlier compaction.
+func TestPostCompactSkipsConfirmAfterFailure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snaps")
+	const sid = "eeee1111-0000-0000-0000-000000000001"
+	now := time.Now()
+	st := &snapshot.Store{Dir: dir}
+	if _, _, err := st.Save(&snapshot.Record{SessionID: sid, CreatedAt: now.Add(-10 * time.Minute), Trigger: "auto", TranscriptPath: "/t.jsonl"}, snapshot.English); err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.WriteFailure(dir, snapshot.Failure{SessionID: sid, Time: now.Add(-time.Minute), Reason: "disk full"}); err != nil {
+		t.Fatal(err)
+	}
+	run := func() {
+		var out strings.Builder
+		opts := &PostcompactOptions{
+			IO:  &IO{In: strings.NewReader(`{"session_id":"` + sid + `","hook_event_name":"PostCompact","compact_summary":"x"}`), Out: &out, ErrOut: os.Stderr},
+			Dir: dir, Getenv: func(string) string { return "" }, Now: time.Now,
+		}
+		if err := postcompactRun(opts); err != nil || out.Len() > 0 {
+			t.Fatalf("postcompact: err %v, stdout %q", err, out.String())
+		}
+	}
+	run()
+	entries, _ := st.Entries()
+	rec, err := st.Load(entries[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Compaction != nil {
+		t.Errorf("an earlier compaction's snapshot was confirmed: %+v", rec.Compaction)
+	}
+	if log := readLog(dir); !strings.Contains(log, "outcome=none") || !strings.Contains(log, "disk full") {
+		t.Errorf("log does not say why nothing was confirmed:\n%s", log)
+	}
+
+	// Once a snapshot newer than the marker exists, PostCompact confirms it.
+	snapshot.ClearFailure(dir, sid)
+	run()
+	rec, _ = st.Load(entries[0].Name)
+	if rec.Compaction == nil {
+		t.Error("without a failure marker the compaction is confirmed")
+	}
+}
