@@ -424,6 +424,15 @@ func (s *Store) FindChain(sessionID, transcriptPath string, maxEnd int64) (*Reco
 // snapshot was taken for this compaction and ErrNoSnapshot or
 // ErrAlreadyConfirmed is returned with the name looked at (SF-45).
 func (s *Store) Confirm(sessionID string, at time.Time, summaryChars int) (name string, err error) {
+	return s.ConfirmAfter(sessionID, at, summaryChars, time.Time{})
+}
+
+// ConfirmAfter is Confirm that also refuses, with ErrNoSnapshot, a newest
+// snapshot taken before notBefore. PostCompact passes the time of the
+// session's failure marker: when precompact failed for this compaction, the
+// newest snapshot belongs to an earlier one even inside ConfirmWindow. A
+// zero notBefore checks nothing more than Confirm (SF-45).
+func (s *Store) ConfirmAfter(sessionID string, at time.Time, summaryChars int, notBefore time.Time) (name string, err error) {
 	var rec *Record
 	err = s.sessionRecords(sessionID, func(_ Entry, r *Record) bool {
 		rec = r
@@ -437,6 +446,10 @@ func (s *Store) Confirm(sessionID string, at time.Time, summaryChars int) (name 
 	}
 	if rec.Compaction != nil {
 		return rec.Name, ErrAlreadyConfirmed
+	}
+	if !notBefore.IsZero() && rec.CreatedAt.Before(notBefore) {
+		return rec.Name, fmt.Errorf("%w: the newest, %s, was taken before %s (a failed snapshot of this compaction)",
+			ErrNoSnapshot, rec.Name, notBefore.UTC().Format(time.RFC3339))
 	}
 	if age := at.Sub(rec.CreatedAt); age > ConfirmWindow || age < -time.Minute {
 		return rec.Name, fmt.Errorf("%w: the newest, %s, was taken %s before the compaction ended",

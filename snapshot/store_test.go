@@ -455,7 +455,15 @@ func TestConfirm(t *testing.T) {
 	mustSave(t, s, other, English)
 
 	end := t0.Add(90 * time.Second)
-	name, err := s.Confirm(sid, end, 4321)
+	// A failure marker newer than the newest snapshot: the compaction being
+	// confirmed had no snapshot, so the earlier one stays unconfirmed.
+	if _, err := s.ConfirmAfter(sid, end, 4321, t0.Add(time.Minute)); !errors.Is(err, ErrNoSnapshot) {
+		t.Fatalf("ConfirmAfter past a newer failure: %v", err)
+	}
+	if r, _ := s.Load(newest.Name); r.Compaction != nil {
+		t.Fatal("ConfirmAfter confirmed a snapshot older than the failure")
+	}
+	name, err := s.ConfirmAfter(sid, end, 4321, t0.Add(-time.Minute))
 	if err != nil || name != newest.Name {
 		t.Fatalf("Confirm = %q, %v; want %q", name, err, newest.Name)
 	}
