@@ -45,7 +45,7 @@ type DoctorOptions struct {
 func newCmdDoctor(ios *IO, g *GlobalOptions, runF func(*DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: defaultHostEnv(), Now: time.Now, SelfTest: doctorSelfTest}
 	c := &cobra.Command{
-		Use:   "doctor",
+		Use:   "doctor [--no-self-test]",
 		Short: "Check the setup: hooks, binary, snapshot folder, log, and a round trip",
 		Long: `Check that compact-guard will actually run at the next compaction. One line
 per check, with a fix where one is needed:
@@ -53,15 +53,18 @@ per check, with a fix where one is needed:
   - this binary's version and path;
   - each settings file Claude Code reads (user, project, local): whether
     PreCompact runs "compact-guard precompact" for manual and auto
-    compactions and SessionStart (matcher "compact") runs
+    compactions, SessionStart (matcher "compact") and PostCompact run
     "compact-guard postcompact", and whether the command's program exists
     and is executable; the command's flags, parsed as the hook parses
     them (an unknown flag or a bad value makes the hook do nothing;
     --keep below 1; --lang other than en or ru); timeouts that look like
     milliseconds (>= 1000) or are too short (< 5 s for precompact); "if"
     conditions (they stop the hook from running); disableAllHooks; the
-    same hook in several files;
-  - the snapshot folder: exists (or can be created), writable, mode 0700;
+    same hook in several files with different commands;
+  - the snapshot folder (--dir, else $COMPACT_GUARD_DIR, else the default
+    that 'compact-guard dir' prints; a --dir in a hook's command is not
+    followed): exists (or can be created), writable, mode 0700; how many
+    snapshots a PostCompact hook confirmed;
   - failed hook runs in the log during the last 24 hours;
   - a round trip in a temporary folder: a synthetic transcript goes
     through precompact, the snapshot appears on disk, and postcompact's
@@ -71,7 +74,11 @@ Marks: ✓ ok, ! warning, ✗ failure, · information; when the output is not
 a terminal, [ok] [warn] [FAIL] [info]. Colour follows NO_COLOR.
 Warnings do not change the exit status.
 
-` + settingsFlagsHelp + `
+Settings files read:
+` + settingsScopesHelp + ` With CLAUDE_CONFIG_DIR set, ~/.claude/settings.json is read too, to
+warn about hooks there that Claude Code does not see. Managed policy
+settings are not read.
+
 Exit status: 0 every check passed (warnings allowed), 1 at least one check
 failed, 2 bad flags.`,
 		Args: cobra.NoArgs,

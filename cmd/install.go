@@ -29,13 +29,19 @@ type InstallOptions struct {
 	Now        func() time.Time
 }
 
-const settingsFlagsHelp = `Settings files (Claude Code reads all of them and merges their hooks):
-  user     $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+// settingsScopesHelp lists the files behind --scope; Claude Code reads all
+// of them and merges their hooks.
+const settingsScopesHelp = `  user     $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
   project  <project>/.claude/settings.json (usually committed)
   local    <project>/.claude/settings.local.json (personal)
 where <project> is $CLAUDE_PROJECT_DIR when set, else the current folder:
 Claude Code reads .claude/ in the folder it is started in, so run this
-there. --settings PATH names any file instead.
+there.`
+
+// settingsFlagsHelp is the part of install's and uninstall's help about
+// --scope and --settings.
+const settingsFlagsHelp = `Settings files (Claude Code reads all of them and merges their hooks):
+` + settingsScopesHelp + ` --settings PATH names any file instead.
 `
 
 func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) *cobra.Command {
@@ -60,6 +66,9 @@ postcompact). Running install twice changes nothing. Before changing an existing
 install copies it to <file>.bak-<YYYYmmdd-HHMMSS> (local time), then
 replaces it atomically, keeping its permissions (0600 for a new file).
 A file holding invalid JSON is left untouched and install fails.
+
+The global --dir and --lang do not go into the hooks: to give a hook a
+flag, add it to its command in the settings file, where install keeps it.
 
 ` + settingsFlagsHelp + `
 Exit status: 0 installed or already installed, 1 the file could not be

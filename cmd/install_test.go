@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -968,5 +971,33 @@ func TestInstallNotesGitRootBelow(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(sub, ".claude")); err != nil || (runtime.GOOS != "windows" && st.Mode().Perm() != 0o755) {
 		t.Errorf(".claude folder: %v", err)
+	}
+}
+
+// spec: IN-17
+func TestSetupHelpNamesOnlyRealFlags(t *testing.T) {
+	flagRE := regexp.MustCompile(`(?:^|[\s(])(--[a-z][a-z-]*)`)
+	// Flags of the hooks that a help text talks about on purpose.
+	hookFlags := map[string][]string{"doctor": {"--keep"}, "install": {"--keep"}}
+	root := NewRootCmd(&IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	for _, name := range []string{"install", "uninstall", "doctor", "list", "show"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c.Name() != name {
+			t.Fatalf("%s: %v", name, err)
+		}
+		c.InitDefaultHelpFlag()
+		help := c.Use + "\n" + c.Long + "\n" + c.Example
+		for _, m := range flagRE.FindAllStringSubmatch(help, -1) {
+			f := m[1]
+			if slices.Contains(hookFlags[name], f) {
+				continue
+			}
+			if c.Flags().Lookup(f[2:]) == nil && c.InheritedFlags().Lookup(f[2:]) == nil {
+				t.Errorf("%s --help names %s, which it does not have", name, f)
+			}
+		}
+		if i := strings.LastIndex(c.Long, "\nExit status:"); i < 0 || strings.Contains(c.Long[i+1:], "\n\n") {
+			t.Errorf("%s --help does not end with its exit statuses", name)
+		}
 	}
 }

@@ -35,7 +35,9 @@ func newCmdShow(ios *IO, g *GlobalOptions, runF func(*ShowOptions) error) *cobra
 		Long: `Print a snapshot's Markdown, or with --json its JSON record, as stored.
 
 NAME is a name from 'compact-guard list' (snap_<time>_<session>, with or
-without .md or .json, or a path to one of the two files). --session ID
+without .md or .json, or a path to one of the two files, of which only the
+file name counts: the snapshot is always read from the snapshot folder,
+see 'compact-guard dir'). --session ID
 shows that session's newest snapshot (a prefix of the session id is
 enough); --latest, or no argument, the newest snapshot of all.
 
