@@ -87,8 +87,19 @@ func writeMarker(dir, name string, data []byte, shared bool) error {
 		if err := ensureOwnDir(dir, true); err != nil {
 			return err
 		}
-	} else if _, err := ensurePrivateDir(dir); err != nil {
-		return err
+	} else {
+		// The folder above the snapshot folder may be anyone's (--dir
+		// /tmp/x): make ours 0700 when missing, never narrow an existing one,
+		// and use it only when it is this user's and closed to others.
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := ensureOwnDir(dir, false); err != nil {
+			return err
+		}
 	}
 	now := time.Now()
 	cleanStaleIn(dir, now)

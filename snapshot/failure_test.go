@@ -213,3 +213,37 @@ func TestFailureOldMarkersRemoved(t *testing.T) {
 		t.Fatal("new marker missing")
 	}
 }
+
+// spec: SF-50
+// An existing failures folder open to others (say /tmp/failures under
+// --dir /tmp/x) is neither narrowed nor used: the marker goes to the
+// per-user fallback.
+func TestWriteFailureLeavesForeignFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX modes")
+	}
+	tmp := isolateTemp(t)
+	parent := filepath.Join(tmp, "shared")
+	primary, fallback := FailureDirs(filepath.Join(parent, "snaps"))
+	if err := os.MkdirAll(primary, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(primary, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFailure(filepath.Join(parent, "snaps"), Failure{SessionID: "s-1", Reason: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(primary); fi.Mode().Perm() != 0o755 {
+		t.Errorf("existing folder narrowed to %v", fi.Mode().Perm())
+	}
+	if des, _ := os.ReadDir(primary); len(des) != 0 {
+		t.Errorf("marker written into a folder open to others: %v", des)
+	}
+	if m, _ := filepath.Glob(filepath.Join(fallback, "fail_*.json")); len(m) != 1 {
+		t.Errorf("fallback markers: %v", m)
+	}
+	if f, err := ReadFailure(filepath.Join(parent, "snaps"), "s-1"); err != nil || f == nil {
+		t.Errorf("ReadFailure = %v, %v", f, err)
+	}
+}
