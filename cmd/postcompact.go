@@ -113,19 +113,18 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 			summary = len([]rune(*p.CompactSummary))
 		}
 		store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-		// A fresh failure marker means this compaction has no snapshot:
-		// confirming the newest one would stamp an earlier compaction's.
+		// After a fresh failure marker only a snapshot taken since counts:
+		// confirming an older one would stamp an earlier compaction's.
+		var notBefore time.Time
 		if fl, _ := snapshot.ReadFailure(opts.Dir, sessionID); fl != nil && fl.SessionID == sessionID && start.Sub(fl.Time) < opts.maxAge() {
-			if entries, _ := store.Entries(); !newerSnapshotOf(entries, sessionID, fl.Time) {
-				entry.Outcome, entry.Detail = outcomeNone, "not confirmed: precompact wrote no snapshot for this compaction ("+fl.Reason+")"
-				return nil
-			}
+			notBefore = fl.Time.Add(-time.Second) // names hold whole seconds
+			entry.Detail = "precompact failed for this compaction (" + fl.Reason + "); "
 		}
-		name, cerr := store.Confirm(sessionID, start, summary)
+		name, cerr := store.ConfirmAfter(sessionID, start, summary, notBefore)
 		switch {
 		case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
 			// Nothing to confirm is no failure: doctor reports failed lines.
-			entry.Outcome, entry.Detail = outcomeNone, cerr.Error()
+			entry.Outcome, entry.Detail = outcomeNone, entry.Detail+cerr.Error()
 		case cerr != nil:
 			entry.Outcome, entry.Detail = outcomeFailed, "confirming compaction: "+cerr.Error()
 		case name == "":
@@ -210,18 +209,6 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+werr.Error()
 	}
 	return nil
-}
-
-// newerSnapshotOf reports whether the folder names a snapshot of the
-// session (by sid8) taken after t.
-func newerSnapshotOf(entries []snapshot.Entry, sessionID string, t time.Time) bool {
-	sid8 := snapshot.SID8(sessionID)
-	for _, e := range entries {
-		if e.SID8 == sid8 && e.Time.After(t.Add(-time.Second)) {
-			return true
-		}
-	}
-	return false
 }
 
 // freshFailure returns the session's failure marker when it belongs to this
