@@ -7,9 +7,12 @@
 #                                the hooks in ~/.claude/settings.json (or
 #                                $CLAUDE_CONFIG_DIR/settings.json), run doctor
 #   ./install.sh --project       register in ./.claude/settings.json instead
-#                                (run it in the project folder)
-#   ./install.sh --uninstall     remove the hooks (with --project: from
-#                                ./.claude/settings.json); the binary and the
+#                                (shared with the repository; run it in the
+#                                project folder)
+#   ./install.sh --local         register in ./.claude/settings.local.json
+#                                (this project, only you)
+#   ./install.sh --uninstall     remove the hooks (with --project or --local:
+#                                from that file); the binary and the
 #                                snapshots are kept, and the commands that
 #                                remove them are printed
 #
@@ -17,7 +20,7 @@
 set -eu
 
 usage() {
-	sed -n '2,16s/^# \{0,1\}//p' "$0"
+	awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
 }
 
 die() {
@@ -25,11 +28,17 @@ die() {
 	exit 1
 }
 
-project=0
+scope=
 uninstall=0
 for arg in "$@"; do
 	case $arg in
-	--project) project=1 ;;
+	--project | --local)
+		if [ -n "$scope" ] && [ "$scope" != "${arg#--}" ]; then
+			printf 'install.sh: --project and --local cannot be used together\n' >&2
+			exit 2
+		fi
+		scope=${arg#--}
+		;;
 	--uninstall) uninstall=1 ;;
 	-h | --help)
 		usage
@@ -48,8 +57,8 @@ bin_dir=${BIN_DIR:-$HOME/.local/bin}
 go_cmd=${GO:-go}
 
 set --
-if [ "$project" = 1 ]; then
-	set -- --scope project
+if [ -n "$scope" ]; then
+	set -- --scope "$scope"
 fi
 
 if [ "$uninstall" = 1 ]; then
@@ -101,7 +110,13 @@ mv -f "$tmp" "$bin"
 trap - EXIT
 printf 'built %s (%s)\n' "$bin" "$version"
 
-"$bin" install "$@"
+# install ends by advising to run doctor, which this script does below.
+status=0
+out=$("$bin" install "$@") || status=$?
+if [ -n "$out" ]; then
+	printf '%s\n' "$out" | sed '/^check the setup with: compact-guard doctor$/d'
+fi
+[ "$status" = 0 ] || exit "$status"
 
 case ":$PATH:" in
 *":$bin_dir:"*) ;;
@@ -111,5 +126,5 @@ case ":$PATH:" in
 	;;
 esac
 
-printf '\n'
+printf '\nchecking the setup (compact-guard doctor):\n'
 "$bin" doctor

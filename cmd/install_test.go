@@ -880,6 +880,10 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 	if !strings.Contains(out, "[ok]   round trip") || strings.Contains(out, "[FAIL]") {
 		t.Errorf("doctor after install.sh:\n%s", out)
 	}
+	// The script runs doctor itself: no advice to run it.
+	if strings.Contains(out, "check the setup with") || !strings.Contains(out, "checking the setup (compact-guard doctor):\n") {
+		t.Errorf("install.sh repeats install's advice to run doctor:\n%s", out)
+	}
 	if st, err := os.Stat(bin); err != nil || st.Mode().Perm()&0o100 == 0 {
 		t.Fatalf("binary: %v", err)
 	}
@@ -909,6 +913,24 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 		t.Fatalf("--project --uninstall: %v\n%s\n%s", err, out, errOut)
 	}
 	instJSONEqual(t, instRead(t, projFile), []byte(`{}`))
+
+	// --local writes the personal file; --uninstall --local (the README's
+	// order) undoes it.
+	if out, errOut, err = instScript(t, env, proj, "--local"); err != nil {
+		t.Fatalf("--local: %v\n%s\n%s", err, out, errOut)
+	}
+	localFile := filepath.Join(proj, ".claude", "settings.local.json")
+	if !bytes.Contains(instRead(t, localFile), []byte("precompact")) {
+		t.Error("--local did not write .claude/settings.local.json")
+	}
+	if out, errOut, err = instScript(t, env, proj, "--uninstall", "--local"); err != nil {
+		t.Fatalf("--uninstall --local: %v\n%s\n%s", err, out, errOut)
+	}
+	instJSONEqual(t, instRead(t, localFile), []byte(`{}`))
+	var ee *exec.ExitError
+	if _, errOut, err := instScript(t, env, proj, "--project", "--local"); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errOut, "cannot be used together") {
+		t.Errorf("--project --local: %v\n%s", err, errOut)
+	}
 	if out, errOut, err = instScript(t, env, proj, "--uninstall"); err != nil {
 		t.Fatalf("--uninstall: %v\n%s\n%s", err, out, errOut)
 	}
