@@ -114,6 +114,8 @@ var headingEntries = []entry{
 	{key: "The part before byte %d is covered by the previous snapshot %s.", ru: str("Часть до байта %d покрыта предыдущим снимком %s.")},
 	{key: "Coverage is partial: part of the transcript before byte %d was neither read nor covered by a previous snapshot.",
 		ru: str("Покрытие неполное: часть транскрипта до байта %d не прочитана и не покрыта предыдущим снимком.")},
+	{key: "The transcript was not read to its end: no later snapshot continues from this one.",
+		ru: str("Транскрипт прочитан не до конца: следующие снимки не продолжают цепочку от этого.")},
 	{key: "Lines: %d read, %d decoded.", ru: str("Строк: прочитано %d, разобрано %d.")},
 	{key: "Lines skipped as too long: %d.", ru: str("Пропущено слишком длинных строк: %d.")},
 	{key: "Corrupt lines skipped: %d.", ru: str("Пропущено повреждённых строк: %d.")},

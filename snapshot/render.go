@@ -446,6 +446,9 @@ func (w *mdWriter) notes(r *Record) {
 	if c.Partial {
 		w.item(0, w.t("Coverage is partial: part of the transcript before byte %d was neither read nor covered by a previous snapshot.", c.ReadFrom))
 	}
+	if c.Incomplete {
+		w.item(0, w.t("The transcript was not read to its end: no later snapshot continues from this one."))
+	}
 	st := r.Stats
 	w.item(0, w.t("Lines: %d read, %d decoded.", st.Lines, st.Decoded))
 	if st.SkippedLong > 0 {

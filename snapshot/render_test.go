@@ -588,3 +588,20 @@ func fuzzRecord(multi, command, single string) *Record {
 	r.SessionID = single
 	return r
 }
+
+// spec: SF-20
+func TestRenderIncompleteCoverageNote(t *testing.T) {
+	r := &Record{SessionID: "s-1", Trigger: "auto", Coverage: Coverage{Incomplete: true, SegmentStart: -1}}
+	for lang, want := range map[Lang]string{
+		English: "The transcript was not read to its end",
+		Russian: "Транскрипт прочитан не до конца",
+	} {
+		if md := string(RenderMarkdown(r, lang)); !strings.Contains(md, want) {
+			t.Errorf("%s: no note %q in\n%s", lang, want, md)
+		}
+	}
+	r.Coverage.Incomplete = false
+	if md := string(RenderMarkdown(r, English)); strings.Contains(md, "not read to its end") {
+		t.Error("note shown for a complete read")
+	}
+}
