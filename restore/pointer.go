@@ -104,6 +104,11 @@ func hardCut(text string, max int, lang snapshot.Lang) string {
 		return cut
 	}
 	cut, _ := cutRunes(text, max-m)
+	// End on a whole line where one ends in the second half, so that no
+	// half statement or half marker is left before ours.
+	if i := strings.LastIndexByte(cut, '\n'); i > len(cut)/2 {
+		cut = cut[:i]
+	}
 	return cut + marker
 }
 

@@ -579,3 +579,23 @@ func BenchmarkPointer(b *testing.B) {
 		})
 	}
 }
+
+// spec: PO-8
+// The hard cut ends on a whole line: no half statement or half marker
+// stands before the pointer's own marker.
+func TestHardCutEndsOnALine(t *testing.T) {
+	text := strings.Repeat("a statement of fact that is rather long\n", 20) + "Prompt 1:\n[…cut at 30 characters]\n"
+	got := hardCut(text, 300, snapshot.English)
+	if utf8.RuneCountInString(got) > 300 {
+		t.Fatalf("%d characters", utf8.RuneCountInString(got))
+	}
+	body, marker, ok := strings.Cut(got, "\n[…pointer cut at 300 characters]")
+	if !ok || marker != "" {
+		t.Fatalf("no trailing marker in %q", got)
+	}
+	for _, l := range strings.Split(body, "\n") {
+		if l != "a statement of fact that is rather long" {
+			t.Errorf("half line %q before the marker", l)
+		}
+	}
+}
