@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 )
 
 // File is an opened transcript. Everything it reads stays within the size
@@ -18,6 +19,13 @@ import (
 type File struct {
 	f    *os.File
 	size int64
+
+	// last caches LastBoundary: the file is read only up to size, so the
+	// answer cannot change, and postcompact asks it for both the snapshot
+	// and the failure marker.
+	mu       sync.Mutex
+	last     int64
+	haveLast bool
 }
 
 // ErrNotRegular is returned by Open for a path that is not a regular file
@@ -81,7 +89,16 @@ var boundaryNeedle = []byte(`compact_boundary"`)
 // MaxLineBytes long), or -1 when there is none. It reads backwards from the
 // end in 1 MiB chunks and stops at the first match.
 func (f *File) LastBoundary(ctx context.Context) (int64, error) {
-	return f.lastBoundaryIn(ctx, 0, f.size)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.haveLast {
+		return f.last, nil
+	}
+	off, err := f.lastBoundaryIn(ctx, 0, f.size)
+	if err == nil { // an interrupted scan is asked again, not remembered
+		f.last, f.haveLast = off, true
+	}
+	return off, err
 }
 
 // BoundaryIn reports whether a compact_boundary line starts within

@@ -427,3 +427,21 @@ func TestTR2ConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// spec: TR-4
+// LastBoundary is worked out once per File: postcompact asks it for the
+// snapshot and again for the failure marker. An interrupted scan is not
+// remembered.
+func TestTR4LastBoundaryRemembered(t *testing.T) {
+	f := open(t, writeLines(t, prompt(1, "a", nil), boundary(2, nil), prompt(3, "b", nil)))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.LastBoundary(cancelled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled first scan: err = %v", err)
+	}
+	want := lastBoundary(t, f)
+	got, err := f.LastBoundary(cancelled) // no scan: a cancelled context is not even looked at
+	if err != nil || got != want {
+		t.Errorf("second call = %d, %v; want the remembered %d", got, err, want)
+	}
+}
