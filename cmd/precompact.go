@@ -263,7 +263,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 			git = &snapshot.Git{Error: fmt.Sprintf("git: not read within %s", opts.timeout())}
 		}
 	}
-	needGit := git == nil || (!sameDir(gitDir, rec.Cwd) && !(git.Repo && within(rec.Cwd, git.Root)))
+	needGit := git == nil || (!sameFile(gitDir, rec.Cwd) && !(git.Repo && within(rec.Cwd, git.Root)))
 	switch {
 	case needGit && isDir(rec.Cwd):
 		git = readGitSafe(ctx, rec.Cwd, gitOpts)
@@ -502,15 +502,6 @@ func isDir(p string) bool {
 func isRegularFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-func sameDir(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 func firstLines(s string, n int) string {
