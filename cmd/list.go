@@ -127,17 +127,24 @@ func matchSession(items []listItem, id string) []listItem {
 	return out
 }
 
+// sessionSnapshots loads the folder's snapshots, newest first, only the
+// session's when session is set; a session without any is an error.
+func sessionSnapshots(dir, session string) ([]listItem, error) {
+	items, err := loadSnapshots(dir)
+	if err != nil || session == "" {
+		return items, err
+	}
+	if items = matchSession(items, session); len(items) == 0 {
+		return nil, fmt.Errorf("no snapshots of session %q in %s; run 'compact-guard list' to see all", session, dir)
+	}
+	return items, nil
+}
+
 func listRun(opts *ListOptions) error {
 	dir := snapshotDir(opts.Global)
-	items, err := loadSnapshots(dir)
+	items, err := sessionSnapshots(dir, opts.Session)
 	if err != nil {
 		return err
-	}
-	if opts.Session != "" {
-		items = matchSession(items, opts.Session)
-		if len(items) == 0 {
-			return fmt.Errorf("no snapshots of session %q in %s; run 'compact-guard list' to see all", opts.Session, dir)
-		}
 	}
 	if opts.JSON {
 		if items == nil {

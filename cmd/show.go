@@ -102,15 +102,9 @@ func showRun(opts *ShowOptions) error {
 			return fmt.Errorf("no snapshot %s in %s; run 'compact-guard list' to see them", name, dir)
 		}
 	default:
-		items, err := loadSnapshots(dir)
+		items, err := sessionSnapshots(dir, opts.Session)
 		if err != nil {
 			return err
-		}
-		if opts.Session != "" {
-			items = matchSession(items, opts.Session)
-			if len(items) == 0 {
-				return fmt.Errorf("no snapshots of session %q in %s; run 'compact-guard list' to see them", opts.Session, dir)
-			}
 		}
 		if len(items) == 0 {
 			return fmt.Errorf("no snapshots in %s yet", dir)
