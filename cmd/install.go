@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 func init() {
@@ -229,7 +231,7 @@ func editSettings(e settingsEdit) (*settingsEditResult, error) {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
 		}
 	}
-	if err := writeFileAtomic(sf.Path, data, sf.Mode); err != nil {
+	if err := snapshot.WriteFileAtomic(sf.Path, data, sf.Mode); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
 	}
 	return res, nil

@@ -104,7 +104,7 @@ func writeMarker(dir, name string, data []byte, shared bool) error {
 	now := time.Now()
 	cleanStaleIn(dir, now)
 	removeOldMarkers(dir, now)
-	return writeFileAtomic(dir, filepath.Join(dir, name), data)
+	return WriteFileAtomic(filepath.Join(dir, name), data, 0o600)
 }
 
 // ReadFailure returns the session's marker, the newer one when both folders

@@ -107,7 +107,7 @@ func trimLog(path string) error {
 	if err != nil {
 		return fmt.Errorf("trim log: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Dir(path), path, tail); err != nil {
+	if err := WriteFileAtomic(path, tail, 0o600); err != nil {
 		return fmt.Errorf("trim log: %w", err)
 	}
 	return nil

@@ -271,7 +271,7 @@ func (s *Store) writeLatest(r *Record, mdPath string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(s.Dir, path, append(data, '\n'))
+	return WriteFileAtomic(path, append(data, '\n'), 0o600)
 }
 
 // Latest reads latest.json.
@@ -470,10 +470,10 @@ func (s *Store) ConfirmAfter(sessionID string, at time.Time, summaryChars int, n
 	if _, err := os.Lstat(jsPath); err != nil {
 		return rec.Name, fmt.Errorf("%w: %s was removed", ErrNoSnapshot, rec.Name)
 	}
-	if err := writeFileAtomic(s.Dir, filepath.Join(s.Dir, rec.Name+".md"), RenderMarkdown(rec, lang)); err != nil {
+	if err := WriteFileAtomic(filepath.Join(s.Dir, rec.Name+".md"), RenderMarkdown(rec, lang), 0o600); err != nil {
 		return rec.Name, fmt.Errorf("confirm snapshot: %w", err)
 	}
-	if err := writeFileAtomic(s.Dir, jsPath, append(js, '\n')); err != nil {
+	if err := WriteFileAtomic(jsPath, append(js, '\n'), 0o600); err != nil {
 		return rec.Name, fmt.Errorf("confirm snapshot: %w", err)
 	}
 	_ = syncDir(s.Dir)
@@ -604,19 +604,6 @@ func writeTemp(dir string, data []byte) (string, error) {
 		return "", err
 	}
 	return name, nil
-}
-
-// writeFileAtomic replaces path with data through a synced temp file in dir.
-func writeFileAtomic(dir, path string, data []byte) error {
-	tmp, err := writeTemp(dir, data)
-	if err != nil {
-		return err
-	}
-	if err := renameRetry(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // renameRetry renames, retrying briefly on Windows, where a rename over a
