@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -33,7 +34,7 @@ type DoctorOptions struct {
 	NoSelfTest bool
 
 	Executable func() (string, error)
-	Host       hostEnv
+	Host       settings.Host
 	Now        func() time.Time
 	// SelfTest runs the round trip (doctorSelfTest); tests substitute it.
 	SelfTest func() doctorCheck
@@ -43,7 +44,7 @@ type DoctorOptions struct {
 }
 
 func newCmdDoctor(ios *IO, g *GlobalOptions, runF func(*DoctorOptions) error) *cobra.Command {
-	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: defaultHostEnv(), Now: time.Now, SelfTest: doctorSelfTest}
+	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest}
 	c := &cobra.Command{
 		Use:   "doctor [--no-self-test]",
 		Short: "Check the setup: hooks, binary, snapshot folder, log, and a round trip",
@@ -212,14 +213,14 @@ type settingsSource struct {
 	Ignored string
 }
 
-func settingsSources(h hostEnv) []settingsSource {
+func settingsSources(h settings.Host) []settingsSource {
 	var out []settingsSource
-	if p, err := userSettingsPath(h); err == nil {
+	if p, err := settings.UserPath(h); err == nil {
 		label := "user settings"
 		if h.Getenv("CLAUDE_CONFIG_DIR") != "" {
 			label = "user settings ($CLAUDE_CONFIG_DIR)"
 		}
-		out = append(out, settingsSource{Label: label, Scope: scopeUser, Path: p})
+		out = append(out, settingsSource{Label: label, Scope: settings.ScopeUser, Path: p})
 	}
 	if h.Getenv("CLAUDE_CONFIG_DIR") != "" {
 		if home, err := h.Home(); err == nil {
@@ -227,10 +228,10 @@ func settingsSources(h hostEnv) []settingsSource {
 				Ignored: "Claude Code does not read it while CLAUDE_CONFIG_DIR is set"})
 		}
 	}
-	if dir, err := projectDir(h); err == nil {
+	if dir, err := settings.ProjectDir(h); err == nil {
 		out = append(out,
-			settingsSource{Label: "project settings", Scope: scopeProject, Path: filepath.Join(dir, ".claude", "settings.json")},
-			settingsSource{Label: "local settings", Scope: scopeLocal, Path: filepath.Join(dir, ".claude", "settings.local.json")})
+			settingsSource{Label: "project settings", Scope: settings.ScopeProject, Path: filepath.Join(dir, ".claude", "settings.json")},
+			settingsSource{Label: "local settings", Scope: settings.ScopeLocal, Path: filepath.Join(dir, ".claude", "settings.local.json")})
 	}
 	return out
 }
@@ -238,13 +239,13 @@ func settingsSources(h hostEnv) []settingsSource {
 // registration is one hook of ours found in a settings file.
 type registration struct {
 	Source settingsSource
-	H      ourHandler
+	H      settings.Entry
 }
 
 func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	var out []doctorCheck
 	var regs []registration
-	projDir, _ := projectDir(opts.Host)
+	projDir, _ := settings.ProjectDir(opts.Host)
 	for _, src := range settingsSources(opts.Host) {
 		data, err := os.ReadFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
@@ -257,16 +258,13 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err)})
 			continue
 		}
-		root, err := parseJSON(data)
-		if err == nil && !root.isObject() {
-			err = errors.New("the top-level value is not an object")
-		}
+		doc, err := settings.Parse(data)
 		if err != nil {
 			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err),
 				Fix: "correct the file by hand; Claude Code ignores a settings file it cannot parse"})
 			continue
 		}
-		found := findOurHandlers(root, exe)
+		found := doc.Entries(exe)
 		if src.Ignored != "" {
 			if len(found) > 0 {
 				out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s %s holds compact-guard hooks, but %s", src.Label, src.Path, src.Ignored),
@@ -275,7 +273,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			continue
 		}
 		for _, key := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
-			if root.get(key).isTrue() {
+			if doc.IsTrue(key) {
 				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
 					Fix: fmt.Sprintf("remove %q from %s", key, src.Path)})
 			}
@@ -296,7 +294,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 
 // installFix is the install command that repairs an entry in src.
 func installFix(src settingsSource) string {
-	if src.Scope == "" || src.Scope == scopeUser {
+	if src.Scope == "" || src.Scope == settings.ScopeUser {
 		return "run 'compact-guard install'"
 	}
 	return "run 'compact-guard install --scope " + src.Scope + "' in the project folder"
@@ -304,16 +302,16 @@ func installFix(src settingsSource) string {
 
 // checkRegistration judges one hook entry of ours. All its problems go on
 // its one line, the worst deciding the mark.
-func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, host hostEnv) doctorCheck {
+func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string, host settings.Host) doctorCheck {
 	matcher := h.Matcher
 	if !h.HasMatcher {
 		matcher = "*"
 	}
 	timeout := "default timeout"
-	if tn := h.Node.get("timeout"); tn != nil {
-		timeout = "timeout " + tn.text + " s"
+	if h.Timeout != "" {
+		timeout = "timeout " + h.Timeout + " s"
 	}
-	cmdline := strings.TrimSpace(h.Node.get("command").stringValOr("") + " " + strings.Join(argsOf(h.Node), " "))
+	cmdline := strings.TrimSpace(h.Command + " " + strings.Join(h.ExecArgs, " "))
 	res := doctorCheck{Status: checkOK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, cmdline, timeout)}
 	var whys, fixes, installNotes []string
 	inst := installFix(src)
@@ -337,12 +335,12 @@ func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, ho
 	want := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
 	wantSub := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
 	if wantSub[h.Event] == "" {
-		warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Cmd.Sub, h.Event), "remove it from "+src.Path)
+		warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Sub, h.Event), "remove it from "+src.Path)
 		return finishCheck(res, whys, fixes)
 	}
 
 	// Does the program exist?
-	prog := expandProgram(h.Cmd.Program, projDir, host)
+	prog := expandProgram(h.Program, projDir, host)
 	progOK := false
 	switch {
 	case prog == "":
@@ -368,38 +366,38 @@ func checkRegistration(src settingsSource, h ourHandler, exe, projDir string, ho
 	}
 
 	// Will it run for the right events, long enough?
-	if wantSub[h.Event] != h.Cmd.Sub {
-		fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, wantSub[h.Event], h.Cmd.Sub), installFix(src))
+	if wantSub[h.Event] != h.Sub {
+		fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, wantSub[h.Event], h.Sub), installFix(src))
 	}
 	for _, v := range want[h.Event] {
-		if ok, bad := matcherMatches(matcher, v); bad != nil {
+		if ok, bad := settings.MatcherMatches(matcher, v); bad != nil {
 			fail(fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad), installFix(src))
 			break
 		} else if !ok {
 			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v), installFix(src))
 		}
 	}
-	if p := hookArgProblem(h.Cmd.Args, src.Path); p.Status != checkOK {
+	if p := hookArgProblem(h.Args, src.Path); p.Status != checkOK {
 		report(p.Status, p.Text, p.Fix)
 	}
-	if h.Node.get("if") != nil {
+	if h.If {
 		fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
 	}
-	if tn := h.Node.get("timeout"); tn != nil {
-		t, ok := tn.number()
+	if h.Timeout != "" {
+		t, ok := h.TimeoutSeconds()
 		writes := fmt.Sprintf("%s (it writes %d)", installFix(src), specTimeout(h.Event))
 		switch {
 		case !ok:
 			fail("the timeout is not a number", writes)
 		case t >= 1000:
-			fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", tn.text, time.Duration(t*float64(time.Second)).Round(time.Minute)), writes)
+			fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", h.Timeout, time.Duration(t*float64(time.Second)).Round(time.Minute)), writes)
 		case t <= 0:
 			fail("the timeout is not positive", writes)
-		case h.Cmd.Sub == "precompact" && t < 5:
-			fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", tn.text), writes)
+		case h.Sub == "precompact" && t < 5:
+			fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", h.Timeout), writes)
 		}
 	}
-	if h.Cmd.Sub == "precompact" && h.Node.get("async").isTrue() {
+	if h.Sub == "precompact" && h.Async {
 		warn("async: the compaction may start before the snapshot is written", `remove "async" from the entry in `+src.Path)
 	}
 	if progOK && exe != "" && !sameFile(prog, exe) {
@@ -499,16 +497,6 @@ func finishCheck(c doctorCheck, whys, fixes []string) doctorCheck {
 	return c
 }
 
-func argsOf(h *jsonNode) []string {
-	var out []string
-	if a := h.get("args"); a.isArray() {
-		for _, e := range a.elems {
-			out = append(out, e.stringValOr(""))
-		}
-	}
-	return out
-}
-
 func orUnknown(s string) string {
 	if s == "" {
 		return "this binary"
@@ -517,7 +505,7 @@ func orUnknown(s string) string {
 }
 
 func specTimeout(event string) int {
-	for _, s := range ourHooks {
+	for _, s := range settings.Hooks {
 		if s.Event == event {
 			return s.Timeout
 		}
@@ -536,7 +524,7 @@ var gitBashDrive = regexp.MustCompile(`^/([a-zA-Z])/`)
 // expandProgram resolves what the shell would: $VAR and ${VAR} (with
 // CLAUDE_PROJECT_DIR known even outside a session), a leading ~/, and on
 // Windows Git Bash's /c/... drive paths.
-func expandProgram(p, projDir string, h hostEnv) string {
+func expandProgram(p, projDir string, h settings.Host) string {
 	p = os.Expand(p, func(k string) string {
 		if k == "CLAUDE_PROJECT_DIR" && h.Getenv(k) == "" {
 			return projDir
@@ -554,38 +542,15 @@ func expandProgram(p, projDir string, h hostEnv) string {
 	return p
 }
 
-// matcherMatches applies Claude Code's matcher rules to a value: "", "*"
-// match all; a matcher of letters, digits, _ - space , | is an exact list;
-// anything else an unanchored regular expression (RE2 here, JavaScript
-// there; close enough for the patterns people write).
-func matcherMatches(m, value string) (bool, error) {
-	if m == "" || m == "*" {
-		return true, nil
-	}
-	if toks, ok := matcherTokens(m); ok {
-		for _, t := range toks {
-			if t == value {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	re, err := regexp.Compile(m)
-	if err != nil {
-		return false, err
-	}
-	return re.MatchString(value), nil
-}
-
 // checkCoverage reports the hooks missing from every file, and the same hook
 // registered more than once with different commands (identical handlers run
 // once; different ones run twice).
 func checkCoverage(regs []registration) []doctorCheck {
 	var out []doctorCheck
-	for _, s := range ourHooks {
+	for _, s := range settings.Hooks {
 		var where []registration
 		for _, r := range regs {
-			if r.H.Event == s.Event && r.H.Cmd.Sub == s.Sub {
+			if r.H.Event == s.Event && r.H.Sub == s.Sub {
 				where = append(where, r)
 			}
 		}
@@ -603,7 +568,7 @@ func checkCoverage(regs []registration) []doctorCheck {
 			cmds := map[string]bool{}
 			var labels []string
 			for _, r := range where {
-				cmds[r.H.Node.get("command").stringValOr("")+"\x00"+strings.Join(argsOf(r.H.Node), "\x00")] = true
+				cmds[r.H.Command+"\x00"+strings.Join(r.H.ExecArgs, "\x00")] = true
 				labels = append(labels, r.Source.Label)
 			}
 			if len(cmds) > 1 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -67,11 +68,14 @@ func (d *docEnv) write(path, content string) {
 
 // installed is the settings install writes for the fake binary.
 func (d *docEnv) installed() string {
-	root := newObject()
-	if _, err := installHooks(root, d.exe); err != nil {
+	doc, err := settings.Parse(nil)
+	if err != nil {
 		d.t.Fatal(err)
 	}
-	return string(encodeJSON(root, "  ", true))
+	if _, err := doc.Install(d.exe); err != nil {
+		d.t.Fatal(err)
+	}
+	return string(doc.Bytes())
 }
 
 // run runs doctor and returns its output and exit code.
@@ -82,7 +86,7 @@ func (d *docEnv) run() (string, int) {
 		IO:         &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 		Global:     &GlobalOptions{Dir: d.snaps},
 		Executable: func() (string, error) { return d.exe, nil },
-		Host: hostEnv{
+		Host: settings.Host{
 			Getenv: func(k string) string { return d.env[k] },
 			Home:   func() (string, error) { return d.home, nil },
 			Getwd:  func() (string, error) { return d.proj, nil },
@@ -146,7 +150,7 @@ func TestDoctorAllGood(t *testing.T) {
 func TestDoctorFlagsMissingHook(t *testing.T) {
 	d := newDocEnv(t)
 	// Only SessionStart: no snapshot would ever be taken.
-	d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q,"timeout":15}]}]}}`, hookCommand(d.exe, "postcompact")))
+	d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q,"timeout":15}]}]}}`, settings.Command(d.exe, "postcompact")))
 	out, code := d.run()
 	if code != ExitFailure {
 		t.Errorf("exit %d, want 1", code)
@@ -213,12 +217,12 @@ func TestDoctorFlagsBadEntries(t *testing.T) {
 			d := newDocEnv(t)
 			h := c.handler
 			if strings.Contains(h, "%q") {
-				h = fmt.Sprintf(h, hookCommand(d.exe, "precompact"))
+				h = fmt.Sprintf(h, settings.Command(d.exe, "precompact"))
 			}
 			h = strings.ReplaceAll(h, "EXE", strings.ReplaceAll(d.exe, `\`, `\\`))
 			d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"PreCompact":[{"matcher":%q,"hooks":[%s]}],
 "SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q}]}],
-"PostCompact":[{"matcher":"auto|manual","hooks":[{"type":"command","command":%q}]}]}}`, c.matcher, h, hookCommand(d.exe, "postcompact"), hookCommand(d.exe, "postcompact")))
+"PostCompact":[{"matcher":"auto|manual","hooks":[{"type":"command","command":%q}]}]}}`, c.matcher, h, settings.Command(d.exe, "postcompact"), settings.Command(d.exe, "postcompact")))
 			out, code := d.run()
 			l := docLine(out, c.status, "PreCompact")
 			for _, w := range c.want {
@@ -263,7 +267,7 @@ func TestDoctorFlagsSettingsProblems(t *testing.T) {
 		other := filepath.Join(d.root, "other", "compact-guard")
 		d.write(other, "#!/bin/sh\n")
 		os.Chmod(other, 0o755)
-		d.write(filepath.Join(d.proj, ".claude", "settings.local.json"), fmt.Sprintf(`{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":%q}]}]}}`, hookCommand(other, "precompact")))
+		d.write(filepath.Join(d.proj, ".claude", "settings.local.json"), fmt.Sprintf(`{"hooks":{"PreCompact":[{"hooks":[{"type":"command","command":%q}]}]}}`, settings.Command(other, "precompact")))
 		out, code := d.run()
 		if code != ExitOK {
 			t.Errorf("exit %d (warnings must not fail)", code)
@@ -403,30 +407,10 @@ func TestDoctorMarks(t *testing.T) {
 }
 
 // spec: DR-4
-func TestMatcherMatches(t *testing.T) {
-	for _, c := range []struct {
-		m, v string
-		want bool
-	}{
-		{"", "auto", true}, {"*", "compact", true}, {"manual|auto", "auto", true}, {"manual, auto", "auto", true},
-		{"manual", "auto", false}, {"compact", "compaction", false}, {"comp.*", "compact", true}, {"^startup$", "compact", false},
-	} {
-		if got, _ := matcherMatches(c.m, c.v); got != c.want {
-			t.Errorf("matcher %q on %q: %v", c.m, c.v, got)
-		}
-	}
-}
-
-// spec: DR-4
 func TestDoctorWarnsAboutOtherEvents(t *testing.T) {
 	d := newDocEnv(t)
-	root, err := parseJSON([]byte(d.installed()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop, _ := parseJSON([]byte(fmt.Sprintf(`[{"hooks":[{"type":"command","command":%q}]}]`, hookCommand(d.exe, "precompact"))))
-	root.get("hooks").set("Stop", stop)
-	d.write(d.userSettings(), string(encodeJSON(root, "  ", true)))
+	stop := fmt.Sprintf(`"Stop": [{"hooks":[{"type":"command","command":%q}]}],`, settings.Command(d.exe, "precompact"))
+	d.write(d.userSettings(), strings.Replace(d.installed(), `"hooks": {`, `"hooks": {`+stop, 1))
 	out, code := d.run()
 	if code != ExitOK || docLine(out, "[warn]", "Stop [*]", "compact-guard precompact is not meant for Stop") == "" {
 		t.Errorf("exit %d:\n%s", code, out)
@@ -437,7 +421,7 @@ func TestDoctorWarnsAboutOtherEvents(t *testing.T) {
 func TestDoctorReportsEveryProblemOfAnEntry(t *testing.T) {
 	d := newDocEnv(t)
 	d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"PreCompact":[{"matcher":"manual","hooks":[{"type":"command","command":"/old/compact-guard precompact","timeout":30000}]}],
-"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q}]}]}}`, hookCommand(d.exe, "postcompact")))
+"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":%q}]}]}}`, settings.Command(d.exe, "postcompact")))
 	out, code := d.run()
 	l := docLine(out, "[FAIL]", "PreCompact [manual]") + "\n"
 	for _, want := range []string{"/old/compact-guard does not exist", `matcher "manual" does not match "auto"`, "timeout 30000 looks like milliseconds",
@@ -520,14 +504,14 @@ func TestDoctorChecksHookArguments(t *testing.T) {
 			d := newDocEnv(t)
 			q := func(s string) string { return fmt.Sprintf("%q", s) }
 			entries := map[string]string{
-				"PreCompact":   `{"type":"command","command":` + q(hookCommand(d.exe, "precompact")) + `,"timeout":60}`,
-				"SessionStart": `{"type":"command","command":` + q(hookCommand(d.exe, "postcompact")) + `,"timeout":15}`,
-				"PostCompact":  `{"type":"command","command":` + q(hookCommand(d.exe, "postcompact")) + `,"timeout":15}`,
+				"PreCompact":   `{"type":"command","command":` + q(settings.Command(d.exe, "precompact")) + `,"timeout":60}`,
+				"SessionStart": `{"type":"command","command":` + q(settings.Command(d.exe, "postcompact")) + `,"timeout":15}`,
+				"PostCompact":  `{"type":"command","command":` + q(settings.Command(d.exe, "postcompact")) + `,"timeout":15}`,
 			}
 			if strings.HasPrefix(c.args, "[") {
 				entries[c.event] = `{"type":"command","command":` + q(d.exe) + `,"args":` + c.args + `}`
 			} else {
-				entries[c.event] = `{"type":"command","command":` + q(shellQuote(d.exe)+" "+c.args) + `}`
+				entries[c.event] = `{"type":"command","command":` + q(settings.QuotePath(d.exe)+" "+c.args) + `}`
 			}
 			d.write(d.userSettings(), `{"hooks":{
 "PreCompact":[{"matcher":"manual|auto","hooks":[`+entries["PreCompact"]+`]}],

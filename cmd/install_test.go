@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
 
 // instFixedNow is the clock of every install test.
@@ -33,16 +34,16 @@ func instRun(t *testing.T, uninstall bool, path, exe string, dryRun bool) (strin
 	now := func() time.Time { return instFixedNow }
 	var err error
 	if uninstall {
-		err = uninstallRun(&UninstallOptions{IO: ios, Scope: scopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
+		err = uninstallRun(&UninstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
 	} else {
-		err = installRun(&InstallOptions{IO: ios, Scope: scopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
+		err = installRun(&InstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
 	}
 	return out.String(), errOut.String(), err
 }
 
 // instNoHost fails the test if a settings path is resolved from the host.
-func instNoHost(t *testing.T) hostEnv {
-	return hostEnv{
+func instNoHost(t *testing.T) settings.Host {
+	return settings.Host{
 		Getenv: func(string) string { return "" },
 		Home:   func() (string, error) { t.Error("home folder consulted"); return "", errors.New("no home") },
 		Getwd:  func() (string, error) { t.Error("cwd consulted"); return "", errors.New("no cwd") },
@@ -99,13 +100,21 @@ func instBackups(t *testing.T, p string) []string {
 // instTopKeys returns the top-level keys of a JSON object in file order.
 func instTopKeys(t *testing.T, data []byte) []string {
 	t.Helper()
-	n, err := parseJSON(data)
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var keys []string
+	if _, err := dec.Token(); err != nil { // {
 		t.Fatal(err)
 	}
-	var keys []string
-	for _, m := range n.members {
-		keys = append(keys, m.key)
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return keys
 }
@@ -245,124 +254,6 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}
-	}
-}
-
-// spec: IN-6
-func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
-	cases := []struct {
-		name, event, in, want string
-		timeoutIn, timeoutOut string
-	}{
-		{"flags after the sub-command", "PreCompact",
-			`"/old/bin/compact-guard" precompact --keep 100`, `"/opt/tools/compact-guard" precompact --keep 100`, "120", "120"},
-		{"global flags before it, quoted values", "PreCompact",
-			`/old/compact-guard --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`,
-			`"/opt/tools/compact-guard" --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`, "5", "5"},
-		{"environment words and a tail", "PreCompact",
-			`COMPACT_GUARD_DIR=/x ~/bin/compact-guard precompact --no-redact || true`,
-			`COMPACT_GUARD_DIR=/x "/opt/tools/compact-guard" precompact --no-redact || true`, "600", "600"},
-		{"precompact timeout too short", "PreCompact",
-			`/old/compact-guard precompact --keep 3`, `"/opt/tools/compact-guard" precompact --keep 3`, "4", "60"},
-		{"timeout in milliseconds", "SessionStart",
-			`/old/compact-guard postcompact --max-age 1h`, `"/opt/tools/compact-guard" postcompact --max-age 1h`, "15000", "15"},
-		{"short postcompact timeout kept", "SessionStart",
-			`/old/compact-guard postcompact --lang ru`, `"/opt/tools/compact-guard" postcompact --lang ru`, "1", "1"},
-		{"timeout not a number", "SessionStart",
-			`/old/compact-guard postcompact`, `"/opt/tools/compact-guard" postcompact`, `"30"`, "15"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			matcher := map[string]string{"PreCompact": "manual|auto", "SessionStart": "compact"}[c.event]
-			in := fmt.Sprintf(`{"hooks": {%q: [{"matcher": %q, "hooks": [{"type": "command", "command": %q, "timeout": %s}]}]}}`,
-				c.event, matcher, c.in, c.timeoutIn)
-			p := instWrite(t, t.TempDir(), "settings.json", in, 0o600)
-			out, _, err := instRun(t, false, p, instExe, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			root, err := parseJSON(instRead(t, p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := root.get("hooks").get(c.event).elems[0].get("hooks").elems[0]
-			if got := h.get("command").stringValOr(""); got != c.want {
-				t.Errorf("command %s\n want %s\noutput:\n%s", got, c.want, out)
-			}
-			if got := h.get("timeout").text; got != c.timeoutOut {
-				t.Errorf("timeout %s, want %s", got, c.timeoutOut)
-			}
-			// The same words reach the shell, the program aside.
-			withoutProgram := func(cmdline string) []string {
-				words, _ := splitShellWords(cmdline)
-				for i, w := range words {
-					if !isAssignment(w) {
-						return append(words[:i:i], words[i+1:]...)
-					}
-				}
-				return words
-			}
-			if a, b := withoutProgram(c.in), withoutProgram(c.want); !reflect.DeepEqual(a, b) {
-				t.Errorf("arguments changed: %q -> %q", a, b)
-			}
-
-			// spec: IN-7 — and again: nothing to do.
-			before := instRead(t, p)
-			out, _, err = instRun(t, false, p, instExe, false)
-			if err != nil || !strings.Contains(out, "already installed") || !bytes.Equal(before, instRead(t, p)) {
-				t.Errorf("second install changed the file: %v\n%s", err, out)
-			}
-		})
-	}
-}
-
-// spec: IN-6
-func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
-	in := `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["--dir", "/a b/$x", "precompact", "--keep", "9"], "timeout": 60}]}]}}`
-	p := instWrite(t, t.TempDir(), "settings.json", in, 0o600)
-	if _, _, err := instRun(t, false, p, instExe, false); err != nil {
-		t.Fatal(err)
-	}
-	root, _ := parseJSON(instRead(t, p))
-	h := root.get("hooks").get("PreCompact").elems[0].get("hooks").elems[0]
-	want := `"/opt/tools/compact-guard" --dir "/a b/\$x" precompact --keep 9`
-	if got := h.get("command").stringValOr(""); got != want || h.get("args") != nil {
-		t.Errorf("command %s (args %v), want %s", got, h.get("args"), want)
-	}
-	words, _ := splitShellWords(want)
-	if w := []string{instExe, "--dir", "/a b/$x", "precompact", "--keep", "9"}; !reflect.DeepEqual(words, w) {
-		t.Errorf("words %q, want %q", words, w)
-	}
-}
-
-// spec: IN-6
-func TestInstallFixesMatcher(t *testing.T) {
-	cases := []struct {
-		name, in, want string
-	}{
-		{
-			name: "own group gets our matcher",
-			in:   `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"compact-guard postcompact","timeout":15}]}]}}`,
-			want: `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}],"matcher":"compact"}]}}`,
-		},
-		{
-			name: "shared group keeps its matcher, ours moves out",
-			in:   `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"},{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}]}]}}`,
-			want: `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]},{"matcher":"compact","hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}]}]}}`,
-		},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			root, err := parseJSON([]byte(c.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			hooks := root.get("hooks")
-			if _, ok := installOne(hooks, ourHooks[1], instExe); !ok {
-				t.Fatal("no change reported")
-			}
-			instJSONEqual(t, encodeJSON(root, "", false), []byte(c.want))
-		})
 	}
 }
 
@@ -558,29 +449,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 }
 
 // spec: IN-12
-func TestUninstallRemovesOnlyOurs(t *testing.T) {
-	in := `{"hooks":{
-  "Stop":[],
-  "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"},{"type":"command","command":"\"/x/compact-guard\" precompact"}]}],
-  "SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"C:/Tools/compact-guard.exe postcompact"}]},{"matcher":"startup","hooks":[]}],
-  "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
-}}`
-	want := `{"hooks":{
-  "Stop":[],
-  "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"}]}],
-  "SessionStart":[{"matcher":"startup","hooks":[]}],
-  "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
-}}`
-	root, err := parseJSON([]byte(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ch := uninstallHooks(root, ""); len(ch) != 2 {
-		t.Errorf("removed %d handlers, want 2: %v", len(ch), ch)
-	}
-	instJSONEqual(t, encodeJSON(root, "  ", true), []byte(want))
-
-	// Missing file: nothing to do, and no file appears.
+func TestUninstallMissingFileWritesNothing(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "settings.json")
 	out, _, err := instRun(t, true, p, instExe, false)
 	if err != nil || !strings.Contains(out, "nothing to remove") {
@@ -588,94 +457,6 @@ func TestUninstallRemovesOnlyOurs(t *testing.T) {
 	}
 	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Error("uninstall created a file")
-	}
-}
-
-// spec: IN-5
-func TestHookCommandRecognition(t *testing.T) {
-	cases := []struct {
-		handler string
-		self    string
-		sub     string // "" = not ours
-	}{
-		{`{"type":"command","command":"\"/a b/compact-guard\" precompact"}`, "", "precompact"},
-		{`{"type":"command","command":"'/a b/compact-guard' postcompact"}`, "", "postcompact"},
-		{`{"command":"/a/compact-guard --dir /tmp/x precompact"}`, "", "precompact"},
-		{`{"type":"command","command":"COMPACT_GUARD_DIR=/x compact-guard postcompact"}`, "", "postcompact"},
-		{`{"type":"command","command":"C:\\Tools\\Compact-Guard.EXE precompact"}`, "", ""},
-		{`{"type":"command","command":"\"C:/Tools/compact-guard.EXE\" precompact"}`, "", "precompact"},
-		{`{"type":"command","command":"/a/compact-guard","args":["precompact"]}`, "", "precompact"},
-		{`{"type":"command","command":"/a/cg precompact"}`, "/a/cg", "precompact"},
-		{`{"type":"command","command":"/a/cg precompact"}`, "/b/cg", ""},
-		{`{"type":"command","command":"/a/compact-guard version"}`, "", ""},
-		{`{"type":"command","command":"/a/compact-guard list precompact"}`, "", ""},
-		{`{"type":"command","command":"echo /a/compact-guard precompact"}`, "", ""},
-		{`{"type":"command","command":"\"/a/compact-guard precompact"}`, "", ""},
-		{`{"type":"http","command":"/a/compact-guard precompact"}`, "", ""},
-		{`{"type":"command","command":"/a/compact-guard precompact; rm -rf /"}`, "", "precompact"},
-	}
-	for _, c := range cases {
-		h, err := parseJSON([]byte(`{"hooks":{"E":[{"hooks":[` + c.handler + `]}]}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := findOurHandlers(h, c.self)
-		got := ""
-		if len(found) == 1 {
-			got = found[0].Cmd.Sub
-		}
-		if got != c.sub {
-			t.Errorf("%s (self %q): sub %q, want %q", c.handler, c.self, got, c.sub)
-		}
-	}
-}
-
-// spec: IN-3
-func TestShellQuoteRoundTrip(t *testing.T) {
-	for _, p := range []string{
-		"/usr/local/bin/compact-guard",
-		"/Users/Jane Doe/My Tools/compact-guard",
-		"/home/иван/инструменты/compact-guard",
-		`/weird/$HOME/"quoted"/back\slash/` + "`tick`/compact-guard",
-		"/it's/compact-guard",
-	} {
-		cmdline := hookCommand(p, "precompact")
-		words, ok := splitShellWords(cmdline)
-		want := []string{p, "precompact"}
-		if runtime.GOOS == "windows" {
-			want[0] = filepath.ToSlash(p)
-		}
-		if !ok || !reflect.DeepEqual(words, want) {
-			t.Errorf("%q -> %q -> %q", p, cmdline, words)
-		}
-	}
-	if runtime.GOOS == "windows" {
-		if got := shellQuote(`C:\Program Files\cg\compact-guard.exe`); got != `"C:/Program Files/cg/compact-guard.exe"` {
-			t.Errorf("windows quoting: %s", got)
-		}
-	}
-}
-
-// spec: IN-3
-func TestShellQuoteRunsInSh(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("needs sh")
-	}
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
-	dir := filepath.Join(t.TempDir(), `a b $x "q" `+"`t`"+` \z иван`)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "compact-guard")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"ran $1\"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(sh, "-c", hookCommand(bin, "precompact")).Output()
-	if err != nil || string(out) != "ran precompact\n" {
-		t.Errorf("sh -c %s: %q %v", hookCommand(bin, "precompact"), out, err)
 	}
 }
 
@@ -691,36 +472,6 @@ func TestInstallRefusesTemporaryBuild(t *testing.T) {
 	}
 }
 
-// spec: IN-1
-func TestSettingsPathForScopes(t *testing.T) {
-	home := filepath.FromSlash("/home/u")
-	cwd := filepath.FromSlash("/work/proj")
-	abs := func(p string) string { a, _ := filepath.Abs(filepath.FromSlash(p)); return a }
-	cases := []struct {
-		scope, explicit string
-		env             map[string]string
-		want            string
-	}{
-		{scopeUser, "", nil, filepath.Join(home, ".claude", "settings.json")},
-		{scopeUser, "", map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, abs("/cfg/settings.json")},
-		{scopeProject, "", nil, filepath.Join(cwd, ".claude", "settings.json")},
-		{scopeLocal, "", nil, filepath.Join(cwd, ".claude", "settings.local.json")},
-		{scopeProject, "", map[string]string{"CLAUDE_PROJECT_DIR": "/root/proj"}, abs("/root/proj/.claude/settings.json")},
-		{scopeLocal, "/x/my.json", nil, abs("/x/my.json")},
-	}
-	for _, c := range cases {
-		h := hostEnv{
-			Getenv: func(k string) string { return c.env[k] },
-			Home:   func() (string, error) { return home, nil },
-			Getwd:  func() (string, error) { return cwd, nil },
-		}
-		got, err := settingsPathFor(c.scope, c.explicit, h)
-		if err != nil || got != c.want {
-			t.Errorf("%s %q %v: %q %v, want %q", c.scope, c.explicit, c.env, got, err, c.want)
-		}
-	}
-}
-
 // spec: IN-1, IN-17
 func TestInstallFlags(t *testing.T) {
 	cases := []struct {
@@ -728,8 +479,8 @@ func TestInstallFlags(t *testing.T) {
 		wantCode int
 		check    func(*InstallOptions) bool
 	}{
-		{[]string{}, 0, func(o *InstallOptions) bool { return o.Scope == scopeUser && o.Settings == "" && !o.DryRun }},
-		{[]string{"--scope", "project", "--dry-run"}, 0, func(o *InstallOptions) bool { return o.Scope == scopeProject && o.DryRun }},
+		{[]string{}, 0, func(o *InstallOptions) bool { return o.Scope == settings.ScopeUser && o.Settings == "" && !o.DryRun }},
+		{[]string{"--scope", "project", "--dry-run"}, 0, func(o *InstallOptions) bool { return o.Scope == settings.ScopeProject && o.DryRun }},
 		{[]string{"--settings", "x.json"}, 0, func(o *InstallOptions) bool { return o.Settings == "x.json" }},
 		{[]string{"--scope", "global"}, ExitUsage, nil},
 		{[]string{"--scope", "local", "--settings", "x.json"}, ExitUsage, nil},
@@ -775,34 +526,6 @@ func TestSettingsExampleMatchesInstall(t *testing.T) {
 	}
 	if got := instRead(t, p); !bytes.Equal(got, want) {
 		t.Errorf("settings.example.json drifted from what install writes; install writes:\n%s", got)
-	}
-}
-
-// spec: IN-11
-func TestUnifiedDiff(t *testing.T) {
-	a := []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n")
-	b := []byte("1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n")
-	want := `--- a
-+++ b
-@@ -1,6 +1,6 @@
- 1
- 2
--3
-+three
- 4
- 5
- 6
-@@ -10,3 +10,4 @@
- 10
- 11
- 12
-+13
-`
-	if got := unifiedDiff("a", "b", a, b); got != want {
-		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
-	}
-	if unifiedDiff("a", "b", a, a) != "" {
-		t.Error("diff of equal texts")
 	}
 }
 
@@ -974,9 +697,9 @@ func TestInstallNotesGitRootBelow(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	err := installRun(&InstallOptions{
-		IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: scopeLocal,
+		IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: settings.ScopeLocal,
 		Executable: func() (string, error) { return instExe, nil },
-		Host: hostEnv{
+		Host: settings.Host{
 			Getenv: func(string) string { return "" },
 			Home:   func() (string, error) { return "", errors.New("no home") },
 			Getwd:  func() (string, error) { return sub, nil },

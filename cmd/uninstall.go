@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
 
 func init() {
@@ -12,22 +13,14 @@ func init() {
 }
 
 // UninstallOptions are the inputs of "compact-guard uninstall".
-type UninstallOptions struct {
-	IO       *IO
-	Scope    string
-	Settings string
-	DryRun   bool
-
-	// Executable is the running binary, which also counts as ours under
-	// another name.
-	Executable func() (string, error)
-	Host       hostEnv
-	Now        func() time.Time
-}
+type UninstallOptions = SettingsOptions
 
 func newCmdUninstall(ios *IO, _ *GlobalOptions, runF func(*UninstallOptions) error) *cobra.Command {
-	opts := &UninstallOptions{IO: ios, Executable: selfExecutable, Host: defaultHostEnv(), Now: time.Now}
-	c := &cobra.Command{
+	run := uninstallRun
+	if runF != nil {
+		run = runF
+	}
+	return newSettingsCmd(ios, &cobra.Command{
 		Use:   "uninstall [--scope user|project|local] [--settings PATH] [--dry-run]",
 		Short: "Remove compact-guard's hooks from Claude Code's settings",
 		Long: `Remove compact-guard's hook entries (any event whose command runs
@@ -40,52 +33,34 @@ empty. Everything else stays. The file is first copied to
 ` + settingsFlagsHelp + `
 Exit status: 0 removed or nothing to remove, 1 the file could not be
 read, parsed or written, 2 bad flags.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkScopeFlags(cmd, opts.Scope, opts.Settings); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return uninstallRun(opts)
-		},
-	}
-	addSettingsFlags(c, &opts.Scope, &opts.Settings, &opts.DryRun)
-	return c
+	}, run)
 }
 
 func uninstallRun(opts *UninstallOptions) error {
 	self, _ := opts.Executable() // recognition by name still works without it
-	path, err := settingsPathFor(opts.Scope, opts.Settings, opts.Host)
+	path, err := settings.PathFor(opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
-	res, err := editSettings(settingsEdit{
+	res, err := settings.Edit{
 		Path:      path,
 		DryRun:    opts.DryRun,
 		Now:       opts.Now,
 		MustExist: true,
-		Change: func(root *jsonNode) ([]settingsChange, error) {
-			return uninstallHooks(root, self), nil
+		Change: func(d *settings.Document) ([]settings.Change, error) {
+			return d.Uninstall(self), nil
 		},
-	})
+	}.Apply()
 	if err != nil {
 		return err
 	}
-	out := opts.IO.Out
 	switch {
 	case !res.Existed:
-		fmt.Fprintf(out, "no settings file at %s; nothing to remove\n", res.Path)
+		fmt.Fprintf(opts.IO.Out, "no settings file at %s; nothing to remove\n", res.Path)
 	case len(res.Changes) == 0:
-		fmt.Fprintf(out, "no compact-guard hooks in %s\n", res.Path)
-	case opts.DryRun:
-		fmt.Fprintf(out, "would change %s (dry run, nothing written):\n%s", res.Path, res.Diff)
+		fmt.Fprintf(opts.IO.Out, "no compact-guard hooks in %s\n", res.Path)
 	default:
-		fmt.Fprintf(out, "updated %s\n  backup  %s\n", res.Path, res.Backup)
-		for _, c := range res.Changes {
-			fmt.Fprintf(out, "  %s\n", c)
-		}
+		printEdit(opts.IO.Out, "updated", res, opts.DryRun)
 	}
 	return nil
 }

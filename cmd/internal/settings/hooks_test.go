@@ -1,0 +1,199 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+const instExe = "/opt/tools/compact-guard"
+
+func mustParse(t *testing.T, s string) *Document {
+	t.Helper()
+	d, err := Parse([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// entryOf is the one entry of ours under event.
+func entryOf(t *testing.T, d *Document, event string) Entry {
+	t.Helper()
+	var found []Entry
+	for _, e := range d.Entries(instExe) {
+		if e.Event == event {
+			found = append(found, e)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d entries of ours under %s:\n%s", len(found), event, d.Bytes())
+	}
+	return found[0]
+}
+
+// jsonEqual compares two JSON texts by meaning.
+func jsonEqual(t *testing.T, got, want []byte) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatalf("want is not JSON: %v", err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("JSON differs\n got: %s\nwant: %s", got, want)
+	}
+}
+
+// spec: IN-6
+func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
+	cases := []struct {
+		name, event, in, want string
+		timeoutIn, timeoutOut string
+	}{
+		{"flags after the sub-command", "PreCompact",
+			`"/old/bin/compact-guard" precompact --keep 100`, `"/opt/tools/compact-guard" precompact --keep 100`, "120", "120"},
+		{"global flags before it, quoted values", "PreCompact",
+			`/old/compact-guard --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`,
+			`"/opt/tools/compact-guard" --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`, "5", "5"},
+		{"environment words and a tail", "PreCompact",
+			`COMPACT_GUARD_DIR=/x ~/bin/compact-guard precompact --no-redact || true`,
+			`COMPACT_GUARD_DIR=/x "/opt/tools/compact-guard" precompact --no-redact || true`, "600", "600"},
+		{"precompact timeout too short", "PreCompact",
+			`/old/compact-guard precompact --keep 3`, `"/opt/tools/compact-guard" precompact --keep 3`, "4", "60"},
+		{"timeout in milliseconds", "SessionStart",
+			`/old/compact-guard postcompact --max-age 1h`, `"/opt/tools/compact-guard" postcompact --max-age 1h`, "15000", "15"},
+		{"short postcompact timeout kept", "SessionStart",
+			`/old/compact-guard postcompact --lang ru`, `"/opt/tools/compact-guard" postcompact --lang ru`, "1", "1"},
+		{"timeout not a number", "SessionStart",
+			`/old/compact-guard postcompact`, `"/opt/tools/compact-guard" postcompact`, `"30"`, "15"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			matcher := map[string]string{"PreCompact": "manual|auto", "SessionStart": "compact"}[c.event]
+			in := fmt.Sprintf(`{"hooks": {%q: [{"matcher": %q, "hooks": [{"type": "command", "command": %q, "timeout": %s}]}]}}`,
+				c.event, matcher, c.in, c.timeoutIn)
+			d := mustParse(t, in)
+			changes, err := d.Install(instExe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := entryOf(t, d, c.event)
+			if h.Command != c.want {
+				t.Errorf("command %s\n want %s\nchanges: %v", h.Command, c.want, changes)
+			}
+			if h.Timeout != c.timeoutOut {
+				t.Errorf("timeout %s, want %s", h.Timeout, c.timeoutOut)
+			}
+			// The same words reach the shell, the program aside.
+			withoutProgram := func(cmdline string) []string {
+				words, _ := splitShellWords(cmdline)
+				for i, w := range words {
+					if !isAssignment(w) {
+						return append(words[:i:i], words[i+1:]...)
+					}
+				}
+				return words
+			}
+			if a, b := withoutProgram(c.in), withoutProgram(c.want); !reflect.DeepEqual(a, b) {
+				t.Errorf("arguments changed: %q -> %q", a, b)
+			}
+
+			// spec: IN-7 — and again: nothing to do.
+			before := d.Bytes()
+			if changes, err := d.Install(instExe); err != nil || len(changes) != 0 || !bytes.Equal(before, d.Bytes()) {
+				t.Errorf("second install changed the file: %v %v", err, changes)
+			}
+		})
+	}
+}
+
+// spec: IN-6
+func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
+	in := `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["--dir", "/a b/$x", "precompact", "--keep", "9"], "timeout": 60}]}]}}`
+	d := mustParse(t, in)
+	if _, err := d.Install(instExe); err != nil {
+		t.Fatal(err)
+	}
+	h := entryOf(t, d, "PreCompact")
+	want := `"/opt/tools/compact-guard" --dir "/a b/\$x" precompact --keep 9`
+	if h.Command != want || h.ExecArgs != nil {
+		t.Errorf("command %s (args %v), want %s", h.Command, h.ExecArgs, want)
+	}
+	words, _ := splitShellWords(want)
+	if w := []string{instExe, "--dir", "/a b/$x", "precompact", "--keep", "9"}; !reflect.DeepEqual(words, w) {
+		t.Errorf("words %q, want %q", words, w)
+	}
+}
+
+// spec: IN-6
+func TestInstallFixesMatcher(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+	}{
+		{
+			name: "own group gets our matcher",
+			in:   `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"compact-guard postcompact","timeout":15}]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}],"matcher":"compact"}]}}`,
+		},
+		{
+			name: "shared group keeps its matcher, ours moves out",
+			in:   `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"},{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]},{"matcher":"compact","hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" postcompact","timeout":15}]}]}}`,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := mustParse(t, c.in)
+			if _, err := d.Install(instExe); err != nil {
+				t.Fatal(err)
+			}
+			var got struct{ Hooks map[string]any }
+			if err := json.Unmarshal(d.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			sessionStart, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": got.Hooks["SessionStart"]}})
+			jsonEqual(t, sessionStart, []byte(c.want))
+		})
+	}
+}
+
+// spec: IN-12
+func TestUninstallRemovesOnlyOurs(t *testing.T) {
+	in := `{"hooks":{
+  "Stop":[],
+  "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"},{"type":"command","command":"\"/x/compact-guard\" precompact"}]}],
+  "SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"C:/Tools/compact-guard.exe postcompact"}]},{"matcher":"startup","hooks":[]}],
+  "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
+}}`
+	want := `{"hooks":{
+  "Stop":[],
+  "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"}]}],
+  "SessionStart":[{"matcher":"startup","hooks":[]}],
+  "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
+}}`
+	d := mustParse(t, in)
+	if ch := d.Uninstall(""); len(ch) != 2 {
+		t.Errorf("removed %d handlers, want 2: %v", len(ch), ch)
+	}
+	jsonEqual(t, d.Bytes(), []byte(want))
+}
+
+// spec: DR-4
+func TestMatcherMatches(t *testing.T) {
+	for _, c := range []struct {
+		m, v string
+		want bool
+	}{
+		{"", "auto", true}, {"*", "compact", true}, {"manual|auto", "auto", true}, {"manual, auto", "auto", true},
+		{"manual", "auto", false}, {"compact", "compaction", false}, {"comp.*", "compact", true}, {"^startup$", "compact", false},
+	} {
+		if got, _ := MatcherMatches(c.m, c.v); got != c.want {
+			t.Errorf("matcher %q on %q: %v", c.m, c.v, got)
+		}
+	}
+}

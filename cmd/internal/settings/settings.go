@@ -1,0 +1,111 @@
+// Package settings reads and edits Claude Code's settings files for
+// compact-guard: where they are (scopes), which hook entries in them are
+// compact-guard's, merging those in (install) and out (uninstall), and
+// writing the file back safely. It knows nothing of cobra: cmd wires it to
+// the install, uninstall and doctor commands.
+package settings
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Hook is one hook registration compact-guard owns.
+type Hook struct {
+	Event   string
+	Matcher string
+	Sub     string // the compact-guard sub-command it runs
+	Timeout int    // seconds
+}
+
+// Hooks are the registrations install writes, in the order it adds them.
+// PostCompact only confirms that a compaction completed (Record.Compaction);
+// the restore pointer comes from SessionStart(compact).
+var Hooks = []Hook{
+	{Event: "PreCompact", Matcher: "manual|auto", Sub: "precompact", Timeout: 60},
+	{Event: "SessionStart", Matcher: "compact", Sub: "postcompact", Timeout: 15},
+	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15},
+}
+
+// Settings scopes, as Claude Code names them.
+const (
+	ScopeUser    = "user"
+	ScopeProject = "project"
+	ScopeLocal   = "local"
+)
+
+// Host is what locating settings files asks of the machine; tests
+// substitute it.
+type Host struct {
+	Getenv func(string) string
+	Home   func() (string, error)
+	Getwd  func() (string, error)
+}
+
+// DefaultHost is the running process's environment, home and folder.
+func DefaultHost() Host {
+	return Host{Getenv: os.Getenv, Home: os.UserHomeDir, Getwd: os.Getwd}
+}
+
+// UserPath is $CLAUDE_CONFIG_DIR/settings.json, else
+// ~/.claude/settings.json.
+func UserPath(h Host) (string, error) {
+	if d := h.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Abs(filepath.Join(d, "settings.json"))
+	}
+	home, err := h.Home()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home folder: %w", err)
+	}
+	return filepath.Join(home, ".claude", "settings.json"), nil
+}
+
+// ProjectDir is the folder whose .claude/ holds project and local settings:
+// $CLAUDE_PROJECT_DIR when set (inside a Claude Code session), else the
+// current folder, since Claude Code reads .claude/ in the folder it was
+// started in.
+func ProjectDir(h Host) (string, error) {
+	if d := h.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	return h.Getwd()
+}
+
+// PathFor resolves a scope (or an explicit --settings path, which wins) to
+// a file path.
+func PathFor(scope, explicit string, h Host) (string, error) {
+	if explicit != "" {
+		return filepath.Abs(explicit)
+	}
+	switch scope {
+	case ScopeUser:
+		return UserPath(h)
+	case ScopeProject, ScopeLocal:
+		dir, err := ProjectDir(h)
+		if err != nil {
+			return "", err
+		}
+		name := "settings.json"
+		if scope == ScopeLocal {
+			name = "settings.local.json"
+		}
+		return filepath.Join(dir, ".claude", name), nil
+	}
+	return "", fmt.Errorf("invalid scope %q: want user, project or local", scope)
+}
+
+// GitRootAbove returns the nearest folder at or above dir holding .git, or
+// "".
+func GitRootAbove(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
