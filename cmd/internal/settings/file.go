@@ -1,13 +1,13 @@
 package settings
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -85,107 +85,6 @@ func writeBackup(sf *settingsFile, now time.Time) (string, error) {
 	}
 }
 
-// unifiedDiff returns a unified diff of a and b with three lines of
-// context, or "" when they are equal. Settings files are small; past a
-// size where the quadratic table would be costly the whole new text is
-// shown instead.
-func unifiedDiff(aName, bName string, a, b []byte) string {
-	if bytes.Equal(a, b) {
-		return ""
-	}
-	al, bl := splitLines(a), splitLines(b)
-	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", aName, bName)
-	if len(al)*len(bl) > 4_000_000 {
-		for _, l := range bl {
-			out.WriteString("+" + l + "\n")
-		}
-		return out.String()
-	}
-	// lcs[i][j] = length of the LCS of al[i:] and bl[j:].
-	n, m := len(al), len(bl)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if al[i] == bl[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type op struct {
-		kind byte // ' ', '-', '+'
-		line string
-		ai   int
-		bi   int
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && al[i] == bl[j]:
-			ops = append(ops, op{' ', al[i], i, j})
-			i, j = i+1, j+1
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, op{'-', al[i], i, j})
-			i++
-		default:
-			ops = append(ops, op{'+', bl[j], i, j})
-			j++
-		}
-	}
-	const ctx = 3
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
-			continue
-		}
-		start, last := max(k-ctx, 0), k
-		for p := k + 1; p < len(ops); p++ {
-			if ops[p].kind != ' ' {
-				last = p
-			} else if p-last > 2*ctx {
-				break
-			}
-		}
-		end := min(last+ctx+1, len(ops))
-		var aCount, bCount int
-		for _, o := range ops[start:end] {
-			if o.kind != '+' {
-				aCount++
-			}
-			if o.kind != '-' {
-				bCount++
-			}
-		}
-		aStart, bStart := ops[start].ai+1, ops[start].bi+1
-		if aCount == 0 {
-			aStart--
-		}
-		if bCount == 0 {
-			bStart--
-		}
-		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", aStart, aCount, bStart, bCount)
-		for _, o := range ops[start:end] {
-			out.WriteString(string(o.kind) + o.line + "\n")
-		}
-		k = end
-	}
-	return out.String()
-}
-
-func splitLines(b []byte) []string {
-	s := strings.TrimSuffix(string(b), "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
 // Edit is one change to one settings file.
 type Edit struct {
 	Path    string
@@ -234,7 +133,7 @@ func (e Edit) Apply() (*Result, error) {
 		if !sf.Exists {
 			oldName = os.DevNull
 		}
-		res.Diff = unifiedDiff(oldName, sf.Path, sf.Data, data)
+		res.Diff = string(diff.Diff(oldName, sf.Data, sf.Path, data))
 		return res, nil
 	}
 	if !sf.Exists {
