@@ -9,6 +9,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.44.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

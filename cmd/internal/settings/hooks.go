@@ -41,6 +41,7 @@ type Entry struct {
 
 	group int // index in hooks[Event]
 	node  *jsonNode
+	cmd   parsedCommand
 }
 
 // TimeoutSeconds is the timeout as a number, false when it is missing or
@@ -86,7 +87,7 @@ func entriesIn(hooks *jsonNode, self string) []Entry {
 					Program: pc.Program, Args: pc.Args, Sub: pc.Sub,
 					Command: h.get("command").stringValOr(""),
 					If:      h.get("if") != nil, Async: h.get("async").isTrue(),
-					group: gi, node: h,
+					group: gi, node: h, cmd: pc,
 				}
 				if a := h.get("args"); a.isArray() {
 					e.ExecArgs = []string{}
@@ -208,7 +209,11 @@ func (d *Document) Install(exe string) ([]Change, error) {
 	}
 	var changes []Change
 	for _, s := range Hooks {
-		if c, ok := installOne(hooks, s, exe); ok {
+		c, ok, err := installOne(hooks, s, exe)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			changes = append(changes, c)
 		}
 	}
@@ -235,7 +240,7 @@ func ourHandlerNode(s Hook, exe string) *jsonNode {
 	return h
 }
 
-func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool) {
+func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool, error) {
 	ev := hooks.get(s.Event)
 	var found []Entry
 	for _, h := range entriesIn(hooks, exe) {
@@ -249,7 +254,7 @@ func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool) {
 			hooks.set(s.Event, ev)
 		}
 		ev.elems = append(ev.elems, ourGroup(s, exe))
-		return Change{Verb: "added", Hook: s, What: Command(exe, s.Sub) + fmt.Sprintf(", timeout %ds", s.Timeout)}, true
+		return Change{Verb: "added", Hook: s, What: Command(exe, s.Sub) + fmt.Sprintf(", timeout %ds", s.Timeout)}, true, nil
 	}
 
 	// Keep the entry that already has the right matcher, if any; the
@@ -271,7 +276,10 @@ func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool) {
 
 	var what []string
 	h := first.node
-	want := updatedCommand(first, exe)
+	want, err := updatedCommand(first, exe)
+	if err != nil {
+		return Change{}, false, err
+	}
 	if h.get("type") == nil {
 		h.set("type", newString("command"))
 	}
@@ -318,9 +326,9 @@ func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool) {
 		ev.elems = append(ev.elems, moved)
 	}
 	if len(what) == 0 {
-		return Change{}, false
+		return Change{}, false, nil
 	}
-	return Change{Verb: "updated", Hook: s, What: strings.Join(what, "; ")}, true
+	return Change{Verb: "updated", Hook: s, What: strings.Join(what, "; ")}, true, nil
 }
 
 // updatedCommand is the command an entry of ours gets from install: the
@@ -328,23 +336,19 @@ func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool) {
 // words, global flags, the sub-command and the flags after it (README
 // tells users to add flags there) — stays as written. An exec-form entry
 // becomes shell form with the same arguments.
-func updatedCommand(h Entry, exe string) string {
-	if h.node.get("args").isArray() {
-		parts := []string{QuotePath(exe)}
-		for _, a := range h.Args {
-			parts = append(parts, shellArg(a))
-		}
-		return strings.Join(parts, " ")
+func updatedCommand(h Entry, exe string) (string, error) {
+	if h.ExecArgs == nil {
+		return h.Command[:h.cmd.progStart] + QuotePath(exe) + h.Command[h.cmd.progEnd:], nil
 	}
-	cmdline := h.node.get("command").stringValOr("")
-	if words, ok := shellWords(cmdline); ok {
-		for _, w := range words {
-			if !isAssignment(w.Text) {
-				return cmdline[:w.Start] + QuotePath(exe) + cmdline[w.End:]
-			}
+	parts := []string{QuotePath(exe)}
+	for _, a := range h.Args {
+		q, err := shellArg(a)
+		if err != nil {
+			return "", fmt.Errorf("exec-form argument %q cannot be written as a shell word: %w", a, err)
 		}
+		parts = append(parts, q)
 	}
-	return Command(exe, h.Sub) // not reached: h was parsed from cmdline
+	return strings.Join(parts, " "), nil
 }
 
 // Timeouts install leaves alone: the user may have chosen another one. Below

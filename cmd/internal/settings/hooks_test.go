@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -91,13 +92,8 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 			}
 			// The same words reach the shell, the program aside.
 			withoutProgram := func(cmdline string) []string {
-				words, _ := splitShellWords(cmdline)
-				for i, w := range words {
-					if !isAssignment(w) {
-						return append(words[:i:i], words[i+1:]...)
-					}
-				}
-				return words
+				words, _ := wordTexts(cmdline)
+				return words[1:]
 			}
 			if a, b := withoutProgram(c.in), withoutProgram(c.want); !reflect.DeepEqual(a, b) {
 				t.Errorf("arguments changed: %q -> %q", a, b)
@@ -120,13 +116,21 @@ func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := entryOf(t, d, "PreCompact")
-	want := `"/opt/tools/compact-guard" --dir "/a b/\$x" precompact --keep 9`
+	want := `"/opt/tools/compact-guard" --dir '/a b/$x' precompact --keep 9`
 	if h.Command != want || h.ExecArgs != nil {
 		t.Errorf("command %s (args %v), want %s", h.Command, h.ExecArgs, want)
 	}
-	words, _ := splitShellWords(want)
+	words, _ := wordTexts(want)
 	if w := []string{instExe, "--dir", "/a b/$x", "precompact", "--keep", "9"}; !reflect.DeepEqual(words, w) {
 		t.Errorf("words %q, want %q", words, w)
+	}
+}
+
+// spec: IN-6
+func TestInstallRefusesAnExecFormArgumentNoShellWordHolds(t *testing.T) {
+	d := mustParse(t, `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["precompact", "--state-file", "a\u0001b"]}]}]}}`)
+	if _, err := d.Install(instExe); err == nil || !strings.Contains(err.Error(), "cannot be written as a shell word") {
+		t.Errorf("err = %v", err)
 	}
 }
 

@@ -4,7 +4,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // QuotePath quotes a path for the shell Claude Code runs shell-form hooks
@@ -32,127 +33,100 @@ func QuotePath(path string) string {
 // Command is the shell-form command line of one registration (IN-3).
 func Command(exe, sub string) string { return QuotePath(exe) + " " + sub }
 
-// splitShellWords splits a shell-form command into words, undoing single
-// quotes, double quotes and backslash escapes. It stops at the first
-// unquoted control operator (; & | newline), since only the first simple
-// command can be compact-guard's. It reports false on an unterminated
-// quote.
-func splitShellWords(s string) ([]string, bool) {
-	ws, ok := shellWords(s)
-	if !ok {
-		return nil, false
-	}
-	words := make([]string, len(ws))
-	for i, w := range ws {
-		words[i] = w.Text
-	}
-	return words, true
-}
-
 // shellWord is one word of a shell-form command: its text with quotes
-// undone, and where it stands in the command (byte offsets), so that install
-// can replace the program and leave the rest as the user wrote it.
+// undone (expansions such as $HOME stay as written), and where it stands in
+// the command (byte offsets), so that install can replace the program and
+// leave the rest as the user wrote it.
 type shellWord struct {
 	Text       string
 	Start, End int
 }
 
-// shellWords is splitShellWords with each word's place in s.
-func shellWords(s string) ([]shellWord, bool) {
-	var words []shellWord
-	var cur strings.Builder
-	inWord := false
-	start := 0
-	// Offsets are counted in runes while scanning and turned into bytes
-	// at the end.
-	flush := func(end int) {
-		if inWord {
-			words = append(words, shellWord{Text: cur.String(), Start: start, End: end})
-			cur.Reset()
-			inWord = false
-		}
+// commandWords parses a shell-form command with mvdan.cc/sh's parser and
+// returns the words of its first simple command: the program and its
+// arguments, without the VAR=value assignments before them, the
+// redirections, or anything after a control operator (a; b, a && b, a | b
+// are judged by a). It reports false when the command does not parse (an
+// unterminated quote) or does not start with a simple command.
+func commandWords(s string) ([]shellWord, bool) {
+	// Bash is the widest of the shells Claude Code may run hooks with
+	// (sh on macOS and Linux, Git Bash on Windows).
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+	if err != nil || len(f.Stmts) == 0 {
+		return nil, false
 	}
-	begin := func(i int) {
-		if !inWord {
-			inWord, start = true, i
+	stmt := f.Stmts[0]
+	for {
+		bin, ok := stmt.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
 		}
+		stmt = bin.X
 	}
-	rs := []rune(s)
-	toBytes := func() []shellWord {
-		off := make([]int, len(rs)+1)
-		for i, r := range rs {
-			off[i+1] = off[i] + utf8.RuneLen(r)
-		}
-		for i := range words {
-			words[i].Start, words[i].End = off[words[i].Start], off[words[i].End]
-		}
-		return words
+	call, ok := stmt.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil, false
 	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == ' ' || r == '\t':
-			flush(i)
-		case r == ';' || r == '&' || r == '|' || r == '\n':
-			flush(i)
-			return toBytes(), true
-		case r == '\'':
-			begin(i)
-			j := i + 1
-			for j < len(rs) && rs[j] != '\'' {
-				j++
-			}
-			if j == len(rs) {
-				return nil, false
-			}
-			cur.WriteString(string(rs[i+1 : j]))
-			i = j
-		case r == '"':
-			begin(i)
-			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				if rs[j] == '\\' && j+1 < len(rs) && strings.ContainsRune("\\\"$`\n", rs[j+1]) {
-					j++
-				}
-				cur.WriteRune(rs[j])
-			}
-			if j == len(rs) {
-				return nil, false
-			}
-			i = j
-		case r == '\\' && i+1 < len(rs):
-			begin(i)
-			i++
-			cur.WriteRune(rs[i])
-		default:
-			begin(i)
-			cur.WriteRune(r)
-		}
+	words := make([]shellWord, len(call.Args))
+	for i, w := range call.Args {
+		words[i] = shellWord{Text: unquote(s, w.Parts, false), Start: int(w.Pos().Offset()), End: int(w.End().Offset())}
 	}
-	flush(len(rs))
-	return toBytes(), true
+	return words, true
 }
 
-// shellArg quotes one argument for a shell-form command: as it is when it
-// holds only characters no shell treats specially, else in double quotes
-// (see QuotePath; unlike a program path, slashes are left alone).
-func shellArg(a string) string {
-	if a != "" && strings.IndexFunc(a, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,/:@%+", r))
-	}) < 0 {
-		return a
-	}
+// unquote is the text of a word's parts with the shell's quoting undone, as
+// the program receives it; expansions ($VAR, $(cmd), ...) are left as
+// written, since their value is only known where the hook runs.
+func unquote(src string, parts []syntax.WordPart, inDouble bool) string {
 	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range a {
-		switch r {
-		case '\\', '"', '$', '`':
-			b.WriteByte('\\')
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			unescape(&b, p.Value, inDouble)
+		case *syntax.SglQuoted:
+			if p.Dollar { // $'...': escapes a program would see decoded
+				b.WriteString(src[p.Pos().Offset():p.End().Offset()])
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			b.WriteString(unquote(src, p.Parts, true))
+		default:
+			b.WriteString(src[p.Pos().Offset():p.End().Offset()])
 		}
-		b.WriteRune(r)
 	}
-	b.WriteByte('"')
 	return b.String()
+}
+
+// unescape writes a literal's text with its backslashes undone: outside
+// quotes a backslash takes the next character as it is; inside double
+// quotes only before $ ` " \ and a newline. A backslash and newline join
+// lines and leave nothing.
+func unescape(b *strings.Builder, lit string, inDouble bool) {
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		if c != '\\' || i+1 == len(lit) {
+			b.WriteByte(c)
+			continue
+		}
+		next := lit[i+1]
+		switch {
+		case next == '\n':
+			i++
+		case !inDouble || strings.IndexByte("$`\"\\", next) >= 0:
+			b.WriteByte(next)
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// shellArg quotes one argument for a shell-form command the way
+// mvdan.cc/sh's syntax.Quote does for POSIX sh: as it is when no shell
+// would read anything into it, else in single quotes.
+func shellArg(a string) (string, error) {
+	return syntax.Quote(a, syntax.LangPOSIX)
 }
 
 // parsedCommand is a hook command taken apart.
@@ -160,6 +134,8 @@ type parsedCommand struct {
 	Program string   // as written, quotes removed
 	Args    []string // the words after it (exec-form args included)
 	Sub     string   // the first of Args that is one of our sub-commands
+	// progStart and progEnd locate the program in a shell-form command.
+	progStart, progEnd int
 }
 
 // parseHookCommand takes apart a handler's command (and exec-form args).
@@ -178,18 +154,14 @@ func parseHookCommand(handler *jsonNode) (parsedCommand, bool) {
 			}
 		}
 	} else {
-		words, ok := splitShellWords(cmdNode.stringVal())
+		words, ok := commandWords(cmdNode.stringVal())
 		if !ok {
 			return parsedCommand{}, false
 		}
-		// Skip VAR=value assignments in front of the program.
-		for len(words) > 0 && isAssignment(words[0]) {
-			words = words[1:]
+		pc.Program, pc.progStart, pc.progEnd = words[0].Text, words[0].Start, words[0].End
+		for _, w := range words[1:] {
+			pc.Args = append(pc.Args, w.Text)
 		}
-		if len(words) == 0 {
-			return parsedCommand{}, false
-		}
-		pc.Program, pc.Args = words[0], words[1:]
 	}
 	for i := 0; i < len(pc.Args); i++ {
 		a := pc.Args[i]
@@ -205,19 +177,6 @@ func parseHookCommand(handler *jsonNode) (parsedCommand, bool) {
 		}
 	}
 	return pc, true
-}
-
-func isAssignment(w string) bool {
-	i := strings.IndexByte(w, '=')
-	if i <= 0 {
-		return false
-	}
-	for j, r := range w[:i] {
-		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || j > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // isOurProgram reports whether a hook's program is compact-guard: its base

@@ -31,6 +31,13 @@ func TestHookCommandRecognition(t *testing.T) {
 		{`{"type":"command","command":"\"/a/compact-guard precompact"}`, "", ""},
 		{`{"type":"http","command":"/a/compact-guard precompact"}`, "", ""},
 		{`{"type":"command","command":"/a/compact-guard precompact; rm -rf /"}`, "", "precompact"},
+		{`{"type":"command","command":"/a/compact-guard precompact && echo done"}`, "", "precompact"},
+		{`{"type":"command","command":"/a/compact-guard precompact 2>/dev/null # quiet"}`, "", "precompact"},
+		{`{"type":"command","command":"/a/compact-guard \\\n  precompact"}`, "", "precompact"},
+		{`{"type":"command","command":"/a/compact\\-guard \"pre\"'compact'"}`, "", "precompact"},
+		{`{"type":"command","command":"true && /a/compact-guard precompact"}`, "", ""},
+		{`{"type":"command","command":"(/a/compact-guard precompact)"}`, "", ""},
+		{`{"type":"command","command":"A=1 B=\"x y\""}`, "", ""},
 	}
 	for _, c := range cases {
 		d, err := Parse([]byte(`{"hooks":{"E":[{"hooks":[` + c.handler + `]}]}}`))
@@ -58,7 +65,7 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 		"/it's/compact-guard",
 	} {
 		cmdline := Command(p, "precompact")
-		words, ok := splitShellWords(cmdline)
+		words, ok := wordTexts(cmdline)
 		want := []string{p, "precompact"}
 		if runtime.GOOS == "windows" {
 			want[0] = filepath.ToSlash(p)
@@ -94,5 +101,39 @@ func TestShellQuoteRunsInSh(t *testing.T) {
 	out, err := exec.Command(sh, "-c", Command(bin, "precompact")).Output()
 	if err != nil || string(out) != "ran precompact\n" {
 		t.Errorf("sh -c %s: %q %v", Command(bin, "precompact"), out, err)
+	}
+}
+
+// wordTexts is commandWords' texts.
+func wordTexts(s string) ([]string, bool) {
+	ws, ok := commandWords(s)
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Text)
+	}
+	return out, ok
+}
+
+// spec: IN-5
+func TestCommandWordsLeaveOutRedirectionsAndExpandNothing(t *testing.T) {
+	cases := []struct {
+		cmdline string
+		want    []string
+	}{
+		{`X=1 "/a b/compact-guard" precompact --keep 3 >/dev/null 2>&1`, []string{"/a b/compact-guard", "precompact", "--keep", "3"}},
+		{`compact-guard --dir "$HOME/snaps" precompact --keep $KEEP`, []string{"compact-guard", "--dir", "$HOME/snaps", "precompact", "--keep", "$KEEP"}},
+		{`compact-guard --state-file "a \"b\" \x" c\ d 'e\f'`, []string{"compact-guard", "--state-file", `a "b" \x`, "c d", `e\f`}},
+		{`~/bin/compact-guard postcompact | tee -a log`, []string{"~/bin/compact-guard", "postcompact"}},
+	}
+	for _, c := range cases {
+		got, ok := wordTexts(c.cmdline)
+		if !ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q %v, want %q", c.cmdline, got, ok, c.want)
+		}
+	}
+	for _, bad := range []string{`"/a/compact-guard precompact`, `compact-guard 'precompact`, `if true; then compact-guard precompact; fi`, ``} {
+		if ws, ok := commandWords(bad); ok {
+			t.Errorf("%s: parsed as %v", bad, ws)
+		}
 	}
 }
