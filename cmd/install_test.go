@@ -165,9 +165,12 @@ func TestInstallPreservesForeignKeysAndHooks(t *testing.T) {
     "env": {"FOO": "1", "<html>": "a&b"},
     "statusLine": {"type": "command", "command": "printf x", "padding": 0},
     "cleanupPeriodDays": 1.50
-}`
+}
+`
 	got := instRead(t, p)
-	instJSONEqual(t, got, []byte(want))
+	if string(got) != want {
+		t.Errorf("install wrote\n%s\nwant\n%s", got, want)
+	}
 	if k := instTopKeys(t, got); !reflect.DeepEqual(k, []string{"model", "permissions", "hooks", "env", "statusLine", "cleanupPeriodDays"}) {
 		t.Errorf("top-level key order changed: %v", k)
 	}
@@ -265,6 +268,7 @@ func TestInstallRefusesInvalidJSON(t *testing.T) {
 		{"trailing comma", "{\n  \"model\": \"opus\",\n}\n", "line 3, column 1"},
 		{"truncated", "{\n  \"hooks\": {\n", "line 2, column 13"},
 		{"comment", "{\n  // mine\n  \"a\": 1\n}", "line 2, column 3"},
+		{"comment after a value", "{\"a\": 1 /* mine */}", "a comment: Claude Code reads settings as strict JSON"},
 		{"array at top", `["hooks"]`, "top-level value is not an object"},
 		{"hooks is an array", `{"hooks": []}`, `"hooks" is not an object`},
 		{"event is an object", `{"hooks": {"PreCompact": {}}}`, `"hooks.PreCompact" is not an array`},
@@ -669,6 +673,81 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 	if _, _, err := instScript(t, env, proj, "--bogus"); err == nil {
 		t.Error("unknown option accepted")
 	}
+}
+
+// instCorpus holds settings files as people and tools write them.
+var instCorpus = []struct {
+	name, content string
+	oneLine       bool   // stays on one line
+	indent        string // the unit new lines use ("" for one-line files)
+}{
+	{"claude code's own, 2 spaces", "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git status)\"\n    ]\n  }\n}\n", false, "  "},
+	{"4 spaces", "{\n    \"model\": \"opus\",\n    \"env\": {\n        \"FOO\": \"1\"\n    }\n}\n", false, "    "},
+	{"tabs", "{\n\t\"model\": \"opus\",\n\t\"env\": {\n\t\t\"FOO\": \"1\"\n\t}\n}\n", false, "\t"},
+	{"one line, compact", `{"model":"opus","env":{"FOO":"1"}}`, true, ""},
+	{"one line, spaced, final newline", `{"model": "opus", "permissions": {"allow": ["Bash(ls)"], "deny": []}}` + "\n", true, ""},
+	{"empty object", `{}`, true, ""},
+	{"empty object, final newline", "{}\n", true, ""},
+	{"CRLF", "{\r\n  \"model\": \"opus\",\r\n  \"env\": {\r\n    \"FOO\": \"1\"\r\n  }\r\n}\r\n", false, "  "},
+	{"no final newline", "{\n  \"model\": \"opus\"\n}", false, "  "},
+	{"UTF-8 byte order mark", "\ufeff{\n  \"model\": \"opus\"\n}\n", false, "  "},
+	{"key order, literals and escapes kept", "{\n  \"z\": 1.50,\n  \"a\": 1e3,\n  \"name\": \"caf\\u00e9 <b>&\",\n  \"path\": \"C:\\\\x\"\n}\n", false, "  "},
+	{"foreign hooks, indented lists of one-line groups", instForeign, false, "    "},
+	{"foreign hooks on one line inside an indented file", "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}\n}\n", false, "  "},
+	{"foreign group under our event", "{\n  \"hooks\": {\n    \"PreCompact\": [\n      {\n        \"matcher\": \"manual\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"echo compacting\"\n          }\n        ]\n      }\n    ]\n  }\n}\n", false, "  "},
+}
+
+// spec: IN-4, IN-7, IN-12
+func TestInstallUninstallCorpusByteForByte(t *testing.T) {
+	for _, c := range instCorpus {
+		t.Run(c.name, func(t *testing.T) {
+			p := instWrite(t, t.TempDir(), "settings.json", c.content, 0o600)
+			if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+				t.Fatal(err)
+			}
+			installed := instRead(t, p)
+			if n := bytes.Count(installed, []byte("compact-guard\\\" ")); n != 3 {
+				t.Errorf("%d hooks installed, want 3:\n%s", n, installed)
+			}
+			if !instIsSubsequence([]byte(c.content), installed) {
+				t.Errorf("install changed or removed bytes of the file, not only added:\n%s", installed)
+			}
+			body := bytes.TrimSuffix(bytes.TrimSuffix(installed, []byte("\n")), []byte("\r"))
+			if c.oneLine && bytes.ContainsAny(body, "\r\n") {
+				t.Errorf("a one-line file got more lines:\n%s", installed)
+			}
+			for _, line := range strings.SplitAfter(string(installed), "\n") {
+				if strings.Contains(c.content, "\r\n") != strings.HasSuffix(line, "\r\n") && strings.HasSuffix(line, "\n") {
+					t.Errorf("line ending differs from the file's: %q", line)
+				}
+				ws := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+				if c.indent != "" && strings.Trim(ws, "\r\n") != "" && strings.ReplaceAll(ws, c.indent, "") != "" {
+					t.Errorf("line not indented in units of %q: %q", c.indent, line)
+				}
+			}
+
+			// spec: IN-7 — installing again changes nothing.
+			if out, _, err := instRun(t, false, p, instExe, false); err != nil || !strings.Contains(out, "already installed") || !bytes.Equal(installed, instRead(t, p)) {
+				t.Errorf("second install: %v %s", err, out)
+			}
+			if _, _, err := instRun(t, true, p, instExe, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := instRead(t, p); string(got) != c.content {
+				t.Errorf("uninstall gave back\n%q\nwant\n%q", got, c.content)
+			}
+		})
+	}
+}
+
+// instIsSubsequence reports whether every byte of a appears in b, in order.
+func instIsSubsequence(a, b []byte) bool {
+	for _, c := range b {
+		if len(a) > 0 && a[0] == c {
+			a = a[1:]
+		}
+	}
+	return len(a) == 0
 }
 
 // spec: IN-12

@@ -1,11 +1,14 @@
 package settings
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // ourSubcommands are the sub-commands that make a hook entry ours.
@@ -39,77 +42,87 @@ type Entry struct {
 	// If and Async report an "if" key and "async": true.
 	If, Async bool
 
-	group int // index in hooks[Event]
-	node  *jsonNode
-	cmd   parsedCommand
+	// Where it is: the event's list, the matcher group, the handler.
+	list    *hujson.Array
+	group   *hujson.Object
+	handler *hujson.Object
+	cmd     parsedCommand
 }
 
 // TimeoutSeconds is the timeout as a number, false when it is missing or
 // not a number.
-func (e Entry) TimeoutSeconds() (float64, bool) { return e.node.get("timeout").number() }
+func (e Entry) TimeoutSeconds() (float64, bool) { return numberOf(member(e.handler, "timeout")) }
 
 // Entries lists every handler of compact-guard's in the document, in file
 // order. self is the running binary, which counts as compact-guard under
 // any name.
 func (d *Document) Entries(self string) []Entry {
-	return entriesIn(d.root.get("hooks"), self)
-}
-
-// entriesIn is Entries for the "hooks" object itself.
-func entriesIn(hooks *jsonNode, self string) []Entry {
-	if !hooks.isObject() {
+	hooks, _ := member(d.rootObject(), "hooks").(*hujson.Object)
+	if hooks == nil {
 		return nil
 	}
 	var out []Entry
-	for _, ev := range hooks.members {
-		if !ev.val.isArray() {
+	for _, ev := range hooks.Members {
+		list, ok := ev.Value.Value.(*hujson.Array)
+		if !ok {
 			continue
 		}
-		for gi, group := range ev.val.elems {
-			handlers := group.get("hooks")
-			if !handlers.isArray() {
+		event, _ := stringOf(ev.Name.Value)
+		for _, g := range list.Elements {
+			group, _ := g.Value.(*hujson.Object)
+			handlers, _ := member(group, "hooks").(*hujson.Array)
+			if handlers == nil {
 				continue
 			}
-			m := group.get("matcher")
-			for _, h := range handlers.elems {
-				if !h.isObject() {
-					continue
+			matcher := member(group, "matcher")
+			for _, hv := range handlers.Elements {
+				h, _ := hv.Value.(*hujson.Object)
+				if e, ok := entryOf(h, self); ok {
+					e.Event, e.list, e.group = event, list, group
+					e.Matcher, _ = stringOf(matcher)
+					e.HasMatcher = matcher != nil
+					out = append(out, e)
 				}
-				if t := h.get("type"); t != nil && (!t.isString() || t.stringVal() != "command") {
-					continue
-				}
-				pc, ok := parseHookCommand(h)
-				if !ok || pc.Sub == "" || !isOurProgram(pc.Program, self) {
-					continue
-				}
-				e := Entry{
-					Event: ev.key, Matcher: m.stringValOr(""), HasMatcher: m != nil,
-					Program: pc.Program, Args: pc.Args, Sub: pc.Sub,
-					Command: h.get("command").stringValOr(""),
-					If:      h.get("if") != nil, Async: h.get("async").isTrue(),
-					group: gi, node: h, cmd: pc,
-				}
-				if a := h.get("args"); a.isArray() {
-					e.ExecArgs = []string{}
-					for _, x := range a.elems {
-						e.ExecArgs = append(e.ExecArgs, x.stringValOr(""))
-					}
-				}
-				if t := h.get("timeout"); t != nil {
-					e.Timeout = t.text
-				}
-				out = append(out, e)
 			}
 		}
 	}
 	return out
 }
 
-func (n *jsonNode) stringValOr(def string) string {
-	if n.isString() {
-		return n.text
+// entryOf takes apart a handler and reports whether it is ours.
+func entryOf(h *hujson.Object, self string) (Entry, bool) {
+	if h == nil {
+		return Entry{}, false
 	}
-	return def
+	if t := member(h, "type"); t != nil {
+		if s, ok := stringOf(t); !ok || s != "command" {
+			return Entry{}, false
+		}
+	}
+	command, ok := stringOf(member(h, "command"))
+	if !ok {
+		return Entry{}, false
+	}
+	e := Entry{Command: command, handler: h, If: member(h, "if") != nil}
+	if a, ok := member(h, "async").(hujson.Literal); ok && a.Kind() == 't' {
+		e.Async = true
+	}
+	if t, ok := member(h, "timeout").(hujson.Literal); ok {
+		e.Timeout = string(t)
+	}
+	if args, ok := member(h, "args").(*hujson.Array); ok {
+		e.ExecArgs = []string{}
+		for _, a := range args.Elements {
+			s, _ := stringOf(a.Value)
+			e.ExecArgs = append(e.ExecArgs, s)
+		}
+	}
+	e.cmd, ok = parseHookCommand(e.Command, e.ExecArgs)
+	if !ok || e.cmd.Sub == "" || !isOurProgram(e.cmd.Program, self) {
+		return Entry{}, false
+	}
+	e.Program, e.Args, e.Sub = e.cmd.Program, e.cmd.Args, e.cmd.Sub
+	return e, true
 }
 
 // MatcherValues returns the exact values a matcher of letters, digits, _,
@@ -191,25 +204,40 @@ func (c Change) String() string {
 	return s
 }
 
+// handlerJSON and groupJSON are the entries install writes, their keys in
+// this order.
+type handlerJSON struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+type groupJSON struct {
+	Matcher string `json:"matcher"`
+	Hooks   []any  `json:"hooks"`
+}
+
 // Install merges compact-guard's registrations for the binary exe into the
 // document (IN-6) and returns what it changed; no change means the file is
 // up to date.
 func (d *Document) Install(exe string) ([]Change, error) {
-	root := d.root
-	hooks := root.get("hooks")
-	if hooks == nil {
-		hooks = newObject()
-	} else if !hooks.isObject() {
-		return nil, errors.New(`"hooks" is not an object`)
-	}
-	for _, s := range Hooks {
-		if ev := hooks.get(s.Event); ev != nil && !ev.isArray() {
-			return nil, fmt.Errorf(`"hooks.%s" is not an array`, s.Event)
+	root := d.rootObject()
+	switch hooks := member(root, "hooks").(type) {
+	case nil:
+	case *hujson.Object:
+		for _, s := range Hooks {
+			if ev := member(hooks, s.Event); ev != nil {
+				if _, ok := ev.(*hujson.Array); !ok {
+					return nil, fmt.Errorf(`"hooks.%s" is not an array`, s.Event)
+				}
+			}
 		}
+	default:
+		return nil, errors.New(`"hooks" is not an object`)
 	}
 	var changes []Change
 	for _, s := range Hooks {
-		c, ok, err := installOne(hooks, s, exe)
+		c, ok, err := d.installOne(s, exe)
 		if err != nil {
 			return nil, err
 		}
@@ -217,43 +245,20 @@ func (d *Document) Install(exe string) ([]Change, error) {
 			changes = append(changes, c)
 		}
 	}
-	if len(changes) > 0 && root.get("hooks") == nil {
-		root.set("hooks", hooks)
-	}
 	return changes, nil
 }
 
-func ourGroup(s Hook, exe string) *jsonNode {
-	g := newObject()
-	g.set("matcher", newString(s.Matcher))
-	hs := newArray()
-	hs.elems = append(hs.elems, ourHandlerNode(s, exe))
-	g.set("hooks", hs)
-	return g
-}
-
-func ourHandlerNode(s Hook, exe string) *jsonNode {
-	h := newObject()
-	h.set("type", newString("command"))
-	h.set("command", newString(Command(exe, s.Sub)))
-	h.set("timeout", newNumberInt(s.Timeout))
-	return h
-}
-
-func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool, error) {
-	ev := hooks.get(s.Event)
+// installOne brings one registration up to date.
+func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
 	var found []Entry
-	for _, h := range entriesIn(hooks, exe) {
-		if h.Event == s.Event && h.Sub == s.Sub {
-			found = append(found, h)
+	for _, e := range d.Entries(exe) {
+		if e.Event == s.Event && e.Sub == s.Sub {
+			found = append(found, e)
 		}
 	}
 	if len(found) == 0 {
-		if ev == nil {
-			ev = newArray()
-			hooks.set(s.Event, ev)
-		}
-		ev.elems = append(ev.elems, ourGroup(s, exe))
+		group := groupJSON{Matcher: s.Matcher, Hooks: []any{handlerJSON{Type: "command", Command: Command(exe, s.Sub), Timeout: s.Timeout}}}
+		d.addGroup(s.Event, newValue(group))
 		return Change{Verb: "added", Hook: s, What: Command(exe, s.Sub) + fmt.Sprintf(", timeout %ds", s.Timeout)}, true, nil
 	}
 
@@ -267,68 +272,86 @@ func installOne(hooks *jsonNode, s Hook, exe string) (Change, bool, error) {
 		}
 	}
 	first := found[keep]
-	drop := map[*jsonNode]bool{}
-	for i, d := range found {
+	drop := map[*hujson.Object]bool{}
+	for i, e := range found {
 		if i != keep {
-			drop[d.node] = true
+			drop[e.handler] = true
 		}
 	}
 
 	var what []string
-	h := first.node
+	h := first.handler
 	want, err := updatedCommand(first, exe)
 	if err != nil {
 		return Change{}, false, err
 	}
-	if h.get("type") == nil {
-		h.set("type", newString("command"))
+	if member(h, "type") == nil {
+		d.setMember(h, "type", hujson.String("command"))
 	}
-	if c := h.get("command"); c.stringValOr("") != want {
-		what = append(what, fmt.Sprintf("command %s -> %s", c.stringValOr(""), want))
-		h.set("command", newString(want))
+	if first.Command != want {
+		what = append(what, fmt.Sprintf("command %s -> %s", first.Command, want))
+		d.setMember(h, "command", hujson.String(want))
 	}
-	if h.del("args") {
+	if i := memberIndex(h, "args"); i >= 0 {
+		for ; i >= 0; i = memberIndex(h, "args") {
+			removeMember(h, i)
+		}
 		what = append(what, "exec-form args moved into the command")
 	}
-	if !plausibleTimeout(s.Sub, h.get("timeout")) {
+	if !plausibleTimeout(s.Sub, member(h, "timeout")) {
 		old := "none"
-		if tn := h.get("timeout"); tn != nil {
-			old = tn.text
+		if first.Timeout != "" {
+			old = first.Timeout
 		}
 		what = append(what, fmt.Sprintf("timeout %s -> %d", old, s.Timeout))
-		h.set("timeout", newNumberInt(s.Timeout))
+		d.setMember(h, "timeout", hujson.Int(int64(s.Timeout)))
 	}
 	if len(drop) > 0 {
 		what = append(what, fmt.Sprintf("%d duplicate(s) removed", len(drop)))
 	}
 
-	var moved *jsonNode
-	group := ev.elems[first.group]
+	var moved *hujson.Value
 	if !first.HasMatcher || !sameMatcher(first.Matcher, s.Matcher) {
 		old := strconv.Quote(first.Matcher)
 		if !first.HasMatcher {
 			old = "none"
 		}
-		if ownsGroupAlone(group, h, drop) {
-			group.set("matcher", newString(s.Matcher))
+		if ownsGroupAlone(first.group, h, drop) {
+			d.setMember(first.group, "matcher", hujson.String(s.Matcher))
 			what = append(what, fmt.Sprintf("matcher %s -> %q", old, s.Matcher))
 		} else {
 			// The group holds foreign handlers that want their matcher:
 			// move ours out into a group of its own.
 			drop[h] = true
-			moved = ourGroup(s, exe)
-			moved.get("hooks").elems[0] = h
+			v := newValue(groupJSON{Matcher: s.Matcher, Hooks: []any{json.RawMessage(hujson.Value{Value: h}.Pack())}})
+			moved = &v
 			what = append(what, fmt.Sprintf("moved out of the group with matcher %s", old))
 		}
 	}
-	removeHandlers(ev, drop)
+	d.removeHandlers(drop)
 	if moved != nil {
-		ev.elems = append(ev.elems, moved)
+		d.addGroup(s.Event, *moved)
 	}
 	if len(what) == 0 {
 		return Change{}, false, nil
 	}
 	return Change{Verb: "updated", Hook: s, What: strings.Join(what, "; ")}, true, nil
+}
+
+// addGroup appends a matcher group to an event's list, creating the list
+// and the "hooks" object at the end of their parents when missing.
+func (d *Document) addGroup(event string, group hujson.Value) {
+	root := d.rootObject()
+	hooks, _ := member(root, "hooks").(*hujson.Object)
+	if hooks == nil {
+		hooks = &hujson.Object{}
+		d.appendMember(root, "hooks", hujson.Value{Value: hooks})
+	}
+	if list, _ := member(hooks, event).(*hujson.Array); list != nil {
+		d.appendElement(list, group)
+		return
+	}
+	d.appendMember(hooks, event, hujson.Value{Value: &hujson.Array{Elements: []hujson.Value{group}}})
 }
 
 // updatedCommand is the command an entry of ours gets from install: the
@@ -362,8 +385,8 @@ const (
 
 // plausibleTimeout reports whether a user's timeout (seconds) for sub is
 // one install keeps.
-func plausibleTimeout(sub string, n *jsonNode) bool {
-	t, ok := n.number()
+func plausibleTimeout(sub string, v hujson.ValueTrimmed) bool {
+	t, ok := numberOf(v)
 	if !ok {
 		return false
 	}
@@ -376,82 +399,63 @@ func plausibleTimeout(sub string, n *jsonNode) bool {
 
 // ownsGroupAlone reports whether h is the only handler of group once the
 // handlers in drop are gone.
-func ownsGroupAlone(group, h *jsonNode, drop map[*jsonNode]bool) bool {
-	for _, x := range group.get("hooks").elems {
-		if x != h && !drop[x] {
+func ownsGroupAlone(group, h *hujson.Object, drop map[*hujson.Object]bool) bool {
+	handlers, _ := member(group, "hooks").(*hujson.Array)
+	for _, x := range handlers.Elements {
+		if o, _ := x.Value.(*hujson.Object); o != h && !drop[o] {
 			return false
 		}
 	}
 	return true
 }
 
-// removeHandlers removes the handlers in drop from an event's groups and
-// then every group that this left without handlers. It reports how many
-// handlers it removed.
-func removeHandlers(ev *jsonNode, drop map[*jsonNode]bool) int {
-	removed := 0
-	groups := ev.elems[:0]
-	for _, g := range ev.elems {
-		hs := g.get("hooks")
-		if !hs.isArray() {
-			groups = append(groups, g)
+// removeHandlers removes the handlers in drop, then the matcher groups,
+// event lists and "hooks" object that this left empty; containers that were
+// empty already stay.
+func (d *Document) removeHandlers(drop map[*hujson.Object]bool) {
+	if len(drop) == 0 {
+		return
+	}
+	root := d.rootObject()
+	hooks, _ := member(root, "hooks").(*hujson.Object)
+	for ei := len(hooks.Members) - 1; ei >= 0; ei-- {
+		list, _ := hooks.Members[ei].Value.Value.(*hujson.Array)
+		if list == nil || len(list.Elements) == 0 {
 			continue
 		}
-		before := len(hs.elems)
-		kept := hs.elems[:0]
-		for _, h := range hs.elems {
-			if drop[h] {
+		for gi := len(list.Elements) - 1; gi >= 0; gi-- {
+			group, _ := list.Elements[gi].Value.(*hujson.Object)
+			handlers, _ := member(group, "hooks").(*hujson.Array)
+			if handlers == nil || len(handlers.Elements) == 0 {
 				continue
 			}
-			kept = append(kept, h)
+			for hi := len(handlers.Elements) - 1; hi >= 0; hi-- {
+				if h, _ := handlers.Elements[hi].Value.(*hujson.Object); drop[h] {
+					removeElement(handlers, hi)
+				}
+			}
+			if len(handlers.Elements) == 0 {
+				removeElement(list, gi)
+			}
 		}
-		hs.elems = kept
-		removed += before - len(kept)
-		if len(kept) == 0 && before > 0 {
-			continue // emptied by us
+		if len(list.Elements) == 0 {
+			removeMember(hooks, ei)
 		}
-		groups = append(groups, g)
 	}
-	ev.elems = groups
-	return removed
+	if len(hooks.Members) == 0 {
+		removeMember(root, memberIndex(root, "hooks"))
+	}
 }
 
 // Uninstall removes every handler of compact-guard's (any event) and the
 // groups, event lists and "hooks" object that only this left empty (IN-12).
 func (d *Document) Uninstall(self string) []Change {
-	root := d.root
-	hooks := root.get("hooks")
-	if !hooks.isObject() {
-		return nil
-	}
-	found := d.Entries(self)
-	if len(found) == 0 {
-		return nil
-	}
 	var changes []Change
-	byEvent := map[string]map[*jsonNode]bool{}
-	for _, h := range found {
-		if byEvent[h.Event] == nil {
-			byEvent[h.Event] = map[*jsonNode]bool{}
-		}
-		byEvent[h.Event][h.node] = true
-		changes = append(changes, Change{Verb: "removed", Hook: Hook{Event: h.Event, Matcher: h.Matcher, Sub: h.Sub}, What: h.node.get("command").stringValOr("")})
+	drop := map[*hujson.Object]bool{}
+	for _, e := range d.Entries(self) {
+		drop[e.handler] = true
+		changes = append(changes, Change{Verb: "removed", Hook: Hook{Event: e.Event, Matcher: e.Matcher, Sub: e.Sub}, What: e.Command})
 	}
-	kept := hooks.members[:0]
-	for _, ev := range hooks.members {
-		drop := byEvent[ev.key]
-		if drop != nil && ev.val.isArray() {
-			before := len(ev.val.elems)
-			removeHandlers(ev.val, drop)
-			if len(ev.val.elems) == 0 && before > 0 {
-				continue
-			}
-		}
-		kept = append(kept, ev)
-	}
-	hooks.members = kept
-	if len(hooks.members) == 0 {
-		root.del("hooks")
-	}
+	d.removeHandlers(drop)
 	return changes
 }

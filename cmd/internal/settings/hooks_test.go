@@ -20,8 +20,8 @@ func mustParse(t *testing.T, s string) *Document {
 	return d
 }
 
-// entryOf is the one entry of ours under event.
-func entryOf(t *testing.T, d *Document, event string) Entry {
+// ourEntry is the one entry of ours under event.
+func ourEntry(t *testing.T, d *Document, event string) Entry {
 	t.Helper()
 	var found []Entry
 	for _, e := range d.Entries(instExe) {
@@ -83,7 +83,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := entryOf(t, d, c.event)
+			h := ourEntry(t, d, c.event)
 			if h.Command != c.want {
 				t.Errorf("command %s\n want %s\nchanges: %v", h.Command, c.want, changes)
 			}
@@ -115,7 +115,7 @@ func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
 	if _, err := d.Install(instExe); err != nil {
 		t.Fatal(err)
 	}
-	h := entryOf(t, d, "PreCompact")
+	h := ourEntry(t, d, "PreCompact")
 	want := `"/opt/tools/compact-guard" --dir '/a b/$x' precompact --keep 9`
 	if h.Command != want || h.ExecArgs != nil {
 		t.Errorf("command %s (args %v), want %s", h.Command, h.ExecArgs, want)

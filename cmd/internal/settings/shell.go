@@ -138,23 +138,15 @@ type parsedCommand struct {
 	progStart, progEnd int
 }
 
-// parseHookCommand takes apart a handler's command (and exec-form args).
-func parseHookCommand(handler *jsonNode) (parsedCommand, bool) {
-	cmdNode := handler.get("command")
-	if !cmdNode.isString() {
-		return parsedCommand{}, false
-	}
+// parseHookCommand takes apart a handler's command: shell form, or exec
+// form when args is not nil.
+func parseHookCommand(command string, args []string) (parsedCommand, bool) {
 	var pc parsedCommand
-	if args := handler.get("args"); args.isArray() {
+	if args != nil {
 		// Exec form: command is the program itself, unquoted.
-		pc.Program = cmdNode.stringVal()
-		for _, a := range args.elems {
-			if a.isString() {
-				pc.Args = append(pc.Args, a.stringVal())
-			}
-		}
+		pc.Program, pc.Args = command, args
 	} else {
-		words, ok := commandWords(cmdNode.stringVal())
+		words, ok := commandWords(command)
 		if !ok {
 			return parsedCommand{}, false
 		}
