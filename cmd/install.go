@@ -91,7 +91,7 @@ func installRun(opts *InstallOptions) error {
 	if !res.Existed {
 		verb = "created"
 	}
-	printEdit(out, verb, res, opts.DryRun)
+	printEdit(out, verb+" "+res.Path, res, opts.DryRun)
 	if opts.DryRun {
 		return nil
 	}

@@ -87,6 +87,14 @@ func instJSONEqual(t *testing.T, got, want []byte) {
 	}
 }
 
+// instGone fails the test unless the file p does not exist.
+func instGone(t *testing.T, p string) {
+	t.Helper()
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there: %v", p, err)
+	}
+}
+
 // instBackups lists the backups next to a settings file.
 func instBackups(t *testing.T, p string) []string {
 	t.Helper()
@@ -417,7 +425,6 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 	for name, orig := range map[string]string{
 		"foreign hooks and keys": instForeign,
 		"no hooks at all":        `{"model": "opus"}`,
-		"empty file":             ``,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -433,10 +440,9 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := instRead(t, p)
-			if orig == "" {
-				orig = "{}"
+			if string(got) != orig {
+				t.Errorf("uninstall gave back\n%s\nwant\n%s", got, orig)
 			}
-			instJSONEqual(t, got, []byte(orig))
 			if len(instBackups(t, p)) != 1 {
 				t.Errorf("uninstall backups: %v", instBackups(t, p))
 			}
@@ -449,6 +455,67 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 				t.Errorf("second uninstall: %v %q", err, out)
 			}
 		})
+	}
+}
+
+// spec: IN-12
+func TestUninstallRemovesAFileItLeavesVacant(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		before *string // nil: no file
+		gone   bool
+	}{
+		{"no file before install", nil, true},
+		{"an empty file before install", new(""), true},
+		{"an empty object before install", new("{}\n"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "settings.json")
+			if c.before != nil {
+				instWrite(t, dir, "settings.json", *c.before, 0o600)
+			}
+			if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+				t.Fatal(err)
+			}
+			backups := instBackups(t, p)
+			out, _, err := instRun(t, true, p, instExe, true)
+			if err != nil || strings.Contains(out, "+++ "+os.DevNull) != c.gone {
+				t.Errorf("dry run: %v\n%s", err, out)
+			}
+			out, _, err = instRun(t, true, p, instExe, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(p)
+			if gone := errors.Is(statErr, os.ErrNotExist); gone != c.gone {
+				t.Errorf("file gone: %v, want %v; output:\n%s", gone, c.gone, out)
+			}
+			if c.gone && (!strings.Contains(out, "removed "+p+" (it held nothing but compact-guard's hooks)") || strings.Contains(out, "backup")) {
+				t.Errorf("output:\n%s", out)
+			}
+			if c.gone && len(instBackups(t, p)) != len(backups) {
+				t.Errorf("uninstall backed up a file that held nothing of the user's: %v", instBackups(t, p))
+			}
+			if !c.gone && string(instRead(t, p)) != *c.before {
+				t.Errorf("file is now %q", instRead(t, p))
+			}
+		})
+	}
+
+	// Something added since install keeps the file.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(instRead(t, p)), "{\n", "{\n  \"model\": \"opus\",\n", 1)
+	instWrite(t, dir, "settings.json", edited, 0o600)
+	if _, _, err := instRun(t, true, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(instRead(t, p)); got != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Errorf("file edited after install: %q", got)
 	}
 }
 
@@ -640,7 +707,7 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 	if out, errOut, err = instScript(t, env, proj, "--project", "--uninstall"); err != nil {
 		t.Fatalf("--project --uninstall: %v\n%s\n%s", err, out, errOut)
 	}
-	instJSONEqual(t, instRead(t, projFile), []byte(`{}`))
+	instGone(t, projFile)
 
 	// --local writes the personal file; --uninstall --local (the README's
 	// order) undoes it.
@@ -654,7 +721,7 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 	if out, errOut, err = instScript(t, env, proj, "--uninstall", "--local"); err != nil {
 		t.Fatalf("--uninstall --local: %v\n%s\n%s", err, out, errOut)
 	}
-	instJSONEqual(t, instRead(t, localFile), []byte(`{}`))
+	instGone(t, localFile)
 	var ee *exec.ExitError
 	if _, errOut, err := instScript(t, env, proj, "--project", "--local"); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errOut, "cannot be used together") {
 		t.Errorf("--project --local: %v\n%s", err, errOut)
@@ -662,7 +729,7 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 	if out, errOut, err = instScript(t, env, proj, "--uninstall"); err != nil {
 		t.Fatalf("--uninstall: %v\n%s\n%s", err, out, errOut)
 	}
-	instJSONEqual(t, instRead(t, user), []byte(`{}`))
+	instGone(t, user)
 	if !strings.Contains(out, "rm "+bin) {
 		t.Errorf("--uninstall does not say how to remove the binary:\n%s", out)
 	}
@@ -680,28 +747,33 @@ var instCorpus = []struct {
 	name, content string
 	oneLine       bool   // stays on one line
 	indent        string // the unit new lines use ("" for one-line files)
+	absent        bool   // no file: uninstall must leave none
 }{
-	{"claude code's own, 2 spaces", "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git status)\"\n    ]\n  }\n}\n", false, "  "},
-	{"4 spaces", "{\n    \"model\": \"opus\",\n    \"env\": {\n        \"FOO\": \"1\"\n    }\n}\n", false, "    "},
-	{"tabs", "{\n\t\"model\": \"opus\",\n\t\"env\": {\n\t\t\"FOO\": \"1\"\n\t}\n}\n", false, "\t"},
-	{"one line, compact", `{"model":"opus","env":{"FOO":"1"}}`, true, ""},
-	{"one line, spaced, final newline", `{"model": "opus", "permissions": {"allow": ["Bash(ls)"], "deny": []}}` + "\n", true, ""},
-	{"empty object", `{}`, true, ""},
-	{"empty object, final newline", "{}\n", true, ""},
-	{"CRLF", "{\r\n  \"model\": \"opus\",\r\n  \"env\": {\r\n    \"FOO\": \"1\"\r\n  }\r\n}\r\n", false, "  "},
-	{"no final newline", "{\n  \"model\": \"opus\"\n}", false, "  "},
-	{"UTF-8 byte order mark", "\ufeff{\n  \"model\": \"opus\"\n}\n", false, "  "},
-	{"key order, literals and escapes kept", "{\n  \"z\": 1.50,\n  \"a\": 1e3,\n  \"name\": \"caf\\u00e9 <b>&\",\n  \"path\": \"C:\\\\x\"\n}\n", false, "  "},
-	{"foreign hooks, indented lists of one-line groups", instForeign, false, "    "},
-	{"foreign hooks on one line inside an indented file", "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}\n}\n", false, "  "},
-	{"foreign group under our event", "{\n  \"hooks\": {\n    \"PreCompact\": [\n      {\n        \"matcher\": \"manual\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"echo compacting\"\n          }\n        ]\n      }\n    ]\n  }\n}\n", false, "  "},
+	{"absent", "", false, "  ", true},
+	{"claude code's own, 2 spaces", "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git status)\"\n    ]\n  }\n}\n", false, "  ", false},
+	{"4 spaces", "{\n    \"model\": \"opus\",\n    \"env\": {\n        \"FOO\": \"1\"\n    }\n}\n", false, "    ", false},
+	{"tabs", "{\n\t\"model\": \"opus\",\n\t\"env\": {\n\t\t\"FOO\": \"1\"\n\t}\n}\n", false, "\t", false},
+	{"one line, compact", `{"model":"opus","env":{"FOO":"1"}}`, true, "", false},
+	{"one line, spaced, final newline", `{"model": "opus", "permissions": {"allow": ["Bash(ls)"], "deny": []}}` + "\n", true, "", false},
+	{"empty object", `{}`, true, "", false},
+	{"empty object, final newline", "{}\n", true, "", false},
+	{"CRLF", "{\r\n  \"model\": \"opus\",\r\n  \"env\": {\r\n    \"FOO\": \"1\"\r\n  }\r\n}\r\n", false, "  ", false},
+	{"no final newline", "{\n  \"model\": \"opus\"\n}", false, "  ", false},
+	{"UTF-8 byte order mark", "\ufeff{\n  \"model\": \"opus\"\n}\n", false, "  ", false},
+	{"key order, literals and escapes kept", "{\n  \"z\": 1.50,\n  \"a\": 1e3,\n  \"name\": \"caf\\u00e9 <b>&\",\n  \"path\": \"C:\\\\x\"\n}\n", false, "  ", false},
+	{"foreign hooks, indented lists of one-line groups", instForeign, false, "    ", false},
+	{"foreign hooks on one line inside an indented file", "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]}\n}\n", false, "  ", false},
+	{"foreign group under our event", "{\n  \"hooks\": {\n    \"PreCompact\": [\n      {\n        \"matcher\": \"manual\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"echo compacting\"\n          }\n        ]\n      }\n    ]\n  }\n}\n", false, "  ", false},
 }
 
 // spec: IN-4, IN-7, IN-12
 func TestInstallUninstallCorpusByteForByte(t *testing.T) {
 	for _, c := range instCorpus {
 		t.Run(c.name, func(t *testing.T) {
-			p := instWrite(t, t.TempDir(), "settings.json", c.content, 0o600)
+			p := filepath.Join(t.TempDir(), "settings.json")
+			if !c.absent {
+				instWrite(t, filepath.Dir(p), "settings.json", c.content, 0o600)
+			}
 			if _, _, err := instRun(t, false, p, instExe, false); err != nil {
 				t.Fatal(err)
 			}
@@ -732,6 +804,10 @@ func TestInstallUninstallCorpusByteForByte(t *testing.T) {
 			}
 			if _, _, err := instRun(t, true, p, instExe, false); err != nil {
 				t.Fatal(err)
+			}
+			if c.absent {
+				instGone(t, p)
+				return
 			}
 			if got := instRead(t, p); string(got) != c.content {
 				t.Errorf("uninstall gave back\n%q\nwant\n%q", got, c.content)

@@ -71,13 +71,14 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error)
 }
 
 // printEdit prints what an edit that changed something did: the diff of a
-// dry run, else the file, its backup and one line per change.
-func printEdit(out io.Writer, verb string, res *settings.Result, dryRun bool) {
+// dry run, else what happened to the file (done), its backup and one line
+// per change.
+func printEdit(out io.Writer, done string, res *settings.Result, dryRun bool) {
 	if dryRun {
 		fmt.Fprintf(out, "would change %s (dry run, nothing written):\n%s", res.Path, res.Diff)
 		return
 	}
-	fmt.Fprintf(out, "%s %s\n", verb, res.Path)
+	fmt.Fprintln(out, done)
 	if res.Backup != "" {
 		fmt.Fprintf(out, "  backup  %s\n", res.Backup)
 	}

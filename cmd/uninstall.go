@@ -26,8 +26,10 @@ func newCmdUninstall(ios *IO, _ *GlobalOptions, runF func(*UninstallOptions) err
 		Long: `Remove compact-guard's hook entries (any event whose command runs
 compact-guard precompact or postcompact) from a Claude Code settings file,
 and the matcher groups, event lists and "hooks" object that only this left
-empty. Everything else stays. The file is first copied to
-<file>.bak-<YYYYmmdd-HHMMSS>. The binary and the snapshots are not touched
+empty. Everything else stays byte for byte. The file is first copied to
+<file>.bak-<YYYYmmdd-HHMMSS>. A file that then holds nothing but the
+empty object install starts a new file with is removed instead, so a file
+install created goes again. The binary and the snapshots are not touched
 (see 'compact-guard dir').
 
 ` + settingsFlagsHelp + `
@@ -59,8 +61,10 @@ func uninstallRun(opts *UninstallOptions) error {
 		fmt.Fprintf(opts.IO.Out, "no settings file at %s; nothing to remove\n", res.Path)
 	case len(res.Changes) == 0:
 		fmt.Fprintf(opts.IO.Out, "no compact-guard hooks in %s\n", res.Path)
+	case res.Removed:
+		printEdit(opts.IO.Out, "removed "+res.Path+" (it held nothing but compact-guard's hooks)", res, opts.DryRun)
 	default:
-		printEdit(opts.IO.Out, "updated", res, opts.DryRun)
+		printEdit(opts.IO.Out, "updated "+res.Path, res, opts.DryRun)
 	}
 	return nil
 }

@@ -106,11 +106,15 @@ type Result struct {
 	Changes []Change
 	Backup  string
 	Diff    string // dry run only
+	// Removed is set when the change left the file holding nothing but
+	// what install writes into a file it creates (Document.Vacant), and
+	// the file was removed (or, in a dry run, would be) instead.
+	Removed bool
 }
 
 // Apply reads, changes and (unless a dry run) writes a settings file:
-// backup first, then an atomic replace. On any error the file is left as it
-// was.
+// backup first, then an atomic replace; a file left vacant is removed
+// instead. On any error the file is left as it was.
 func (e Edit) Apply() (*Result, error) {
 	sf, err := readSettings(e.Path)
 	if err != nil {
@@ -127,13 +131,25 @@ func (e Edit) Apply() (*Result, error) {
 	if len(res.Changes) == 0 {
 		return res, nil
 	}
-	data := sf.Doc.Bytes()
+	data, newName := sf.Doc.Bytes(), sf.Path
+	// A file that held only what install put in a file it created goes
+	// again, rather than staying behind as "{}"; a symlink's target is
+	// kept, since the link would dangle.
+	if sf.Exists && sf.Doc.Vacant() && !isSymlink(e.Path) {
+		res.Removed, data, newName = true, nil, os.DevNull
+	}
 	if e.DryRun {
 		oldName := sf.Path
 		if !sf.Exists {
 			oldName = os.DevNull
 		}
-		res.Diff = string(diff.Diff(oldName, sf.Data, sf.Path, data))
+		res.Diff = string(diff.Diff(oldName, sf.Data, newName, data))
+		return res, nil
+	}
+	if res.Removed {
+		if err := os.Remove(sf.Path); err != nil {
+			return nil, fmt.Errorf("%w; nothing was changed", err)
+		}
 		return res, nil
 	}
 	if !sf.Exists {
@@ -150,4 +166,10 @@ func (e Edit) Apply() (*Result, error) {
 		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
 	}
 	return res, nil
+}
+
+// isSymlink reports whether path itself is a symbolic link.
+func isSymlink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }

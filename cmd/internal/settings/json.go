@@ -176,6 +176,13 @@ func (d *Document) Bytes() []byte {
 	return append(b, d.root.Pack()...)
 }
 
+// Vacant reports whether the document is what install's layout of a new
+// file leaves once its entries are removed — an empty object on two lines,
+// "{\n}\n" — and so held nothing but what install put there.
+func (d *Document) Vacant() bool {
+	return string(d.Bytes()) == "{"+newFileStyle.nl+"}"+newFileStyle.nl
+}
+
 // IsTrue reports whether a top-level key holds true (disableAllHooks).
 func (d *Document) IsTrue(key string) bool {
 	lit, ok := member(d.rootObject(), key).(hujson.Literal)
