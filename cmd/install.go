@@ -33,15 +33,19 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
 
 The command is this binary's absolute path (symlinks resolved), in double
 quotes so that spaces work in sh and in Git Bash, which Claude Code uses for
-hooks on Windows. Every other key and every other hook stays as it was.
+hooks on Windows. Every other key and every other hook stays as it was,
+byte for byte; what install adds follows the file's layout (indentation,
+line endings, one line or several).
 An entry of compact-guard's (recognised by the program's name,
 compact-guard, and its sub-command) is updated in place, never duplicated:
 its program becomes this binary, and the flags you added to the command
 (precompact --keep 100) stay, as does a timeout of 5-600 s (1-600 s for
-postcompact). Running install twice changes nothing. Before changing an existing file
-install copies it to <file>.bak-<YYYYmmdd-HHMMSS> (local time), then
-replaces it atomically, keeping its permissions (0600 for a new file).
-A file holding invalid JSON is left untouched and install fails.
+postcompact). Running install twice changes nothing. Before changing an
+existing file install copies it to <file>.bak-<YYYYmmdd-HHMMSS> (local
+time) and keeps the newest 5 such backups, then replaces the file
+atomically, keeping its permissions (0600 for a new file). A file that is
+not strict JSON (Claude Code reads no comments) is left untouched and
+install fails.
 
 The global --dir and --lang do not go into the hooks: to give a hook a
 flag, add it to its command in the settings file, where install keeps it.

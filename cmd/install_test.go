@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -364,6 +365,55 @@ func TestInstallBackupAndModes(t *testing.T) {
 	}
 	if b := instBackups(t, np); len(b) != 0 {
 		t.Errorf("backup of a file that did not exist: %v", b)
+	}
+}
+
+// spec: IN-8
+func TestBackupsArePrunedToTheNewest(t *testing.T) {
+	dir := t.TempDir()
+	p := instWrite(t, dir, "settings.json", `{"model":"opus"}`, 0o600)
+	foreign := []string{
+		instWrite(t, dir, "settings.json.bak-mine", "x", 0o600),
+		instWrite(t, dir, "other.json.bak-20200101-000000", "x", 0o600),
+	}
+	bak := p + ".bak-" + instFixedNow.Format("20060102-150405")
+	// Eleven changes in the same second (the test clock stands still):
+	// backups bak, bak-2 ... bak-11; the newest five stay.
+	for i := 1; i <= 11; i++ {
+		out, _, err := instRun(t, i%2 == 0, p, instExe, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("(%d backups kept, at most 5)", i)
+		if i > 5 {
+			want = "(5 backups kept, 1 older removed)"
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("change %d: output lacks %q:\n%s", i, want, out)
+		}
+	}
+	var want []string
+	for n := 7; n <= 11; n++ {
+		want = append(want, fmt.Sprintf("%s-%d", bak, n))
+	}
+	got := instBackups(t, p)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Contains(got, foreign[0]) {
+		t.Errorf("a file that is not a backup of ours was removed: %v", got)
+	}
+	got = slices.DeleteFunc(got, func(s string) bool { return s == foreign[0] })
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("backups kept:\n%v\nwant\n%v", got, want)
+	}
+	if _, err := os.Stat(foreign[1]); err != nil {
+		t.Errorf("another file's backup was removed: %v", err)
+	}
+	// A run that changes nothing makes and removes no backup.
+	instRun(t, true, p, instExe, false) // the 11th change installed: remove
+	before := instBackups(t, p)
+	if out, _, _ := instRun(t, true, p, instExe, false); strings.Contains(out, "backup") || !reflect.DeepEqual(before, instBackups(t, p)) {
+		t.Errorf("a run without a change touched the backups:\n%s", out)
 	}
 }
 

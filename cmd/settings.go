@@ -80,7 +80,11 @@ func printEdit(out io.Writer, done string, res *settings.Result, dryRun bool) {
 	}
 	fmt.Fprintln(out, done)
 	if res.Backup != "" {
-		fmt.Fprintf(out, "  backup  %s\n", res.Backup)
+		count := fmt.Sprintf("%d backups kept, at most %d", res.BackupsKept, settings.KeepBackups)
+		if res.BackupsRemoved > 0 {
+			count = fmt.Sprintf("%d backups kept, %d older removed", res.BackupsKept, res.BackupsRemoved)
+		}
+		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, count)
 	}
 	for _, c := range res.Changes {
 		fmt.Fprintf(out, "  %s\n", c)

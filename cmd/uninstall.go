@@ -27,7 +27,7 @@ func newCmdUninstall(ios *IO, _ *GlobalOptions, runF func(*UninstallOptions) err
 compact-guard precompact or postcompact) from a Claude Code settings file,
 and the matcher groups, event lists and "hooks" object that only this left
 empty. Everything else stays byte for byte. The file is first copied to
-<file>.bak-<YYYYmmdd-HHMMSS>. A file that then holds nothing but the
+<file>.bak-<YYYYmmdd-HHMMSS>; the newest 5 backups are kept. A file that then holds nothing but the
 empty object install starts a new file with is removed instead, so a file
 install created goes again. The binary and the snapshots are not touched
 (see 'compact-guard dir').

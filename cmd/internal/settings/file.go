@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -51,20 +55,89 @@ func readSettings(path string) (*settingsFile, error) {
 	return sf, nil
 }
 
+// KeepBackups is how many backups of a settings file install and uninstall
+// keep: each change makes one, and the same run removes the older ones.
+const KeepBackups = 5
+
+// backupLayout is the local time in a backup's name.
+const backupLayout = "20060102-150405"
+
 // backupName is the backup path for path at t (local time).
 func backupName(path string, t time.Time) string {
-	return path + ".bak-" + t.Format("20060102-150405")
+	return path + ".bak-" + t.Format(backupLayout)
 }
 
-// writeBackup copies the file's current content next to it, never
-// overwriting an earlier backup.
+// backupRE matches what follows "<file>.bak-" in a backup's name: the time,
+// and the number of a later backup in the same second.
+var backupRE = regexp.MustCompile(`^(\d{8}-\d{6})(?:-([1-9]\d*))?$`)
+
+// backup is one backup of a settings file, as its name tells.
+type backup struct {
+	name  string
+	stamp string // the time, as in the name
+	n     int    // 1, or the number after the time
+}
+
+// backupsOf lists the backups of path, newest first (by the time and
+// number in their names); other files are not backups, whatever they are
+// called.
+func backupsOf(path string) []backup {
+	prefix := filepath.Base(path) + ".bak-"
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	var bs []backup
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		m := backupRE.FindStringSubmatch(rest)
+		if !ok || m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		n := 1
+		if m[2] != "" {
+			n, _ = strconv.Atoi(m[2])
+		}
+		bs = append(bs, backup{e.Name(), m[1], n})
+	}
+	sort.Slice(bs, func(i, j int) bool {
+		if bs[i].stamp != bs[j].stamp {
+			return bs[i].stamp > bs[j].stamp
+		}
+		return bs[i].n > bs[j].n
+	})
+	return bs
+}
+
+// pruneBackups removes all but the newest KeepBackups backups of path and
+// returns how many are kept and how many it removed. A backup it cannot
+// remove still counts as kept.
+func pruneBackups(path string) (kept, removed int) {
+	bs := backupsOf(path)
+	for _, b := range bs[min(KeepBackups, len(bs)):] {
+		if os.Remove(filepath.Join(filepath.Dir(path), b.name)) == nil {
+			removed++
+		}
+	}
+	return len(bs) - removed, removed
+}
+
+// writeBackup copies the file's current content next to it. A backup of a
+// second that already has some takes the next number, so an earlier backup
+// is never overwritten and the newest always sorts first.
 func writeBackup(sf *settingsFile, now time.Time) (string, error) {
 	base := backupName(sf.Path, now)
-	name := base
-	for i := 2; ; i++ {
+	n := 1
+	for _, b := range backupsOf(sf.Path) {
+		if b.stamp == now.Format(backupLayout) {
+			n = max(n, b.n+1)
+		}
+	}
+	for tries := 0; ; tries++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, sf.Mode)
-		if errors.Is(err, os.ErrExist) && i < 100 {
-			name = fmt.Sprintf("%s-%d", base, i)
+		if errors.Is(err, os.ErrExist) && tries < 100 {
+			n++ // another run made it meanwhile
 			continue
 		}
 		if err != nil {
@@ -105,7 +178,11 @@ type Result struct {
 	Existed bool
 	Changes []Change
 	Backup  string
-	Diff    string // dry run only
+	// BackupsKept and BackupsRemoved count the file's backups after this
+	// one was made: those kept (KeepBackups at most) and the older ones
+	// removed.
+	BackupsKept, BackupsRemoved int
+	Diff                        string // dry run only
 	// Removed is set when the change left the file holding nothing but
 	// what install writes into a file it creates (Document.Vacant), and
 	// the file was removed (or, in a dry run, would be) instead.
@@ -113,8 +190,9 @@ type Result struct {
 }
 
 // Apply reads, changes and (unless a dry run) writes a settings file:
-// backup first, then an atomic replace; a file left vacant is removed
-// instead. On any error the file is left as it was.
+// backup first, then an atomic replace, then the older backups pruned; a
+// file left vacant is removed instead. On any error the file is left as it
+// was.
 func (e Edit) Apply() (*Result, error) {
 	sf, err := readSettings(e.Path)
 	if err != nil {
@@ -164,6 +242,9 @@ func (e Edit) Apply() (*Result, error) {
 	}
 	if err := snapshot.WriteFileAtomic(sf.Path, data, sf.Mode); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
+	}
+	if res.Backup != "" {
+		res.BackupsKept, res.BackupsRemoved = pruneBackups(sf.Path)
 	}
 	return res, nil
 }
