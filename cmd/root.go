@@ -87,6 +87,7 @@ all three; "compact-guard doctor" checks the setup.` + "\n" + exitHelp,
 	for _, add := range commandBuilders {
 		root.AddCommand(add(ios, g))
 	}
+	addCompletions(root, g)
 	return root
 }
 

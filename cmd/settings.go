@@ -67,6 +67,11 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error)
 	c.Flags().StringVar(&opts.Scope, "scope", settings.ScopeUser, "settings file to change: user, project or local")
 	c.Flags().StringVar(&opts.Settings, "settings", "", "change this settings file instead of a scope's")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the change as a diff and write nothing")
+	_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]cobra.Completion{
+		settings.ScopeUser + "\t~/.claude/settings.json",
+		settings.ScopeProject + "\t.claude/settings.json (usually committed)",
+		settings.ScopeLocal + "\t.claude/settings.local.json (personal)",
+	}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
