@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // Hook outcomes as written to the log; doctor reports lines whose outcome is
@@ -65,13 +67,5 @@ func logValue(s string) string {
 	}, s)
 }
 
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
-	}
-	return s
-}
+// truncateRunes is the shared cut (textcut) under the name doctor uses too.
+func truncateRunes(s string, n int) string { return textcut.Marked(textcut.Runes(s, n)) }

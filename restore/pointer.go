@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -100,10 +101,10 @@ func hardCut(text string, max int, lang snapshot.Lang) string {
 	marker := "\n" + printer(lang).Sprintf(mPointerCut, max)
 	m := utf8.RuneCountInString(marker)
 	if max <= m {
-		cut, _ := cutRunes(text, max)
+		cut, _ := textcut.Runes(text, max)
 		return cut
 	}
-	cut, _ := cutRunes(text, max-m)
+	cut, _ := textcut.Runes(text, max-m)
 	// End on a whole line where one ends in the second half, so that no
 	// half statement or half marker is left before ours.
 	if i := strings.LastIndexByte(cut, '\n'); i > len(cut)/2 {
@@ -142,7 +143,7 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 		line(p.Sprintf(mPromptsHeader, len(prompts)))
 		for i, pr := range prompts {
 			line(p.Sprintf(mPromptN, i+1))
-			text, cut := cutRunes(pr.Text, l.promptChars)
+			text, cut := textcut.Runes(pr.Text, l.promptChars)
 			if text != "" {
 				line(quote(text))
 			}
@@ -202,18 +203,10 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 		} else {
 			line(p.Sprintf(mCmdFailed, tool))
 		}
-		cmd, cut := cutRunes(c.Command, l.cmdChars)
-		if cut {
-			cmd += "…"
-		}
-		line(quote(cmd))
+		line(quote(textcut.Marked(textcut.Runes(c.Command, l.cmdChars))))
 		if first := firstLine(c.ErrorLine); first != "" {
 			line(p.Sprintf(mCmdErrLine))
-			e, cut := cutRunes(first, l.itemChars)
-			if cut {
-				e += "…"
-			}
-			line(quote(e))
+			line(quote(textcut.Marked(textcut.Runes(first, l.itemChars))))
 		}
 	}
 
@@ -277,7 +270,7 @@ func gitLine(p *message.Printer, g *snapshot.Git, itemChars int) string {
 		branch = sprintf(mUnknown)
 	}
 	branch = oneLine(branch, itemChars)
-	h, _ := cutRunes(g.Head, 7)
+	h, _ := textcut.Runes(g.Head, 7)
 	head := oneLine(h, 7)
 	var s string
 	switch {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -268,7 +269,7 @@ func TestPointerPromptCut(t *testing.T) {
 	}
 }
 
-// spec: PO-3
+// spec: PO-3, SF-10
 func TestPointerFiles(t *testing.T) {
 	in := typicalInput(snapshot.English)
 	in.Record.Files = []transcript.FileEdit{
@@ -288,6 +289,11 @@ func TestPointerFiles(t *testing.T) {
 	in.Record.Files = []transcript.FileEdit{{Path: project + "/x/y.go"}}
 	if got := Pointer(in); !strings.Contains(got, "1 file was edited in this session:\n- x/y.go\n") {
 		t.Errorf("relative to cwd:\n%s", got)
+	}
+	// A path longer than 240 characters ends with the shared marker (SF-10).
+	in.Record.Files = []transcript.FileEdit{{Path: "/" + strings.Repeat("я", 300)}}
+	if got := Pointer(in); !strings.Contains(got, "\n- /"+strings.Repeat("я", 239)+textcut.Marker+"\n") {
+		t.Errorf("long path not cut at 240 with %q:\n%s", textcut.Marker, got)
 	}
 }
 

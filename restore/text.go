@@ -3,25 +3,9 @@ package restore
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
-)
 
-// cutRunes returns s cut to at most n runes, and whether it was cut. It
-// walks only as far as the cut, so a megabyte prompt costs n runes.
-func cutRunes(s string, n int) (string, bool) {
-	if n <= 0 {
-		return "", s != ""
-	}
-	i := 0
-	for count := 0; i < len(s); count++ {
-		if count == n {
-			return s[:i], true
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s, false
-}
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
+)
 
 // firstLine is s up to its first line break.
 func firstLine(s string) string {
@@ -31,16 +15,13 @@ func firstLine(s string) string {
 	return s
 }
 
-// oneLine cuts s at n runes (marking the cut with "…") and escapes it so
+// oneLine cuts s at n runes (marked with textcut.Marker) and escapes it so
 // that it stays on one line and holds no control or bidi characters.
 func oneLine(s string, n int) string {
-	s, cut := cutRunes(s, n)
+	s, cut := textcut.Runes(s, n)
 	var b strings.Builder
 	escape(&b, s)
-	if cut {
-		b.WriteString("…")
-	}
-	return b.String()
+	return textcut.Marked(b.String(), cut)
 }
 
 // quote renders text as a quoted block, "> " before every line, so that

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // DefaultGitTimeout is the shared deadline of ReadGit when GitOptions.Timeout
@@ -37,7 +39,7 @@ var (
 type panicError struct{ v any }
 
 func (p panicError) Error() string {
-	return cutUTF8(fmt.Sprintf("panic: %v", p.v), 300)
+	return textcut.Marked(textcut.Bytes(fmt.Sprintf("panic: %v", p.v), 300))
 }
 
 // GitOptions tunes ReadGit.
@@ -398,17 +400,8 @@ func gitSubject(ctx context.Context, bin, root string) (string, error) {
 	return cutSubject(strings.TrimRight(out.buf.String(), "\r\n")), nil
 }
 
-// cutSubject bounds a subject to maxSubject runes with a visible marker.
-func cutSubject(s string) string {
-	n := 0
-	for i := range s {
-		if n == maxSubject {
-			return s[:i] + " […]"
-		}
-		n++
-	}
-	return s
-}
+// cutSubject bounds a subject to maxSubject runes with the marker.
+func cutSubject(s string) string { return textcut.Marked(textcut.Runes(s, maxSubject)) }
 
 // errLine picks the line of git's stderr that says why it failed: the first
 // "fatal:" or "error:" line, else the first non-empty one.

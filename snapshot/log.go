@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // MaxLogBytes is the size the log stays under: past it, AppendLog keeps the
@@ -35,9 +37,7 @@ func AppendLog(path string, line string) error {
 		return fmt.Errorf("log folder: %w", err)
 	}
 	line = escapeInline(line)
-	if len(line) > maxLogLine {
-		line = cutUTF8(line, maxLogLine) + TruncatedLogMarker
-	}
+	line = textcut.Marked(textcut.Bytes(line, maxLogLine))
 	// A FIFO, device or symlink at the log's name is refused, never waited
 	// on: a hook blocked on its log would block the compaction.
 	f, err := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -79,9 +79,6 @@ func ensureLogDir(dir string) error {
 	}
 	return nil
 }
-
-// TruncatedLogMarker ends a log line that was cut.
-const TruncatedLogMarker = " […cut]"
 
 // trimLog replaces the log with its newest half, starting at a line, through
 // a temp file and a rename, so that readers see either the old log or the
@@ -169,15 +166,4 @@ func RecentLogLines(path string, n int) ([]string, error) {
 		lines = lines[len(lines)-n:]
 	}
 	return lines, nil
-}
-
-// cutUTF8 cuts s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // spec: SF-60
@@ -26,7 +28,7 @@ func TestAppendLog(t *testing.T) {
 	if len(lines) != 3 || lines[0] != "first" || lines[1] != `two\nlines\r\x1b[31m` {
 		t.Fatalf("log lines %q", lines[:min(2, len(lines))])
 	}
-	if !strings.HasSuffix(lines[2], TruncatedLogMarker) || len(lines[2]) > maxLogLine+len(TruncatedLogMarker) ||
+	if !strings.HasSuffix(lines[2], textcut.Marker) || len(lines[2]) > maxLogLine+len(textcut.Marker) ||
 		!strings.HasPrefix(lines[2], "éé") || strings.ContainsRune(lines[2], '\uFFFD') {
 		t.Fatalf("long line not cut cleanly: %d bytes", len(lines[2]))
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -49,7 +50,7 @@ func fullRecord() *Record {
 		Prompts: []transcript.Prompt{
 			{Text: "Make the snapshot folder 0700.", Time: t0.Add(-50 * time.Minute)},
 			{Text: "Here is the doc:\n## Files\nSession: other-session\n```\nnot the end\n```\nbell:\a end", Time: t0.Add(-40 * time.Minute)},
-			{Text: strings.Repeat("long ", 20) + transcript.TruncationMarker, Time: t0.Add(-30 * time.Minute), Truncated: true},
+			{Text: strings.Repeat("long ", 20) + textcut.Marker, Time: t0.Add(-30 * time.Minute), Truncated: true},
 			{Text: "Run the tests again [image]", Time: t0.Add(-2 * time.Minute), FromLastPrompt: true},
 		},
 		Files: []transcript.FileEdit{
@@ -63,7 +64,7 @@ func fullRecord() *Record {
 			{Tool: "Bash", Command: "cat <<'EOF' > x\n# not a heading\n```\nEOF", Outcome: transcript.OutcomeRejected, Time: t0.Add(-8 * time.Minute)},
 			{Tool: "PowerShell", Command: "Get-ChildItem", Outcome: transcript.OutcomeInterrupted, Time: t0.Add(-7 * time.Minute)},
 			{Tool: "Bash", Command: "npm run dev", Description: "Start the dev server", Outcome: transcript.OutcomeBackground, Time: t0.Add(-6 * time.Minute)},
-			{Tool: "Bash", Command: strings.Repeat("x", 40) + transcript.TruncationMarker, Truncated: true, Outcome: transcript.OutcomeUnknown, Time: t0.Add(-5 * time.Minute)},
+			{Tool: "Bash", Command: strings.Repeat("x", 40) + textcut.Marker, Truncated: true, Outcome: transcript.OutcomeUnknown, Time: t0.Add(-5 * time.Minute)},
 		},
 		Todos: []transcript.Task{
 			{Subject: "Write the store", Status: "completed"},

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // Further limits of what an Extractor keeps, so memory stays flat whatever
@@ -499,10 +501,7 @@ func (x *Extractor) lastPromptEntry(line []byte) {
 	if !ok || strings.TrimSpace(s) == "" {
 		return
 	}
-	text := s
-	if more {
-		text += TruncationMarker
-	}
+	text := textcut.Marked(s, more)
 	if x.sameAsTyped(text) {
 		x.lpText, x.lpTrunc = "", false
 		return
@@ -562,13 +561,6 @@ func cut(line []byte, sp span, n int) (string, bool) {
 	return s, more
 }
 
-func marked(s string, more bool) string {
-	if more {
-		return s + TruncationMarker
-	}
-	return s
-}
-
 // inputKeys are the tool input fields read, in one walk of the input;
 // the first iShort..nInput double as the short form of a failed call, in
 // this order of preference.
@@ -614,15 +606,15 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	switch name {
 	case "Write", "Edit", "MultiEdit":
 		p, more := cut(line, in[iFilePath], MaxPathChars)
-		pc.path = marked(p, more)
+		pc.path = textcut.Marked(p, more)
 	case "NotebookEdit":
 		p, more := cut(line, in[iNotebookPath], MaxPathChars)
-		pc.path = marked(p, more)
+		pc.path = textcut.Marked(p, more)
 	case "Bash", "PowerShell":
 		c, more := cut(line, in[iCommand], MaxCommandChars)
 		d, dmore := cut(line, in[iDescription], MaxDescriptionChars)
-		pc.cmd = &Command{Tool: name, Command: marked(c, more), Truncated: more,
-			Description: marked(d, dmore), Outcome: OutcomeUnknown, Time: t}
+		pc.cmd = &Command{Tool: name, Command: textcut.Marked(c, more), Truncated: more,
+			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t}
 		pc.bg = in[iBackground].isTrue(line)
 		x.commands = append(x.commands, pc.cmd)
 		x.trimCommands()
@@ -631,19 +623,19 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	case "TaskCreate":
 		s, more := cut(line, in[iSubject], MaxTaskChars)
 		a, amore := cut(line, in[iActiveForm], MaxTaskChars)
-		pc.task = &Task{Subject: marked(s, more), Status: "pending", ActiveForm: marked(a, amore)}
+		pc.task = &Task{Subject: textcut.Marked(s, more), Status: "pending", ActiveForm: textcut.Marked(a, amore)}
 	case "TaskUpdate":
 		u := &taskUpdate{id: idString(line, in[iTaskID])}
 		u.status, _ = cut(line, in[iStatus], MaxTaskChars)
 		s, more := cut(line, in[iSubject], MaxTaskChars)
-		u.subject = marked(s, more)
+		u.subject = textcut.Marked(s, more)
 		a, amore := cut(line, in[iActiveForm], MaxTaskChars)
-		u.activeForm = marked(a, amore)
+		u.activeForm = textcut.Marked(a, amore)
 		pc.upd = u
 	case "ExitPlanMode":
 		if in[iPlan].isString(line) {
 			p, more := cut(line, in[iPlan], MaxPlanChars)
-			pc.plan = &Plan{Text: marked(p, more), Truncated: more, Time: t}
+			pc.plan = &Plan{Text: textcut.Marked(p, more), Truncated: more, Time: t}
 		}
 	}
 	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.path)
@@ -703,18 +695,14 @@ func shortInput(line []byte, input span, preferred []span) string {
 	}
 	for _, sp := range preferred {
 		if s, more := cut(line, sp, MaxFailureInputChars); s != "" {
-			return marked(s, more)
+			return textcut.Marked(s, more)
 		}
 	}
 	raw := input.raw(line)
-	if len(raw) <= MaxFailureInputChars {
-		return string(raw)
-	}
-	n := MaxFailureInputChars
-	for n > 0 && !utf8.RuneStart(raw[n]) {
-		n--
-	}
-	return string(raw[:n]) + TruncationMarker
+	// One byte past the limit tells Bytes whether a character straddles it,
+	// without copying a megabyte input.
+	raw = raw[:min(len(raw), MaxFailureInputChars+1)]
+	return textcut.Marked(textcut.Bytes(string(raw), MaxFailureInputChars))
 }
 
 func todoList(line []byte, sp span) ([]Task, bool) {
@@ -731,7 +719,7 @@ func todoList(line []byte, sp span) ([]Task, bool) {
 			c, more := cut(line, f[0], MaxTaskChars)
 			st, _ := cut(line, f[1], MaxTaskChars)
 			a, amore := cut(line, f[2], MaxTaskChars)
-			todos = append(todos, Task{Subject: marked(c, more), Status: st, ActiveForm: marked(a, amore)})
+			todos = append(todos, Task{Subject: textcut.Marked(c, more), Status: st, ActiveForm: textcut.Marked(a, amore)})
 		}
 		return true
 	})
@@ -855,10 +843,10 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 		return
 	}
 	text := strings.Join(parts, "\n")
-	if utf8.RuneCountInString(text) > MaxPromptChars {
-		text, more = string([]rune(text)[:MaxPromptChars]), true
+	if kept, cut := textcut.Runes(text, MaxPromptChars); cut {
+		text, more = kept, true
 	}
-	p := Prompt{Text: marked(text, more), Time: t, Truncated: more}
+	p := Prompt{Text: textcut.Marked(text, more), Time: t, Truncated: more}
 	if !t.IsZero() && slices.ContainsFunc(x.prompts, func(q Prompt) bool { return q.Text == p.Text && q.Time.Equal(t) }) {
 		// The same prompt at the same time: written again, not typed again.
 		return
@@ -1060,10 +1048,10 @@ func exitCode(text string) (*int, string) {
 			if len(lines) > 1 {
 				line = lines[1]
 			}
-			return &n, clip(line, MaxErrorChars)
+			return &n, textcut.Marked(textcut.Runes(line, MaxErrorChars))
 		}
 	}
-	return nil, clip(lines[0], MaxErrorChars)
+	return nil, textcut.Marked(textcut.Runes(lines[0], MaxErrorChars))
 }
 
 // errorSummary is the first line of an error, with "Exit code N" joined to
@@ -1077,7 +1065,7 @@ func errorSummary(text string) string {
 	if strings.HasPrefix(strings.TrimPrefix(s, "Error: "), "Exit code ") && len(lines) > 1 {
 		s += ": " + lines[1]
 	}
-	return clip(s, MaxErrorChars)
+	return textcut.Marked(textcut.Runes(s, MaxErrorChars))
 }
 
 // nonEmptyLines returns up to n non-empty lines of s, with tool_use_error
@@ -1118,14 +1106,6 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// clip cuts s at n runes with the truncation marker.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + TruncationMarker
 }
 
 // Facts returns what has been extracted so far, as a fresh value the caller

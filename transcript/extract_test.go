@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // spec: TR-16
@@ -69,10 +71,10 @@ func TestTR17PromptLimits(t *testing.T) {
 		long := strings.Repeat("ж", 5000)
 		f := extract(prompt(1, long, nil))
 		p := f.Prompts[0]
-		if !p.Truncated || !strings.HasSuffix(p.Text, TruncationMarker) {
+		if !p.Truncated || !strings.HasSuffix(p.Text, textcut.Marker) {
 			t.Fatalf("truncated %v, text ends %q", p.Truncated, p.Text[len(p.Text)-20:])
 		}
-		body := strings.TrimSuffix(p.Text, TruncationMarker)
+		body := strings.TrimSuffix(p.Text, textcut.Marker)
 		eq(t, "runes", utf8.RuneCountInString(body), MaxPromptChars)
 		eq(t, "valid UTF-8", utf8.ValidString(p.Text), true)
 	})
@@ -86,7 +88,7 @@ func TestTR17PromptLimits(t *testing.T) {
 			obj{"type": "text", "text": strings.Repeat("b", 3000)}}, nil))
 		p := f.Prompts[0]
 		eq(t, "truncated", p.Truncated, true)
-		eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(p.Text, TruncationMarker)), MaxPromptChars)
+		eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(p.Text, textcut.Marker)), MaxPromptChars)
 	})
 	t.Run("same text same time kept once", func(t *testing.T) {
 		eqSlice(t, "prompts", promptTexts(extract(prompt(1, "a", nil), prompt(1, "a", nil))), []string{"a"})
@@ -194,7 +196,7 @@ func TestTR19EditedFiles(t *testing.T) {
 		}},
 		{"path cut", []string{
 			call(1, "t1", "Write", obj{"file_path": "/" + strings.Repeat("d", MaxPathChars+10)}), result(2, "t1", "ok", false, nil),
-		}, []FileEdit{{Path: "/" + strings.Repeat("d", MaxPathChars-1) + TruncationMarker, Edits: 1, LastTool: "Write", LastTime: tsTime(1)}}},
+		}, []FileEdit{{Path: "/" + strings.Repeat("d", MaxPathChars-1) + textcut.Marker, Edits: 1, LastTool: "Write", LastTime: tsTime(1)}}},
 		{"other tools and Read are no edits", []string{
 			call(1, "t1", "Read", obj{"file_path": "/p/a.go"}), result(2, "t1", "ok", false, nil),
 		}, nil},
@@ -303,8 +305,8 @@ func TestTR20CommandOutcomes(t *testing.T) {
 		f := extract(bash(obj{"command": strings.Repeat("é", 1500)}))
 		g := f.Commands[0]
 		eq(t, "truncated", g.Truncated, true)
-		eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(g.Command, TruncationMarker)), MaxCommandChars)
-		eq(t, "marker", strings.HasSuffix(g.Command, TruncationMarker), true)
+		eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(g.Command, textcut.Marker)), MaxCommandChars)
+		eq(t, "marker", strings.HasSuffix(g.Command, textcut.Marker), true)
 	})
 	t.Run("last 20, oldest first", func(t *testing.T) {
 		var lines []string
@@ -318,7 +320,7 @@ func TestTR20CommandOutcomes(t *testing.T) {
 	})
 	t.Run("error line cut", func(t *testing.T) {
 		f := extract(bash(cmd), result(2, "b1", "Exit code 1\n"+strings.Repeat("x", 500), true, nil))
-		eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(f.Commands[0].ErrorLine, TruncationMarker)), MaxErrorChars)
+		eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(f.Commands[0].ErrorLine, textcut.Marker)), MaxErrorChars)
 	})
 }
 
@@ -411,7 +413,7 @@ func TestTR24Failures(t *testing.T) {
 			{Tool: "Read", Input: "/p/missing.go", Error: "File does not exist.", Time: tsTime(1)},
 			{Tool: "Bash", Input: "go vet ./...", Error: "Exit code 1: # pkg", Time: tsTime(3)},
 			{Tool: "Edit", Input: "/p/a.go", Error: "The user doesn't want to proceed with this tool use.", Rejected: true, Time: tsTime(5)},
-			{Tool: "mcp__srv__do", Input: `{"a":"` + strings.Repeat("x", MaxFailureInputChars-6) + TruncationMarker, Error: "failed hard", Time: tsTime(11)},
+			{Tool: "mcp__srv__do", Input: `{"a":"` + strings.Repeat("x", MaxFailureInputChars-6) + textcut.Marker, Error: "failed hard", Time: tsTime(11)},
 		}
 		if len(f.Failures) != len(want) {
 			t.Fatalf("failures = %+v", f.Failures)
@@ -451,7 +453,7 @@ func TestTR25Plan(t *testing.T) {
 
 	f = extract(call(1, "x1", "ExitPlanMode", obj{"plan": strings.Repeat("п", 5000)}), result(2, "x1", "ok", false, nil))
 	eq(t, "truncated", f.Plan.Truncated, true)
-	eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(f.Plan.Text, TruncationMarker)), MaxPlanChars)
+	eq(t, "runes", utf8.RuneCountInString(strings.TrimSuffix(f.Plan.Text, textcut.Marker)), MaxPlanChars)
 
 	f = extract(call(1, "x1", "ExitPlanMode", obj{"plan": "P"}))
 	if f.Plan != nil {

@@ -21,7 +21,7 @@ type Prompt struct {
 	Text string    `json:"text"`
 	Time time.Time `json:"time,omitzero"`
 	// Truncated is set when Text was cut at the prompt limit; Text then ends
-	// with a visible marker.
+	// with textcut.Marker, as does every text the extractor cut.
 	Truncated bool `json:"truncated,omitempty"`
 	// FromLastPrompt is set when the prompt came only from a `last-prompt`
 	// entry, because the transcript had not written the user entry yet.
@@ -120,12 +120,11 @@ type Facts struct {
 
 // Limits of what Facts keeps.
 const (
-	MaxPrompts       = 5
-	MaxPromptChars   = 4000
-	MaxCommands      = 20
-	MaxCommandChars  = 1000
-	MaxFailures      = 5
-	MaxPlanChars     = 4000
-	MaxLineBytes     = 8 << 20
-	TruncationMarker = " […truncated]"
+	MaxPrompts      = 5
+	MaxPromptChars  = 4000
+	MaxCommands     = 20
+	MaxCommandChars = 1000
+	MaxFailures     = 5
+	MaxPlanChars    = 4000
+	MaxLineBytes    = 8 << 20
 )

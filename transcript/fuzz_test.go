@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // checkFacts asserts the invariants every Facts keeps, whatever it was fed.
@@ -17,12 +19,12 @@ func checkFacts(t *testing.T, f *Facts) {
 		t.Fatalf("bounds broken: %d prompts, %d commands, %d failures, %d files, %d tasks, %d todos",
 			len(f.Prompts), len(f.Commands), len(f.Failures), len(f.Files), len(f.Tasks), len(f.Todos))
 	}
-	markerRunes := utf8.RuneCountInString(TruncationMarker)
+	markerRunes := utf8.RuneCountInString(textcut.Marker)
 	for _, p := range f.Prompts {
 		if n := utf8.RuneCountInString(p.Text); n > MaxPromptChars+markerRunes {
 			t.Fatalf("prompt of %d runes", n)
 		}
-		if p.Truncated != strings.HasSuffix(p.Text, TruncationMarker) && p.Truncated {
+		if p.Truncated != strings.HasSuffix(p.Text, textcut.Marker) && p.Truncated {
 			t.Fatalf("truncated prompt without marker")
 		}
 		if !utf8.ValidString(p.Text) {
