@@ -386,6 +386,7 @@ func fillFromFacts(rec *snapshot.Record, f *transcript.Facts) {
 	rec.Todos = f.Todos
 	rec.Tasks = f.Tasks
 	rec.Failures = f.Failures
+	rec.Totals = &f.Totals
 	rec.Plan = f.Plan
 	rec.Context = f.Usage
 	rec.EarlierCompactions = f.Compactions
@@ -396,6 +397,10 @@ func fillFromFacts(rec *snapshot.Record, f *transcript.Facts) {
 // factsFromRecord turns an earlier snapshot back into the facts it carried,
 // the seed of the chain.
 func factsFromRecord(r *snapshot.Record) *transcript.Facts {
+	var totals transcript.Totals
+	if r.Totals != nil {
+		totals = *r.Totals
+	}
 	return &transcript.Facts{
 		Prompts:     r.Prompts,
 		Files:       r.Files,
@@ -405,6 +410,7 @@ func factsFromRecord(r *snapshot.Record) *transcript.Facts {
 		Failures:    r.Failures,
 		Plan:        r.Plan,
 		Compactions: r.EarlierCompactions,
+		Totals:      totals,
 		Cwd:         r.Cwd,
 		GitBranch:   r.GitBranch,
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,62 @@ func TestPostCompactSkipsConfirmAfterFailure(t *testing.T) {
 	rec, _ = st.Load(entries[0].Name)
 	if rec.Compaction == nil {
 		t.Error("without a failure marker the compaction is confirmed")
+	}
+}
+
+// spec: TR-33, SF-6
+// The record says how many commands the session ran, also when a snapshot
+// continues the chain of an earlier one and reads only what came after it.
+func TestGatherRecordsTotalsAcrossTheChain(t *testing.T) {
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "s.jsonl")
+	var b strings.Builder
+	n := 0
+	stamp := func() string {
+		n++
+		return time.Date(2026, 11, 30, 9, 0, n, 0, time.UTC).Format(time.RFC3339Nano)
+	}
+	bash := func(i int) {
+		id := fmt.Sprint("toolu_", i)
+		fmt.Fprintf(&b, `{"type":"assistant","timestamp":%q,"message":{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"echo %d"}}]}}`+"\n", stamp(), id, i)
+		fmt.Fprintf(&b, `{"type":"user","timestamp":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"ok"}]}}`+"\n", stamp(), id)
+	}
+	write := func() {
+		if err := os.WriteFile(tr, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 25 {
+		bash(i)
+	}
+	write()
+	dir := filepath.Join(tmp, "snaps")
+	opts := &PrecompactOptions{Dir: dir, Getenv: func(string) string { return "" }, Now: time.Now, Timeout: 10 * time.Second}
+	gather := func() *snapshot.Record {
+		t.Helper()
+		rec, warnings := gatherSnapshot(context.Background(), opts, Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
+		if rec == nil {
+			t.Fatalf("no record: %v", warnings)
+		}
+		return rec
+	}
+	first := gather()
+	if first.Totals == nil || first.Totals.Commands != 25 || len(first.Commands) != 20 {
+		t.Fatalf("first snapshot: totals %+v, %d commands listed; want 25 and 20", first.Totals, len(first.Commands))
+	}
+	if _, _, err := (&snapshot.Store{Dir: dir}).Save(first, snapshot.English); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, `{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","timestamp":%q,"compactMetadata":{"trigger":"auto","preTokens":1000}}`+"\n", stamp())
+	for i := 25; i < 30; i++ {
+		bash(i)
+	}
+	write()
+	second := gather()
+	if second.Coverage.Previous != first.Name {
+		t.Fatalf("second snapshot did not continue the chain: %+v", second.Coverage)
+	}
+	if second.Totals == nil || second.Totals.Commands != 30 {
+		t.Errorf("second snapshot: totals %+v, want 30 commands", second.Totals)
 	}
 }

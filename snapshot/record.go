@@ -59,6 +59,9 @@ type Record struct {
 	Warnings           []string                `json:"warnings,omitempty"`
 	Redactions         int                     `json:"redactions"`
 	Compaction         *CompactionConfirmation `json:"compaction,omitempty"`
+	// Totals says how many prompts, commands and failures the bounded lists
+	// were taken from; nil in records written before it existed (SF-6).
+	Totals *transcript.Totals `json:"totals,omitempty"`
 }
 
 // Git is the repository state at snapshot time.

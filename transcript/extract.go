@@ -54,6 +54,7 @@ type Extractor struct {
 	fileSeq int64
 
 	commands []*Command
+	totals   Totals
 	todos    []Task
 	tasks    []Task
 	failures []Failure
@@ -134,7 +135,9 @@ type block struct {
 // NewExtractor returns an Extractor that continues from seed, the facts of
 // an earlier reading of the same session (nil: start empty). Seed's prompts,
 // files, commands, todos, tasks, failures, plan, compaction count, cwd, git
-// branch and last time are carried forward; its usage and stats are not.
+// branch, last time and totals are carried forward (totals at least the
+// lengths of its lists, for a seed that predates them); its usage and stats
+// are not.
 func NewExtractor(seed *Facts) *Extractor {
 	x := &Extractor{
 		files:   make(map[string]*fileRec),
@@ -173,6 +176,11 @@ func NewExtractor(seed *Facts) *Extractor {
 		x.plan = new(*seed.Plan)
 	}
 	x.compactions = seed.Compactions
+	x.totals = Totals{
+		Prompts:  max(seed.Totals.Prompts, len(seed.Prompts)),
+		Commands: max(seed.Totals.Commands, len(seed.Commands)),
+		Failures: max(seed.Totals.Failures, len(seed.Failures)),
+	}
 	x.cwd, x.gitBranch, x.lastTime = seed.Cwd, seed.GitBranch, seed.LastTime
 	return x
 }
@@ -617,6 +625,7 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t}
 		pc.bg = in[iBackground].isTrue(line)
 		x.commands = append(x.commands, pc.cmd)
+		x.totals.Commands++
 		x.trimCommands()
 	case "TodoWrite":
 		pc.todos, pc.todoOK = todoList(line, in[iTodos])
@@ -855,6 +864,7 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 		x.prompts[n-1] = p
 	} else {
 		x.prompts = append(x.prompts, p)
+		x.totals.Prompts++
 		x.trimPrompts()
 	}
 	x.lastTyped, x.lastTypedTx = p.Text, strings.Join(texts, "\n")
@@ -924,6 +934,7 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	if (failed || rejected) && !interrupted {
 		x.failures = append(x.failures, Failure{Tool: pc.tool, Input: pc.input,
 			Error: errorSummary(errText), Rejected: rejected, Time: pc.time})
+		x.totals.Failures++
 		if n := len(x.failures); n > MaxFailures {
 			x.failures = slices.Delete(x.failures, 0, n-MaxFailures)
 		}
@@ -1119,6 +1130,7 @@ func (x *Extractor) Facts() *Facts {
 		Todos:       slices.Clone(x.todos),
 		Tasks:       slices.Clone(x.tasks),
 		Compactions: x.compactions,
+		Totals:      x.totals,
 		Cwd:         x.cwd,
 		GitBranch:   x.gitBranch,
 		LastTime:    x.lastTime,
@@ -1134,6 +1146,7 @@ func (x *Extractor) Facts() *Facts {
 		return withoutSpace(p.Text) == withoutSpace(x.lpText)
 	}) {
 		f.Prompts = append(f.Prompts, Prompt{Text: x.lpText, Truncated: x.lpTrunc, FromLastPrompt: true})
+		f.Totals.Prompts++
 		if n := len(f.Prompts); n > MaxPrompts {
 			f.Prompts = slices.Delete(f.Prompts, 0, n-MaxPrompts)
 		}

@@ -675,3 +675,40 @@ func TestTR9SeedCarriedForward(t *testing.T) {
 	eq(t, "seed edits", seed.Files[1].Edits, 1)
 	eq(t, "seed task", seed.Tasks[0].Status, "pending")
 }
+
+// spec: TR-33
+func TestTR33Totals(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		lines = append(lines, prompt(i, fmt.Sprint("prompt ", i), nil))
+	}
+	// The same prompt written again (a re-emitted entry) counts once.
+	lines = append(lines, prompt(11, "prompt 11", nil))
+	for i := range 30 {
+		id := fmt.Sprint("b", i)
+		lines = append(lines, call(100+2*i, id, "Bash", obj{"command": fmt.Sprint("false ", i)}),
+			result(101+2*i, id, "Exit code 1\nno", i%3 == 0, nil))
+	}
+	// A call written again before and after its result counts once.
+	lines = append(lines, call(100, "b0", "Bash", obj{"command": "false 0"}))
+	f := extract(lines...)
+	eq(t, "prompts kept", len(f.Prompts), MaxPrompts)
+	eq(t, "commands kept", len(f.Commands), MaxCommands)
+	eq(t, "failures kept", len(f.Failures), MaxFailures)
+	eq(t, "totals", f.Totals, Totals{Prompts: 12, Commands: 30, Failures: 10})
+
+	t.Run("a last-prompt entry counts as the prompt it stands for", func(t *testing.T) {
+		x := NewExtractor(nil)
+		x.Feed([]byte(prompt(1, "one", nil)))
+		x.Feed([]byte(lastPrompt("two")))
+		eq(t, "with last-prompt", x.Facts().Totals.Prompts, 2)
+		x.Feed([]byte(prompt(2, "two", nil)))
+		eq(t, "after the typed prompt", x.Facts().Totals.Prompts, 2)
+	})
+	t.Run("carried by the seed, at least its lists' lengths", func(t *testing.T) {
+		x := NewExtractor(&Facts{Prompts: []Prompt{{Text: "a"}}, Commands: []Command{{Command: "x"}, {Command: "y"}},
+			Totals: Totals{Prompts: 40, Commands: 1}})
+		x.Feed([]byte(prompt(1, "b", nil)))
+		eq(t, "totals", x.Facts().Totals, Totals{Prompts: 41, Commands: 2, Failures: 0})
+	})
+}

@@ -97,10 +97,19 @@ type Stats struct {
 	TornLastLine bool  `json:"torn_last_line,omitempty"`
 }
 
+// Totals counts the prompts, commands and failures met, before the lists of
+// Facts were bounded, so that a reader can say "the last 20 of 78" (TR-33).
+type Totals struct {
+	Prompts  int `json:"prompts"`
+	Commands int `json:"commands"`
+	Failures int `json:"failures"`
+}
+
 // Facts is everything extracted from the part of the transcript that was read.
 // Lists are bounded: Prompts holds the last MaxPrompts (oldest first), Commands
 // the last MaxCommands (oldest first), Failures the last MaxFailures (oldest
-// first); Files is session-wide, most recent first.
+// first), and Totals says how many there were; Files is session-wide, most
+// recent first.
 type Facts struct {
 	Prompts     []Prompt   `json:"prompts"`
 	Files       []FileEdit `json:"files"`
@@ -111,6 +120,7 @@ type Facts struct {
 	Plan        *Plan      `json:"plan,omitempty"`
 	Usage       *Usage     `json:"usage,omitempty"`
 	Compactions int        `json:"compactions"`
+	Totals      Totals     `json:"totals"`
 	// Cwd and GitBranch come from the newest entry that carries them.
 	Cwd       string    `json:"cwd,omitempty"`
 	GitBranch string    `json:"git_branch,omitempty"`
