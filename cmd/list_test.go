@@ -131,7 +131,7 @@ func TestListEmptyAndUnreadable(t *testing.T) {
 	}
 }
 
-// spec: LS-5, LS-6
+// spec: LS-5
 func TestShowSelectors(t *testing.T) {
 	dir := t.TempDir()
 	older := lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", 2*time.Hour, nil)
@@ -165,17 +165,47 @@ func TestShowSelectors(t *testing.T) {
 		t.Error("the Markdown does not hold the prompts: the test compares nothing useful")
 	}
 
-	// Without its Markdown a snapshot is rendered from the record.
-	if err := os.Remove(filepath.Join(dir, older+".md")); err != nil {
+}
+
+// spec: LS-5, LS-6, SF-28
+// show renders the record, whatever the .md beside it holds (a layout of an
+// older version, nothing at all), in the record's language; --full renders
+// everything.
+func TestShowRendersTheRecord(t *testing.T) {
+	dir := t.TempDir()
+	name := lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", time.Hour, func(r *snapshot.Record) {
+		r.Commands = []transcript.Command{{Tool: "Bash", Command: "go test ./...", Description: "Run the tests", Outcome: transcript.OutcomeError, ExitCode: new(1)}}
+	})
+	md := filepath.Join(dir, name+".md")
+	if err := os.WriteFile(md, []byte("# an older layout\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := (&snapshot.Store{Dir: dir}).Load(older)
+	rec, err := (&snapshot.Store{Dir: dir}).Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := lsMain(dir, "show", older)
-	if code != ExitOK || out != string(snapshot.RenderMarkdown(rec, snapshot.English)) {
-		t.Errorf("rendered from the record: exit %d\n%s", code, out)
+	out, _, code := lsMain(dir, "show", name)
+	if code != ExitOK || out != string(snapshot.RenderMarkdown(rec, snapshot.English)) || !strings.Contains(out, "- ✗ exit 1  `go test ./...`") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
+	out, _, code = lsMain(dir, "show", "--full", name)
+	if code != ExitOK || out != string(snapshot.RenderFullMarkdown(rec, snapshot.English)) || !strings.Contains(out, "- Description: `Run the tests`") {
+		t.Errorf("show --full: exit %d\n%s", code, out)
+	}
+	if err := os.Remove(md); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code = lsMain(dir, "show", name); code != ExitOK || out != string(snapshot.RenderMarkdown(rec, snapshot.English)) {
+		t.Errorf("show without the .md: exit %d\n%s", code, out)
+	}
+
+	ru := t.TempDir()
+	rec.Name, rec.Lang = "", ""
+	if _, _, err := (&snapshot.Store{Dir: ru}).Save(rec, snapshot.Russian); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := lsMain(ru, "show"); code != ExitOK || !strings.Contains(out, "Неудачных команд: 1 из 1") {
+		t.Errorf("a Russian snapshot shows in Russian: exit %d\n%s", code, out)
 	}
 }
 
@@ -194,6 +224,7 @@ func TestShowErrors(t *testing.T) {
 		{[]string{"show", "x", "--latest"}, ExitUsage, "give one of NAME, --session and --latest"},
 		{[]string{"show", "--session", "a", "--latest"}, ExitUsage, "give one of NAME, --session and --latest"},
 		{[]string{"show", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
+		{[]string{"show", "--full", "--json"}, ExitUsage, "give one of --full and --json"},
 	}
 	for _, c := range cases {
 		_, errOut, code := lsMain(dir, c.args...)

@@ -25,14 +25,21 @@ type ShowOptions struct {
 	Session string
 	Latest  bool
 	JSON    bool
+	Full    bool
 }
 
 func newCmdShow(ios *IO, g *GlobalOptions, runF func(*ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{IO: ios, Global: g}
 	c := &cobra.Command{
-		Use:   "show [NAME | --session ID | --latest] [--json]",
+		Use:   "show [NAME | --session ID | --latest] [--full | --json]",
 		Short: "Print a snapshot",
-		Long: `Print a snapshot's Markdown, or with --json its JSON record, as stored.
+		Long: `Print a snapshot: a summary that fits one screen (time, trigger, context,
+working directory, files edited, failed commands, git, the last prompt),
+then the detail: the prompts, and one line per file, command, task,
+failure and uncommitted change. It is the snapshot's Markdown, rendered
+from its JSON record.
+--full prints everything the record holds (each command whole, with its
+description; every note); --json prints the JSON record as stored.
 
 NAME is a name from 'compact-guard list' (snap_<time>_<session>, with or
 without .md or .json, or a path to one of the two files, of which only the
@@ -45,6 +52,7 @@ Exit status: 0 printed, 1 no such snapshot or it cannot be read, 2 bad
 flags or arguments.`,
 		Example: `  compact-guard show
   compact-guard show snap_20260314-150926_3f2a9c1e
+  compact-guard show --full
   compact-guard show --session 3f2a9c1e --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,6 +68,9 @@ flags or arguments.`,
 			if set > 1 {
 				return usageError{errors.New("give one of NAME, --session and --latest")}
 			}
+			if opts.Full && opts.JSON {
+				return usageError{errors.New("give one of --full and --json")}
+			}
 			if cmd.Flags().Changed("session") && opts.Session == "" {
 				return usageError{errors.New("--session needs a session id")}
 			}
@@ -74,6 +85,7 @@ flags or arguments.`,
 	}
 	c.Flags().StringVar(&opts.Session, "session", "", "the newest snapshot of this session (a prefix of the session id)")
 	c.Flags().BoolVar(&opts.Latest, "latest", false, "the newest snapshot (the default)")
+	c.Flags().BoolVar(&opts.Full, "full", false, "print everything the record holds")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the JSON record instead of the Markdown")
 	return c
 }
@@ -117,22 +129,24 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return fmt.Errorf("cannot read snapshot %s: %w", name, err)
 	}
-	var data []byte
-	if opts.JSON {
-		data, err = os.ReadFile(filepath.Join(dir, name+".json"))
-	} else {
-		data, err = os.ReadFile(filepath.Join(dir, name+".md"))
-		if errors.Is(err, os.ErrNotExist) {
-			// The record is the source of truth; the Markdown is its view.
-			lang := rec.Lang
-			if lang == "" {
-				lang = snapshot.English
-			}
-			data, err = snapshot.RenderMarkdown(rec, lang), nil
-		}
+	// The record is the source of truth and the Markdown its view: show
+	// renders it afresh, so a snapshot taken by an older version reads in
+	// the current layout, in the language it was taken in.
+	lang := rec.Lang
+	if lang == "" {
+		lang = snapshot.English
 	}
-	if err != nil {
-		return fmt.Errorf("cannot read snapshot %s: %w", name, err)
+	var data []byte
+	switch {
+	case opts.JSON:
+		data, err = os.ReadFile(filepath.Join(dir, name+".json"))
+		if err != nil {
+			return fmt.Errorf("cannot read snapshot %s: %w", name, err)
+		}
+	case opts.Full:
+		data = snapshot.RenderFullMarkdown(rec, lang)
+	default:
+		data = snapshot.RenderMarkdown(rec, lang)
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		data = append(data, '\n')

@@ -3,12 +3,14 @@ package snapshot
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/message"
 
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -17,19 +19,43 @@ import (
 // snapshot's Markdown that starts with it is the header's (SF-21).
 const SessionLinePrefix = "Session: "
 
-// RenderMarkdown renders a record as the snapshot's Markdown, headings in
-// lang. Text that came from the transcript, the payload or git is placed only
-// inside fenced blocks or inline code spans, with control characters shown
-// escaped, so that it can never add a heading, a Session line or any other
-// structure to the document (SF-20 to SF-24).
-func RenderMarkdown(r *Record, lang Lang) []byte {
-	w := &mdWriter{p: newPrinter(lang)}
-	w.header(r)
-	w.prompts(r.Prompts)
+// Bounds of the summary and of the one-line forms (SF-20).
+const (
+	summaryFiles    = 5   // files listed in the summary
+	summaryLines    = 8   // lines of the last prompt and custom instructions
+	summaryChars    = 600 // characters of each of them
+	summaryFailed   = 3   // failed commands listed in the summary
+	oneLineChars    = 160 // a command, input or path on its one line
+	oneLineErrChars = 120 // an error after it
+	shortHead       = 7   // characters of HEAD in the summary
+)
+
+// RenderMarkdown renders a record as the snapshot's Markdown, the view
+// stored beside the record and printed by show: a summary that fits one
+// screen, then the detail, one line per command, file, task, failure and
+// change, leaving out what is empty (SF-20). Text that came from the
+// transcript, the payload or git is placed only inside fenced blocks or
+// inline code spans, with control characters shown escaped, so that it can
+// never add a heading, a Session line or any other structure to the document
+// (SF-21 to SF-24).
+func RenderMarkdown(r *Record, lang Lang) []byte { return render(r, lang, false) }
+
+// RenderFullMarkdown renders everything the record holds, for show --full:
+// the same summary, then every section (empty ones saying so) with each
+// command's whole text, description and error, and every note (SF-28).
+func RenderFullMarkdown(r *Record, lang Lang) []byte { return render(r, lang, true) }
+
+func render(r *Record, lang Lang, full bool) []byte {
+	w := &mdWriter{p: newPrinter(lang), full: full, day: r.CreatedAt.UTC(), cwd: r.Cwd}
+	if r.Cwd == Unknown {
+		w.cwd = ""
+	}
+	w.summary(r)
+	w.prompts(r)
 	w.files(r.Files)
-	w.commands(r.Commands)
+	w.commands(r)
 	w.tasks(r.Todos, r.Tasks)
-	w.failures(r.Failures)
+	w.failures(r)
 	w.plan(r.Plan)
 	w.git(r.Git, r.GitBranch)
 	w.notes(r)
@@ -37,8 +63,13 @@ func RenderMarkdown(r *Record, lang Lang) []byte {
 }
 
 type mdWriter struct {
-	b bytes.Buffer
-	p *message.Printer
+	b    bytes.Buffer
+	p    *message.Printer
+	full bool
+	// day is the snapshot's time: times on its day are shown as HH:MM.
+	day time.Time
+	// cwd is the working directory paths inside it are shown relative to.
+	cwd string
 }
 
 // t translates a catalog key (messages.go); keys are English format strings.
@@ -83,6 +114,45 @@ func (w *mdWriter) orUnknown(s string) string {
 	return inlineCode(s)
 }
 
+// oneLine renders the first line of untrusted text, cut at n characters, as
+// code; the shared marker follows, outside the code, when anything was left
+// out (a cut or further lines).
+func (w *mdWriter) oneLine(s string, n int) string {
+	first, rest := s, false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		first, rest = s[:i], strings.TrimSpace(s[i:]) != ""
+	}
+	kept, cut := textcut.Runes(first, n)
+	return textcut.Marked(w.code(kept), cut || rest)
+}
+
+// excerpt keeps what the summary shows of a text (the last prompt, the
+// custom instructions): all of it in --full, else its first summaryLines
+// lines and summaryChars characters, marked when anything was left out.
+func (w *mdWriter) excerpt(s string) string {
+	if w.full {
+		return s
+	}
+	cut := false
+	if lines := strings.SplitAfterN(s, "\n", summaryLines+1); len(lines) > summaryLines && strings.TrimSpace(lines[summaryLines]) != "" {
+		s, cut = strings.TrimRight(strings.Join(lines[:summaryLines], ""), "\r\n"), true
+	}
+	kept, more := textcut.Runes(s, summaryChars)
+	return textcut.Marked(kept, cut || more)
+}
+
+// rel shows a path inside the working directory relative to it.
+func (w *mdWriter) rel(p string) string {
+	if w.cwd == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	r, err := filepath.Rel(w.cwd, p)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return r
+}
+
 // block writes untrusted multi-line text as a fenced block at column 0.
 func (w *mdWriter) block(info, text string) {
 	body := escapeBlock(text)
@@ -105,12 +175,56 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// at renders " · <time>" or nothing.
-func at(t time.Time) string {
+// at renders " · <time>" or nothing: the full time in --full, else clock's.
+func (w *mdWriter) at(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return " · " + stamp(t)
+	return " · " + w.when(t)
+}
+
+// when is the full time in --full, else clock's short form; "" when
+// unknown.
+func (w *mdWriter) when(t time.Time) string {
+	if w.full || t.IsZero() {
+		return stamp(t)
+	}
+	return w.clock(t)
+}
+
+// clock renders a time in UTC as HH:MM on the snapshot's day, else with its
+// date; "" when unknown.
+func (w *mdWriter) clock(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	if y, m, d := t.Date(); !w.day.IsZero() && y == w.day.Year() && m == w.day.Month() && d == w.day.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// count says how many a bounded list holds: "4", or "last 20 of 78" when
+// the record kept only the newest of total.
+func (w *mdWriter) count(listed, total int) string {
+	if total > listed {
+		return w.t("last %d of %d", listed, total)
+	}
+	return w.t("%d", listed)
+}
+
+// totals returns the record's totals; for a record written before it held
+// them, the lists' own lengths (SF-6).
+func totals(r *Record) transcript.Totals {
+	t := transcript.Totals{}
+	if r.Totals != nil {
+		t = *r.Totals
+	}
+	t.Prompts = max(t.Prompts, len(r.Prompts))
+	t.Commands = max(t.Commands, len(r.Commands))
+	t.Failures = max(t.Failures, len(r.Failures))
+	return t
 }
 
 // safeSessionID reports whether a session id can stand bare on the Session
@@ -129,9 +243,13 @@ func safeSessionID(s string) bool {
 	return true
 }
 
-func (w *mdWriter) header(r *Record) {
+// summary is the screen at the top: the title and Session line, one item
+// each for time, trigger, context, working directory, files edited, failed
+// commands and git, then the custom instructions and the last prompt. When
+// records say whether a compaction was planned or an emergency, that line
+// goes right after the trigger's.
+func (w *mdWriter) summary(r *Record) {
 	w.heading(1, w.t("compact-guard snapshot"))
-
 	switch {
 	case r.SessionID == "":
 		w.line(SessionLinePrefix, Unknown)
@@ -142,12 +260,13 @@ func (w *mdWriter) header(r *Record) {
 	}
 	w.blank()
 
-	w.item(0, w.t("Trigger: %s", w.trigger(r.Trigger)))
 	if r.CreatedAt.IsZero() {
 		w.item(0, w.t("Time: %s", w.t("unknown")))
 	} else {
-		w.item(0, w.t("Time: %s", stamp(r.CreatedAt)))
+		w.item(0, w.t("Time: %s (all times UTC)", stamp(r.CreatedAt)))
 	}
+	w.item(0, w.t("Trigger: %s, %d earlier compactions in this session", w.trigger(r.Trigger), r.EarlierCompactions))
+	w.item(0, w.t("Context: %s", w.context(r.Context)))
 	cwd := w.orUnknown(r.Cwd)
 	switch source := r.CwdSource; {
 	case r.Cwd == "" || r.Cwd == Unknown:
@@ -159,8 +278,6 @@ func (w *mdWriter) header(r *Record) {
 		cwd = w.t("%s (the hook's own working directory)", cwd)
 	}
 	w.item(0, w.t("Working directory: %s", cwd))
-	w.item(0, w.t("Context: %s", w.context(r.Context)))
-	w.item(0, w.t("Earlier compactions in this session: %d", r.EarlierCompactions))
 	switch {
 	case r.CustomInstructions == nil && r.PayloadError != "":
 		w.item(0, w.t("Custom instructions: %s", w.t("unknown")))
@@ -172,9 +289,32 @@ func (w *mdWriter) header(r *Record) {
 	if r.PayloadError != "" {
 		w.item(0, w.t("Hook payload could not be parsed: %s; what it would have given is shown as unknown", w.code(r.PayloadError)))
 	}
+	w.summaryFiles(r.Files)
+	w.summaryCommands(r)
+	w.item(0, w.gitLine(r.Git))
+	if len(r.Prompts) == 0 {
+		w.item(0, w.t("Last prompt: %s", w.t("none recorded")))
+	}
 	w.blank()
+
 	if r.CustomInstructions != nil && *r.CustomInstructions != "" {
-		w.block("text", *r.CustomInstructions)
+		w.line(w.t("Custom instructions:"))
+		w.blank()
+		w.block("text", w.excerpt(*r.CustomInstructions))
+	}
+	if n := len(r.Prompts); n > 0 {
+		p := r.Prompts[n-1]
+		if p.Time.IsZero() {
+			w.line(w.t("Last prompt:"))
+		} else {
+			w.line(w.t("Last prompt, %s:", w.when(p.Time)))
+		}
+		w.blank()
+		w.block("text", w.excerpt(p.Text))
+		if p.FromLastPrompt {
+			w.line(w.t("Taken from the transcript's last-prompt entry: the prompt itself was not written yet."))
+			w.blank()
+		}
 	}
 }
 
@@ -190,6 +330,8 @@ func (w *mdWriter) trigger(s string) string {
 	return inlineCode(s)
 }
 
+// context is the fill in tokens and the model; the split into input and
+// cache tokens is a note of --full.
 func (w *mdWriter) context(u *transcript.Usage) string {
 	if u == nil {
 		return w.t("unknown")
@@ -197,11 +339,93 @@ func (w *mdWriter) context(u *transcript.Usage) string {
 	s := w.t("%d tokens", u.Tokens)
 	if u.FromBoundary {
 		s = w.t("%s (from the last compaction boundary)", s)
-	} else {
-		s = w.t("%s (input %d, cache creation %d, cache read %d)", s, u.InputTokens, u.CacheCreation, u.CacheRead)
 	}
 	if u.Model != "" {
 		s = w.t("%s, model %s", s, inlineCode(u.Model))
+	}
+	return s
+}
+
+func (w *mdWriter) summaryFiles(fs []transcript.FileEdit) {
+	if len(fs) == 0 {
+		w.item(0, w.t("Files edited: %s", w.t("none recorded")))
+		return
+	}
+	edits := 0
+	for _, f := range fs {
+		edits += f.Edits
+	}
+	w.item(0, w.t("Files edited: %d (%d edits)", len(fs), edits))
+	shown := min(len(fs), summaryFiles)
+	for _, f := range fs[:shown] {
+		w.item(1, w.t("%s — %d edits", w.oneLine(w.rel(f.Path), oneLineChars), f.Edits))
+	}
+	if more := len(fs) - shown; more > 0 {
+		w.item(1, w.t("and %d more below", more))
+	}
+}
+
+// summaryCommands counts the failed commands (outcome error) among those
+// listed and shows the newest few.
+func (w *mdWriter) summaryCommands(r *Record) {
+	cs := r.Commands
+	if len(cs) == 0 {
+		w.item(0, w.t("Commands: %s", w.t("none recorded")))
+		return
+	}
+	var failed []transcript.Command
+	for _, c := range cs {
+		if c.Outcome == transcript.OutcomeError {
+			failed = append(failed, c)
+		}
+	}
+	if total := totals(r).Commands; total > len(cs) {
+		w.item(0, w.t("Failed commands: %d of the last %d", len(failed), len(cs)))
+	} else {
+		w.item(0, w.t("Failed commands: %d of %d", len(failed), len(cs)))
+	}
+	shown := min(len(failed), summaryFailed)
+	for i := len(failed) - shown; i < len(failed); i++ {
+		w.item(1, w.commandLine(failed[i]))
+	}
+	if more := len(failed) - shown; more > 0 {
+		w.item(1, w.t("and %d more below", more))
+	}
+}
+
+// gitLine is git in one line: branch, HEAD and subject, uncommitted changes,
+// and git's error when it gave one.
+func (w *mdWriter) gitLine(g *Git) string {
+	var s string
+	switch {
+	case g == nil:
+		return w.t("Git: %s", w.t("not recorded"))
+	case !g.Repo:
+		s = w.t("Git: %s", w.t("not a repository"))
+	default:
+		branch := w.t("branch %s", w.orUnknown(g.Branch))
+		if g.Detached {
+			branch = w.t("detached HEAD")
+		}
+		head := w.t("no commits yet")
+		if g.Head != "" {
+			h, _ := textcut.Runes(g.Head, shortHead)
+			head = w.t("HEAD %s", inlineCode(h))
+			if g.Subject != "" {
+				head += " " + w.code(g.Subject)
+			}
+		}
+		changes := w.t("%d uncommitted changes", g.ChangeCount)
+		switch {
+		case g.ChangeCount < 0:
+			changes = w.t("uncommitted changes unknown")
+		case g.ChangeCount == 0:
+			changes = w.t("no uncommitted changes")
+		}
+		s = w.t("Git: %s, %s, %s", branch, head, changes)
+	}
+	if g.Error != "" {
+		s = w.t("%s; git reported %s", s, w.oneLine(g.Error, oneLineErrChars))
 	}
 	return s
 }
@@ -211,17 +435,24 @@ func (w *mdWriter) none() {
 	w.blank()
 }
 
-func (w *mdWriter) prompts(ps []transcript.Prompt) {
-	w.heading(2, w.t("Prompts (newest last)"))
+// prompts lists the prompts the record kept, each whole (the summary has
+// an excerpt of the last).
+func (w *mdWriter) prompts(r *Record) {
+	ps, total := r.Prompts, totals(r).Prompts
+	if len(ps) == 0 && !w.full {
+		return
+	}
+	w.heading(2, w.t("Prompts, newest last (%s)", w.count(len(ps), total)))
 	if len(ps) == 0 {
 		w.none()
 		return
 	}
+	first := total - len(ps) + 1
 	for i, p := range ps {
-		w.heading(3, w.t("Prompt %d of %d", i+1, len(ps))+at(p.Time))
+		w.heading(3, w.t("Prompt %d of %d", first+i, total)+w.at(p.Time))
 		w.block("text", p.Text)
-		if p.Truncated {
-			w.line(w.t("Cut at %d characters.", transcript.MaxPromptChars))
+		if p.Truncated && w.full {
+			w.line(w.t("[…cut at %d characters]", transcript.MaxPromptChars))
 			w.blank()
 		}
 		if p.FromLastPrompt {
@@ -232,23 +463,29 @@ func (w *mdWriter) prompts(ps []transcript.Prompt) {
 }
 
 func (w *mdWriter) files(fs []transcript.FileEdit) {
-	w.heading(2, w.t("Files edited (most recent first)"))
+	if len(fs) == 0 && !w.full {
+		return
+	}
+	w.heading(2, w.t("Files edited, most recent first (%s)", w.count(len(fs), len(fs))))
 	if len(fs) == 0 {
 		w.none()
 		return
 	}
 	for _, f := range fs {
-		s := w.t("%s — %d edits, last %s", w.code(f.Path), f.Edits, w.code(f.LastTool))
+		s := w.t("%s — %d edits, last %s", w.oneLine(w.rel(f.Path), oneLineChars), f.Edits, w.code(f.LastTool))
+		if w.full {
+			s = w.t("%s — %d edits, last %s", w.code(w.rel(f.Path)), f.Edits, w.code(f.LastTool))
+		}
 		if !f.LastTime.IsZero() {
-			s = w.t("%s at %s", s, stamp(f.LastTime))
+			s = w.t("%s at %s", s, w.when(f.LastTime))
 		}
 		w.item(0, s)
 	}
 	w.blank()
 }
 
-// outcome renders a command's outcome; anything but ok and background is
-// marked with ✗ so that failed commands stand out.
+// outcome renders a command's outcome for its heading in --full; anything
+// but ok and background is marked with ✗ so that failed commands stand out.
 func (w *mdWriter) outcome(c transcript.Command) string {
 	switch c.Outcome {
 	case transcript.OutcomeOK:
@@ -268,14 +505,60 @@ func (w *mdWriter) outcome(c transcript.Command) string {
 	return w.t("outcome unknown")
 }
 
-func (w *mdWriter) commands(cs []transcript.Command) {
-	w.heading(2, w.t("Commands (newest last)"))
+// shortOutcome is the outcome at the start of a command's one line.
+func (w *mdWriter) shortOutcome(c transcript.Command) string {
+	switch c.Outcome {
+	case transcript.OutcomeOK:
+		return "✓"
+	case transcript.OutcomeError:
+		if c.ExitCode != nil {
+			return "✗ " + w.t("exit %d", *c.ExitCode)
+		}
+		return "✗ " + w.t("failed")
+	case transcript.OutcomeRejected:
+		return "✗ " + w.t("rejected")
+	case transcript.OutcomeInterrupted:
+		return "✗ " + w.t("interrupted")
+	case transcript.OutcomeBackground:
+		return "↻ " + w.t("background")
+	}
+	return "? " + w.t("outcome unknown")
+}
+
+// commandLine is a command in one line: outcome, the command's first line,
+// time, and the error line when there is one.
+func (w *mdWriter) commandLine(c transcript.Command) string {
+	s := w.shortOutcome(c) + "  " + w.oneLine(c.Command, oneLineChars)
+	if t := w.when(c.Time); t != "" {
+		s += "  " + t
+	}
+	if c.ErrorLine != "" {
+		s += " — " + w.oneLine(c.ErrorLine, oneLineErrChars)
+	}
+	return s
+}
+
+func (w *mdWriter) commands(r *Record) {
+	cs := r.Commands
+	if len(cs) == 0 && !w.full {
+		return
+	}
+	total := totals(r).Commands
+	w.heading(2, w.t("Commands, newest last (%s)", w.count(len(cs), total)))
 	if len(cs) == 0 {
 		w.none()
 		return
 	}
+	if !w.full {
+		for _, c := range cs {
+			w.item(0, w.commandLine(c))
+		}
+		w.blank()
+		return
+	}
+	first := total - len(cs) + 1
 	for i, c := range cs {
-		w.heading(3, w.t("Command %d of %d", i+1, len(cs))+" · "+w.outcome(c)+at(c.Time))
+		w.heading(3, w.t("Command %d of %d", first+i, total)+" · "+w.outcome(c)+w.at(c.Time))
 		w.item(0, w.t("Tool: %s", w.code(c.Tool)))
 		if c.Description != "" {
 			w.item(0, w.t("Description: %s", w.code(c.Description)))
@@ -284,7 +567,7 @@ func (w *mdWriter) commands(cs []transcript.Command) {
 			w.item(0, w.t("Error: %s", w.code(c.ErrorLine)))
 		}
 		if c.Truncated {
-			w.item(0, w.t("Cut at %d characters.", transcript.MaxCommandChars))
+			w.item(0, w.t("[…cut at %d characters]", transcript.MaxCommandChars))
 		}
 		w.blank()
 		info := "sh"
@@ -309,7 +592,11 @@ func (w *mdWriter) status(s string) string {
 	return "[?] " + w.code(s)
 }
 
-func (w *mdWriter) taskList(ts []transcript.Task) {
+func (w *mdWriter) taskList(heading string, ts []transcript.Task) {
+	if len(ts) == 0 && !w.full {
+		return
+	}
+	w.heading(3, heading)
 	if len(ts) == 0 {
 		w.none()
 		return
@@ -328,15 +615,20 @@ func (w *mdWriter) taskList(ts []transcript.Task) {
 }
 
 func (w *mdWriter) tasks(todos, tasks []transcript.Task) {
+	if len(todos) == 0 && len(tasks) == 0 && !w.full {
+		return
+	}
 	w.heading(2, w.t("Tasks"))
-	w.heading(3, w.t("Todo list (TodoWrite)"))
-	w.taskList(todos)
-	w.heading(3, w.t("Tasks (TaskCreate, TaskUpdate)"))
-	w.taskList(tasks)
+	w.taskList(w.t("Todo list (TodoWrite)"), todos)
+	w.taskList(w.t("Tasks (TaskCreate, TaskUpdate)"), tasks)
 }
 
-func (w *mdWriter) failures(fs []transcript.Failure) {
-	w.heading(2, w.t("Failures and rejections (newest last)"))
+func (w *mdWriter) failures(r *Record) {
+	fs := r.Failures
+	if len(fs) == 0 && !w.full {
+		return
+	}
+	w.heading(2, w.t("Failures and rejections, newest last (%s)", w.count(len(fs), totals(r).Failures)))
 	if len(fs) == 0 {
 		w.none()
 		return
@@ -347,10 +639,20 @@ func (w *mdWriter) failures(fs []transcript.Failure) {
 			what = w.t("rejected by the user")
 		}
 		s := "✗ " + w.code(f.Tool) + " " + what
-		if !f.Time.IsZero() {
-			s += " · " + stamp(f.Time)
+		if !w.full {
+			if f.Input != "" {
+				s += "  " + w.oneLine(w.failureInput(f), oneLineChars)
+			}
+			if t := w.when(f.Time); t != "" {
+				s += "  " + t
+			}
+			if f.Error != "" {
+				s += " — " + w.oneLine(f.Error, oneLineErrChars)
+			}
+			w.item(0, s)
+			continue
 		}
-		w.item(0, s)
+		w.item(0, s+w.at(f.Time))
 		if f.Input != "" {
 			w.item(1, w.t("Input: %s", w.code(f.Input)))
 		}
@@ -361,24 +663,80 @@ func (w *mdWriter) failures(fs []transcript.Failure) {
 	w.blank()
 }
 
+// failureInput is a failure's input, a path relative to the working
+// directory when a file tool failed on a file inside it.
+func (w *mdWriter) failureInput(f transcript.Failure) string {
+	switch f.Tool {
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return w.rel(f.Input)
+	}
+	return f.Input
+}
+
 func (w *mdWriter) plan(p *transcript.Plan) {
+	if p == nil && !w.full {
+		return
+	}
 	w.heading(2, w.t("Plan (last approved)"))
 	if p == nil {
 		w.none()
 		return
 	}
 	if !p.Time.IsZero() {
-		w.line(w.t("Approved at %s.", stamp(p.Time)))
+		w.line(w.t("Approved at %s.", w.when(p.Time)))
 		w.blank()
 	}
 	w.block("markdown", p.Text)
-	if p.Truncated {
-		w.line(w.t("Cut at %d characters.", transcript.MaxPlanChars))
+	if p.Truncated && w.full {
+		w.line(w.t("[…cut at %d characters]", transcript.MaxPlanChars))
 		w.blank()
 	}
 }
 
+// porcelain shows a status code as git status --short does ("M " staged,
+// " M" not, "??" untracked); a code that is not two status letters is shown
+// as code.
+func porcelain(code string) (string, bool) {
+	if len(code) != 2 {
+		return "", false
+	}
+	for i := 0; i < 2; i++ {
+		if strings.IndexByte(".MTADRCU?!", code[i]) < 0 {
+			return "", false
+		}
+	}
+	return strings.ReplaceAll(code, ".", " "), true
+}
+
+func (w *mdWriter) change(c GitChange) string {
+	code, ok := porcelain(c.Code)
+	if !ok {
+		code = w.code(c.Code)
+	}
+	if c.From != "" {
+		return code + " " + w.code(c.From) + " → " + w.code(c.Path)
+	}
+	return code + " " + w.code(c.Path)
+}
+
+// git lists the uncommitted changes (the summary has the rest); --full adds
+// everything git and the transcript said.
 func (w *mdWriter) git(g *Git, transcriptBranch string) {
+	if !w.full {
+		if g == nil || !g.Repo || len(g.Changes) == 0 {
+			return
+		}
+		if g.ChangeCount > len(g.Changes) {
+			w.heading(2, w.t("Uncommitted changes (%d of %d)", len(g.Changes), g.ChangeCount))
+		} else {
+			w.heading(2, w.t("Uncommitted changes (%d)", len(g.Changes)))
+		}
+		for _, c := range g.Changes {
+			w.item(0, w.change(c))
+		}
+		w.blank()
+		return
+	}
 	w.heading(2, w.t("Git"))
 	switch {
 	case g == nil:
@@ -408,11 +766,7 @@ func (w *mdWriter) git(g *Git, transcriptBranch string) {
 			w.item(0, w.t("Uncommitted changes: %d", g.ChangeCount))
 		}
 		for _, c := range g.Changes {
-			s := w.code(c.Code) + " " + w.code(c.Path)
-			if c.From != "" {
-				s = w.code(c.Code) + " " + w.code(c.From) + " → " + w.code(c.Path)
-			}
-			w.item(1, s)
+			w.item(1, w.change(c))
 		}
 		if more := g.ChangeCount - len(g.Changes); g.ChangeCount >= 0 && more > 0 {
 			w.item(1, w.t("and %d more", more))
@@ -430,18 +784,22 @@ func (w *mdWriter) git(g *Git, transcriptBranch string) {
 	w.blank()
 }
 
+// notes says what the record rests on. Without --full only what is out of
+// the ordinary is said, and where everything is.
 func (w *mdWriter) notes(r *Record) {
 	w.heading(2, w.t("Notes"))
 	w.item(0, w.t("Transcript: %s", w.orUnknown(r.TranscriptPath)))
 	c := r.Coverage
-	w.item(0, w.t("Read from byte %d to byte %d.", c.ReadFrom, c.TranscriptSize))
-	if c.SegmentStart >= 0 {
-		w.item(0, w.t("The last compaction boundary starts at byte %d.", c.SegmentStart))
-	} else {
-		w.item(0, w.t("The transcript holds no compaction boundary."))
-	}
-	if c.Previous != "" {
-		w.item(0, w.t("The part before byte %d is covered by the previous snapshot %s.", c.ReadFrom, w.code(c.Previous)))
+	if w.full {
+		w.item(0, w.t("Read from byte %d to byte %d.", c.ReadFrom, c.TranscriptSize))
+		if c.SegmentStart >= 0 {
+			w.item(0, w.t("The last compaction boundary starts at byte %d.", c.SegmentStart))
+		} else {
+			w.item(0, w.t("The transcript holds no compaction boundary."))
+		}
+		if c.Previous != "" {
+			w.item(0, w.t("The part before byte %d is covered by the previous snapshot %s.", c.ReadFrom, w.code(c.Previous)))
+		}
 	}
 	if c.Partial {
 		w.item(0, w.t("Coverage is partial: part of the transcript before byte %d was neither read nor covered by a previous snapshot.", c.ReadFrom))
@@ -450,7 +808,12 @@ func (w *mdWriter) notes(r *Record) {
 		w.item(0, w.t("The transcript was not read to its end: no later snapshot continues from this one."))
 	}
 	st := r.Stats
-	w.item(0, w.t("Lines: %d read, %d decoded.", st.Lines, st.Decoded))
+	if w.full {
+		w.item(0, w.t("Lines: %d read, %d decoded.", st.Lines, st.Decoded))
+		if u := r.Context; u != nil && !u.FromBoundary {
+			w.item(0, w.t("Context tokens: input %d, cache creation %d, cache read %d.", u.InputTokens, u.CacheCreation, u.CacheRead))
+		}
+	}
 	if st.SkippedLong > 0 {
 		w.item(0, w.t("Lines skipped as too long: %d.", st.SkippedLong))
 	}
@@ -467,7 +830,7 @@ func (w *mdWriter) notes(r *Record) {
 	}
 	switch {
 	case sf.Path != "" && !sf.ModTime.IsZero():
-		w.item(0, w.t("State file: %s, modified %s.", w.code(sf.Path), stamp(sf.ModTime)))
+		w.item(0, w.t("State file: %s, modified %s.", w.code(sf.Path), w.when(sf.ModTime)))
 	case sf.Path != "":
 		w.item(0, w.t("State file: %s.", w.code(sf.Path)))
 	default:
@@ -476,25 +839,31 @@ func (w *mdWriter) notes(r *Record) {
 			w.item(1, w.t("Looked in %s", w.code(d)))
 		}
 	}
-	w.item(0, w.t("Secrets redacted: %d.", r.Redactions))
+	if w.full || r.Redactions > 0 {
+		w.item(0, w.t("Secrets redacted: %d.", r.Redactions))
+	}
 	if len(r.Warnings) > 0 {
 		w.item(0, w.t("Warnings:"))
 		for _, s := range r.Warnings {
 			w.item(1, w.code(s))
 		}
 	}
-	if r.HookEvent != "" {
+	if w.full && r.HookEvent != "" {
 		w.item(0, w.t("Hook event: %s.", w.code(r.HookEvent)))
 	}
-	if r.PromptID != "" {
+	if w.full && r.PromptID != "" {
 		w.item(0, w.t("Prompt id: %s.", w.code(r.PromptID)))
 	}
 	if r.Compaction != nil {
-		w.item(0, w.t("Compaction confirmed complete at %s (summary of %d characters).", stamp(r.Compaction.At), r.Compaction.SummaryChars))
+		w.item(0, w.t("Compaction confirmed complete at %s (summary of %d characters).", w.when(r.Compaction.At), r.Compaction.SummaryChars))
 	} else {
 		w.item(0, w.t("Compaction not confirmed (no PostCompact record)."))
 	}
+	// The record's line comes last: a whole rendering ends with it.
 	if r.Name != "" {
+		if !w.full {
+			w.item(0, w.t("Everything the record holds: %s.", inlineCode("compact-guard show --full "+r.Name)))
+		}
 		w.item(0, w.t("Record: %s, schema %d.", w.code(r.Name+".json"), r.Schema))
 	}
 }

@@ -138,50 +138,84 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// spec: SF-20, SF-25, SF-26, SF-27
+// spec: SF-20, SF-25, SF-26, SF-27, SF-28
 func TestRenderMarkdownGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
 		rec    *Record
 		lang   Lang
+		full   bool
 	}{
-		{"full.en.golden.md", fullRecord(), English},
-		{"full.ru.golden.md", fullRecord(), Russian},
-		{"minimal.golden.md", minimalRecord(), English},
+		{"rich.en.golden.md", fullRecord(), English, false},
+		{"rich.ru.golden.md", fullRecord(), Russian, false},
+		{"rich.en.full.golden.md", fullRecord(), English, true},
+		{"minimal.golden.md", minimalRecord(), English, false},
+		{"minimal.full.golden.md", minimalRecord(), English, true},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			checkGolden(t, tc.golden, RenderMarkdown(tc.rec, tc.lang))
+			render := RenderMarkdown
+			if tc.full {
+				render = RenderFullMarkdown
+			}
+			checkGolden(t, tc.golden, render(tc.rec, tc.lang))
 		})
 	}
 }
 
-// spec: SF-20
+// spec: SF-20, SF-28
 func TestRenderMarkdownSectionOrder(t *testing.T) {
 	for _, lang := range []Lang{English, Russian} {
-		md := string(RenderMarkdown(fullRecord(), lang))
 		p := newPrinter(lang)
-		order := []string{
-			"# " + p.Sprintf("compact-guard snapshot"),
-			SessionLinePrefix + "3f2a9c1e-7b4d-4e8a-9f00-1234567890ab\n",
-			"## " + p.Sprintf("Prompts (newest last)"),
-			"## " + p.Sprintf("Files edited (most recent first)"),
-			"## " + p.Sprintf("Commands (newest last)"),
-			"## " + p.Sprintf("Tasks"),
-			"## " + p.Sprintf("Failures and rejections (newest last)"),
-			"## " + p.Sprintf("Plan (last approved)"),
-			"## " + p.Sprintf("Git"),
-			"## " + p.Sprintf("Notes"),
+		summary := []string{
+			"# " + p.Sprintf("compact-guard snapshot") + "\n",
+			"\n" + SessionLinePrefix + "3f2a9c1e-7b4d-4e8a-9f00-1234567890ab\n",
+			"\n- " + p.Sprintf("Time: %s (all times UTC)", "2026-03-14T09:26:53Z") + "\n",
+			"\n- " + p.Sprintf("Trigger: %s, %d earlier compactions in this session", p.Sprintf("manual"), 2) + "\n",
+			"\n- " + p.Sprintf("Context: %s", ""),
+			"\n- " + p.Sprintf("Working directory: %s", ""),
+			"\n- " + p.Sprintf("Custom instructions: %s", p.Sprintf("below")) + "\n",
+			"\n- " + p.Sprintf("Files edited: %d (%d edits)", 3, 8) + "\n",
+			"\n- " + p.Sprintf("Failed commands: %d of %d", 1, 6) + "\n",
+			"\n- Git: ",
+			"\n" + p.Sprintf("Custom instructions:") + "\n",
 		}
-		last := -1
-		for _, s := range order {
-			i := strings.Index(md, s)
-			if i < 0 || i < last {
-				t.Fatalf("%s: %q missing or out of order", lang, s)
+		sections := func(full bool) []string {
+			n := func(k int) string { return p.Sprintf("%d", k) }
+			s := []string{
+				"\n## " + p.Sprintf("Prompts, newest last (%s)", n(4)) + "\n",
+				"\n## " + p.Sprintf("Files edited, most recent first (%s)", n(3)) + "\n",
+				"\n## " + p.Sprintf("Commands, newest last (%s)", n(6)) + "\n",
+				"\n## " + p.Sprintf("Tasks") + "\n",
+				"\n## " + p.Sprintf("Failures and rejections, newest last (%s)", n(2)) + "\n",
+				"\n## " + p.Sprintf("Plan (last approved)") + "\n",
 			}
-			last = i
+			if full {
+				s = append(s, "\n## "+p.Sprintf("Git")+"\n")
+			} else {
+				s = append(s, "\n## "+p.Sprintf("Uncommitted changes (%d of %d)", 3, 35)+"\n")
+			}
+			return append(s, "\n## "+p.Sprintf("Notes")+"\n")
 		}
-		if !strings.HasPrefix(md, order[0]+"\n\n"+order[1]) {
-			t.Errorf("%s: the document must start with the title and the Session line", lang)
+		for _, full := range []bool{false, true} {
+			md := string(RenderMarkdown(fullRecord(), lang))
+			if full {
+				md = string(RenderFullMarkdown(fullRecord(), lang))
+			}
+			at := "09:24"
+			if full {
+				at = "2026-03-14T09:24:53Z"
+			}
+			last := -1
+			for _, s := range append(append(summary, "\n"+p.Sprintf("Last prompt, %s:", at)+"\n"), sections(full)...) {
+				i := strings.Index(md, s)
+				if i < 0 || i < last {
+					t.Fatalf("%s, full %v: %q missing or out of order in\n%s", lang, full, s, md)
+				}
+				last = i
+			}
+			if !strings.HasPrefix(md, summary[0]+summary[1]) {
+				t.Errorf("%s: the document must start with the title and the Session line", lang)
+			}
 		}
 	}
 }
@@ -202,14 +236,16 @@ func TestRenderHostileTextStaysInBlocks(t *testing.T) {
 		" ` ",
 		"   ",
 	}
-	base := structure(RenderMarkdown(fullRecord(), English))
-	for _, h := range hostile {
-		r := withText(fullRecord(), h)
-		md := RenderMarkdown(r, English)
-		if d := diffStructure(structure(md), base); d != "" {
-			t.Errorf("text %q changed the structure: %s\n%s", h, d, md)
+	for _, render := range []func(*Record, Lang) []byte{RenderMarkdown, RenderFullMarkdown} {
+		base := structure(render(fullRecord(), English))
+		for _, h := range hostile {
+			r := withText(fullRecord(), h)
+			md := render(r, English)
+			if d := diffStructure(structure(md), base); d != "" {
+				t.Errorf("text %q changed the structure: %s\n%s", h, d, md)
+			}
+			checkClean(t, md)
 		}
-		checkClean(t, md)
 	}
 }
 
@@ -274,6 +310,27 @@ func TestSessionLine(t *testing.T) {
 func TestRenderFailedCommandsMarked(t *testing.T) {
 	md := string(RenderMarkdown(fullRecord(), English))
 	for _, want := range []string{
+		"- ✓  `go build ./...`  09:16\n",
+		"- ✗ exit 1  `go test ./snapshot/`  09:17 — `--- FAIL: TestSave (0.01s)`\n",
+		"- ✗ rejected  `cat <<'EOF' > x` […]  09:18\n",
+		"- ✗ interrupted  `Get-ChildItem`  09:19\n",
+		"- ↻ background  `npm run dev`  09:20\n",
+		"- ? outcome unknown  `" + strings.Repeat("x", 40) + textcut.Marker + "`  09:21\n",
+		// The summary lists the failed one.
+		"- Failed commands: 1 of 6\n  - ✗ exit 1  `go test ./snapshot/`  09:17",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	r := fullRecord()
+	r.Commands = []transcript.Command{{Tool: "Bash", Command: strings.Repeat("я", 200), Outcome: transcript.OutcomeError, Time: t0}}
+	if md := string(RenderMarkdown(r, English)); !strings.Contains(md, "- ✗ failed  `"+strings.Repeat("я", 160)+"`"+textcut.Marker+"  09:26\n") {
+		t.Errorf("a long command is not cut at 160 characters with the marker:\n%s", md)
+	}
+
+	full := string(RenderFullMarkdown(fullRecord(), English))
+	for _, want := range []string{
 		"### Command 1 of 6 · ✓ ok",
 		"### Command 2 of 6 · ✗ FAILED, exit code 1",
 		"### Command 3 of 6 · ✗ REJECTED by the user",
@@ -281,9 +338,12 @@ func TestRenderFailedCommandsMarked(t *testing.T) {
 		"### Command 5 of 6 · started in the background",
 		"### Command 6 of 6 · outcome unknown",
 		"- Error: `--- FAIL: TestSave (0.01s)`",
+		"- Description: `Build everything`",
+		"- […cut at 1,000 characters]",
+		"````sh\ncat <<'EOF' > x\n# not a heading\n```\nEOF\n````\n",
 	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("missing %q", want)
+		if !strings.Contains(full, want) {
+			t.Errorf("--full: missing %q", want)
 		}
 	}
 }
@@ -291,30 +351,200 @@ func TestRenderFailedCommandsMarked(t *testing.T) {
 // spec: SF-24
 func TestRenderGitStates(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		git  *Git
-		want []string
+		name       string
+		git        *Git
+		line       string
+		full       []string
+		changeList []string
 	}{
-		{"not recorded", nil, []string{"- Not recorded."}},
-		{"not a repository", &Git{}, []string{"- Not a git repository."}},
+		{"not recorded", nil, "- Git: not recorded", []string{"- Not recorded."}, nil},
+		{"not a repository", &Git{}, "- Git: not a repository", []string{"- Not a git repository."}, nil},
+		{"not a repository, error", &Git{Error: "git: cwd gone"}, "- Git: not a repository; git reported `git: cwd gone`",
+			[]string{"- Not a git repository.", "- Error: `git: cwd gone`"}, nil},
 		{"error kept", &Git{Repo: true, Branch: "main", Head: "abc", ChangeCount: -1, Error: "git status: deadline exceeded"},
-			[]string{"- Branch: `main`", "- Uncommitted changes: unknown", "- Error: `git status: deadline exceeded`"}},
-		{"clean", &Git{Repo: true, Branch: "main", Head: "abc", Subject: "init"},
-			[]string{"- HEAD: `abc` `init`", "- Uncommitted changes: 0"}},
-		{"detached", &Git{Repo: true, Detached: true, Head: "abc"}, []string{"- Branch: detached HEAD"}},
+			"- Git: branch `main`, HEAD `abc`, uncommitted changes unknown; git reported `git status: deadline exceeded`",
+			[]string{"- Branch: `main`", "- Uncommitted changes: unknown", "- Error: `git status: deadline exceeded`"}, nil},
+		{"clean", &Git{Repo: true, Branch: "main", Head: "0123456789abcdef", Subject: "init"},
+			"- Git: branch `main`, HEAD `0123456` `init`, no uncommitted changes",
+			[]string{"- HEAD: `0123456789abcdef` `init`", "- Uncommitted changes: 0"}, nil},
+		{"no commits", &Git{Repo: true, Branch: "main", ChangeCount: 1, Changes: []GitChange{{Code: "??", Path: "a"}}},
+			"- Git: branch `main`, no commits yet, 1 uncommitted change",
+			[]string{"- HEAD: unknown"}, []string{"## Uncommitted changes (1)", "- ?? `a`"}},
+		{"detached", &Git{Repo: true, Detached: true, Head: "abc"}, "- Git: detached HEAD, HEAD `abc`, no uncommitted changes",
+			[]string{"- Branch: detached HEAD"}, nil},
 		{"more than listed", &Git{Repo: true, Branch: "b", Head: "h", Changes: []GitChange{{Code: ".M", Path: "a"}}, ChangeCount: 31},
-			[]string{"  - `.M` `a`", "  - and 30 more"}},
+			"- Git: branch `b`, HEAD `h`, 31 uncommitted changes",
+			[]string{"  -  M `a`", "  - and 30 more"}, []string{"## Uncommitted changes (1 of 31)", "-  M `a`"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := minimalRecord()
 			r.Git = tc.git
 			md := string(RenderMarkdown(r, English))
-			for _, w := range tc.want {
+			for _, w := range append([]string{tc.line}, tc.changeList...) {
 				if !strings.Contains(md, w+"\n") {
 					t.Errorf("missing line %q in\n%s", w, md)
 				}
 			}
+			if tc.changeList == nil && strings.Contains(md, "## Uncommitted") {
+				t.Errorf("changes listed where there are none:\n%s", md)
+			}
+			full := string(RenderFullMarkdown(r, English))
+			for _, w := range append([]string{tc.line}, tc.full...) {
+				if !strings.Contains(full, w+"\n") {
+					t.Errorf("--full: missing line %q in\n%s", w, full)
+				}
+			}
 		})
+	}
+}
+
+// spec: SF-29
+func TestRenderLeavesOutWhatIsEmpty(t *testing.T) {
+	md := string(RenderMarkdown(minimalRecord(), English))
+	if got := strings.Count(md, "\n## "); got != 1 || !strings.Contains(md, "\n## Notes\n") {
+		t.Errorf("an empty record renders %d sections, want Notes only:\n%s", got, md)
+	}
+	for _, want := range []string{"- Files edited: none recorded\n", "- Commands: none recorded\n", "- Last prompt: none recorded\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary misses %q", want)
+		}
+	}
+	if strings.Contains(md, "None recorded.") {
+		t.Errorf("an empty section is shown:\n%s", md)
+	}
+	// Each section appears as soon as it has something.
+	r := minimalRecord()
+	r.Tasks = []transcript.Task{{Subject: "x", Status: "pending"}}
+	md = string(RenderMarkdown(r, English))
+	if !strings.Contains(md, "\n## Tasks\n\n### Tasks (TaskCreate, TaskUpdate)\n") || strings.Contains(md, "Todo list") {
+		t.Errorf("tasks alone:\n%s", md)
+	}
+}
+
+// spec: SF-29, SF-6
+func TestRenderCounts(t *testing.T) {
+	r := minimalRecord()
+	for i := range transcript.MaxCommands {
+		r.Commands = append(r.Commands, transcript.Command{Tool: "Bash", Command: fmt.Sprint("echo ", i), Outcome: transcript.OutcomeOK})
+	}
+	r.Commands[19].Outcome = transcript.OutcomeError
+	for i := range transcript.MaxPrompts {
+		r.Prompts = append(r.Prompts, transcript.Prompt{Text: fmt.Sprint("p", i)})
+	}
+	r.Failures = []transcript.Failure{{Tool: "Bash", Input: "x"}}
+	r.Totals = &transcript.Totals{Prompts: 12, Commands: 78, Failures: 9}
+	md := string(RenderMarkdown(r, English))
+	for _, want := range []string{
+		"\n## Commands, newest last (last 20 of 78)\n",
+		"\n## Prompts, newest last (last 5 of 12)\n",
+		"\n### Prompt 8 of 12\n",
+		"\n### Prompt 12 of 12\n",
+		"\n## Failures and rejections, newest last (last 1 of 9)\n",
+		"\n- Failed commands: 1 of the last 20\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	if full := string(RenderFullMarkdown(r, English)); !strings.Contains(full, "\n### Command 59 of 78 · ") || !strings.Contains(full, "\n### Command 78 of 78 · ✗") {
+		t.Errorf("--full does not number commands among all 78:\n%s", full)
+	}
+	// A record written before totals existed says only what it lists.
+	r.Totals = nil
+	md = string(RenderMarkdown(r, English))
+	for _, want := range []string{"\n## Commands, newest last (20)\n", "\n## Prompts, newest last (5)\n", "\n### Prompt 1 of 5\n", "\n- Failed commands: 1 of 20\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("without totals: missing %q in\n%s", want, md)
+		}
+	}
+}
+
+// spec: SF-29
+func TestRenderRelativePaths(t *testing.T) {
+	r := minimalRecord()
+	r.Cwd = "/home/dev/my project"
+	r.Files = []transcript.FileEdit{
+		{Path: "/home/dev/my project/a/b.go", Edits: 1},
+		{Path: "/home/dev/my project-other/c.go", Edits: 1},
+		{Path: "/etc/hosts", Edits: 1},
+		{Path: "rel/d.go", Edits: 1},
+	}
+	r.Failures = []transcript.Failure{
+		{Tool: "Edit", Input: "/home/dev/my project/x.go", Error: "no"},
+		{Tool: "Bash", Input: "/home/dev/my project/run.sh", Error: "no"},
+	}
+	md := string(RenderMarkdown(r, English))
+	for _, want := range []string{
+		"\n  - `a/b.go` — 1 edit\n", "\n- `a/b.go` — 1 edit, last",
+		"\n- `/home/dev/my project-other/c.go` — 1 edit", "\n- `/etc/hosts` — 1 edit", "\n- `rel/d.go` — 1 edit",
+		"\n- ✗ `Edit` failed  `x.go` — `no`\n",
+		"\n- ✗ `Bash` failed  `/home/dev/my project/run.sh` — `no`\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	r.Cwd = Unknown
+	if md := string(RenderMarkdown(r, English)); !strings.Contains(md, "\n- `/home/dev/my project/a/b.go` — 1 edit, last") {
+		t.Errorf("cwd unknown: paths must stay as recorded:\n%s", md)
+	}
+}
+
+// spec: SF-29
+func TestRenderPorcelainCodes(t *testing.T) {
+	r := minimalRecord()
+	r.Git = &Git{Repo: true, Branch: "main", Head: "abc", ChangeCount: 7, Changes: []GitChange{
+		{Code: ".M", Path: "unstaged.go"},
+		{Code: "M.", Path: "staged.go"},
+		{Code: "MM", Path: "both.go"},
+		{Code: "A.", Path: "added.go"},
+		{Code: "R.", Path: "new.go", From: "old.go"},
+		{Code: "??", Path: "untracked.go"},
+		{Code: "<b", Path: "odd.go"},
+	}}
+	md := string(RenderMarkdown(r, English))
+	for _, want := range []string{
+		"\n-  M `unstaged.go`\n", "\n- M  `staged.go`\n", "\n- MM `both.go`\n", "\n- A  `added.go`\n",
+		"\n- R  `old.go` → `new.go`\n", "\n- ?? `untracked.go`\n", "\n- `<b` `odd.go`\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, ".M") {
+		t.Errorf("a porcelain v2 dot is shown:\n%s", md)
+	}
+}
+
+// spec: SF-20, SF-29
+func TestRenderSummaryFitsOneScreen(t *testing.T) {
+	r := fullRecord()
+	long := strings.Repeat(strings.Repeat("word ", 15)+"\n", 200)
+	r.CustomInstructions = ptr(long)
+	r.Prompts = []transcript.Prompt{{Text: long[:transcript.MaxPromptChars], Truncated: true, Time: t0}}
+	r.Files = nil
+	for i := range transcript.MaxFiles {
+		r.Files = append(r.Files, transcript.FileEdit{Path: fmt.Sprintf("/home/dev/my project/f%d.go", i), Edits: 1})
+	}
+	r.Commands = nil
+	for range transcript.MaxCommands {
+		r.Commands = append(r.Commands, transcript.Command{Tool: "Bash", Command: strings.Repeat("x\n", transcript.MaxCommandChars/2),
+			Outcome: transcript.OutcomeError, ExitCode: ptr(2), ErrorLine: strings.Repeat("e", 300)})
+	}
+	md := string(RenderMarkdown(r, English))
+	summary, _, _ := strings.Cut(md, "\n## ")
+	if n := strings.Count(summary, "\n"); n > 50 {
+		t.Errorf("summary is %d lines, want at most 50:\n%s", n, summary)
+	}
+	// Both excerpts say they were cut; the whole prompt is in the detail.
+	if strings.Count(summary, textcut.Marker+"\n```\n") != 2 {
+		t.Errorf("the summary's excerpt is not marked as cut:\n%s", summary)
+	}
+	if !strings.Contains(md, long[:transcript.MaxPromptChars]) {
+		t.Error("the whole last prompt is missing from the detail")
+	}
+	if full := string(RenderFullMarkdown(r, English)); strings.Count(full, long) != 1 {
+		t.Error("--full does not show the whole custom instructions")
 	}
 }
 
@@ -548,14 +778,18 @@ func FuzzRenderMarkdown(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	base := fuzzRecord("plain", "plain", "plain")
-	want := structure(RenderMarkdown(base, English))
+	renders := []func(*Record, Lang) []byte{RenderMarkdown, RenderFullMarkdown}
+	var want [2][]string
+	for i, render := range renders {
+		want[i] = structure(render(base, English))
+	}
 	f.Fuzz(func(t *testing.T, multi, command, single string) {
 		r := fuzzRecord(multi, command, single)
-		for _, lang := range []Lang{English, Russian} {
-			md := RenderMarkdown(r, lang)
+		for i, lang := range []Lang{English, Russian, English, Russian} {
+			md := renders[i/2](r, lang)
 			got := structure(md)
 			if lang == English {
-				if d := diffStructure(got, want); d != "" {
+				if d := diffStructure(got, want[i/2]); d != "" {
 					t.Fatalf("structure changed: %s\n%s", d, md)
 				}
 			}
