@@ -38,7 +38,7 @@ func newCmdList(ios *IO, g *GlobalOptions, runF func(*ListOptions) error) *cobra
 		Long: `List the snapshots in the snapshot folder, newest first: name, local time,
 age, session (first 8 characters), trigger (manual or auto), whether a
 PostCompact hook confirmed that the compaction completed, context fill in
-tokens, files edited, prompts recorded, and the working folder.
+tokens, files edited, prompts typed in the session, and the working folder.
 
 --session keeps one session's snapshots (a prefix of the session id is
 enough). --json prints an array of objects with the same facts and the
@@ -109,7 +109,12 @@ func loadSnapshots(dir string) ([]listItem, error) {
 			it.ContextTokens = &tokens
 		}
 		it.Files = len(rec.Files)
+		// The session's prompts, not only the few the record keeps; a
+		// record older than totals knows only those.
 		it.Prompts = len(rec.Prompts)
+		if rec.Totals != nil {
+			it.Prompts = max(it.Prompts, rec.Totals.Prompts)
+		}
 		it.Cwd = rec.Cwd
 		items = append(items, it)
 	}
