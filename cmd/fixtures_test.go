@@ -12,18 +12,26 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// fixtureDir is the shared folder of real transcripts, next to the project.
+// ownFixtureDir holds the real transcripts this project recorded with the
+// client (transcript/testdata/cc2.1.328/README.md): every clone has them.
+var ownFixtureDir = filepath.Join("..", "transcript", "testdata", "cc2.1.328")
+
+// fixtureDir is the shared folder of third-party real transcripts next to
+// the project, an extra that a clone alone does not have.
 var fixtureDir = filepath.Join("..", "..", "shared", "fixtures", "transcripts")
 
-// cutFixture writes the first n lines of a fixture to a temporary file, the
-// transcript as it stood when PreCompact ran.
-func cutFixture(t *testing.T, name string, n int, dst string) {
+// cutFixture writes the first n lines of a transcript in dir to a temporary
+// file, the transcript as it stood when PreCompact ran. A shared transcript
+// that is not there skips the test, saying so (go test -v shows it).
+func cutFixture(t *testing.T, dir, name string, n int, dst string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(fixtureDir, name))
-	if os.IsNotExist(err) {
-		t.Skipf("fixtures not available (%s): clone the project next to shared/ to run this test", fixtureDir)
+	src, err := os.ReadFile(filepath.Join(dir, name))
+	if os.IsNotExist(err) && dir == fixtureDir {
+		t.Skipf("1 shared transcript (%s) not run: %s is not there. It is an extra next to the project; the project's own real transcripts in %s ran (TestPrecompactOwnTranscript).",
+			name, fixtureDir, ownFixtureDir)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +97,7 @@ func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
 	dir := filepath.Join(tmp, "snaps")
 	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}`
 
-	cutFixture(t, fixture, 58, tr)
+	cutFixture(t, fixtureDir, fixture, 58, tr)
 	first := runPrecompactFor(t, dir, payload)
 	wantStrings(t, "first: prompts", promptTexts(first), []string{
 		"Создай файл заметок notes/план.md и план работ",
@@ -103,7 +111,7 @@ func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
 
 	// One second later, so that the names differ by time, not suffix.
 	time.Sleep(time.Until(first.CreatedAt.Truncate(time.Second).Add(time.Second)))
-	cutFixture(t, fixture, 121, tr)
+	cutFixture(t, fixtureDir, fixture, 121, tr)
 	second := runPrecompactFor(t, dir, payload)
 	if second.Coverage.Previous != first.Name || second.Coverage.ReadFrom != first.Coverage.TranscriptSize || second.Coverage.Partial {
 		t.Errorf("second: coverage %+v, want previous %s read from %d", second.Coverage, first.Name, first.Coverage.TranscriptSize)
@@ -137,6 +145,54 @@ func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
 		t.Errorf("fresh: coverage %+v, want a read from 0 without previous", fresh.Coverage)
 	}
 	wantSecond(t, fresh)
+}
+
+// spec: PC-11, PC-16, SF-20, LS-5
+// The project's own transcript of E2E-5, as it stood when PreCompact ran
+// (line 54 is its compact_boundary): the record holds the session's facts,
+// and show reads it summary first. Expected values were read off the file by
+// hand.
+func TestPrecompactOwnTranscript(t *testing.T) {
+	const sid = "6bc94baa-bd75-4c6a-adb7-2a121c0ffbcd"
+	const proj = "/tmp/TestE2EE2E5_ManualCompaction1925502874/001/проект демо"
+	const failing = "printf 'FAIL: TestGreeting\\n' >&2; exit 3"
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, sid+".jsonl")
+	dir := filepath.Join(tmp, "snaps")
+	cutFixture(t, ownFixtureDir, "manual-compaction.jsonl", 53, tr)
+	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"cwd":` + quoteJSON(t, proj) +
+		`,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":"keep the failing test"}`
+	rec := runPrecompactFor(t, dir, payload)
+	wantStrings(t, "prompts", promptTexts(rec), []string{
+		"Создай hello.txt with a greeting — «привет» and `quotes`",
+		"Fix the greeting, then run the failing test:\n\n## step\n```sh\n./test.sh\n```",
+	})
+	wantStrings(t, "files", fileSummaries(rec), []string{proj + "/hello.txt Edit 2"})
+	wantStrings(t, "commands", commandSummaries(rec), []string{"git status --short ok", failing + " error"})
+	if rec.Totals == nil || *rec.Totals != (transcript.Totals{Prompts: 2, Commands: 2, Failures: 1}) {
+		t.Errorf("totals = %+v, want 2 prompts, 2 commands, 1 failure", rec.Totals)
+	}
+	if rec.Cwd != proj || rec.EarlierCompactions != 0 || rec.Trigger != "manual" {
+		t.Errorf("cwd %q, earlier compactions %d, trigger %q", rec.Cwd, rec.EarlierCompactions, rec.Trigger)
+	}
+
+	out, errOut, code := lsMain(dir, "show")
+	if code != ExitOK {
+		t.Fatalf("show: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"\n- Trigger: manual, 0 earlier compactions in this session\n",
+		"\n- Files edited: 1 (2 edits)\n  - `hello.txt` — 2 edits\n",
+		"\n- Failed commands: 1 of 2\n  - ✗ exit 3  `" + failing + "`  ",
+		"\nCustom instructions:\n\n```text\nkeep the failing test\n```\n",
+		"\nLast prompt, ",
+		"\n## Commands, newest last (2)\n\n- ✓  `git status --short`  ",
+		"\n## Failures and rejections, newest last (1)\n\n- ✗ `Bash` failed  `" + failing + "`  ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show misses %q:\n%s", want, out)
+		}
+	}
 }
 
 func quoteJSON(t *testing.T, s string) string {

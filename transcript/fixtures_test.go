@@ -11,7 +11,12 @@ import (
 	"unicode/utf8"
 )
 
-// The real transcripts live outside the project; tests skip without them.
+// ownFixtureDir holds the real transcripts this project recorded with the
+// client (testdata/cc2.1.328/README.md): every clone has them.
+var ownFixtureDir = filepath.Join("testdata", "cc2.1.328")
+
+// fixtureDir holds third-party real transcripts next to the project, an
+// extra: tests over them skip, saying how many and why, when it is absent.
 var fixtureDir = filepath.Join("..", "..", "shared", "fixtures", "transcripts")
 
 type wantFile struct {
@@ -39,10 +44,55 @@ type fixtureCase struct {
 	commands    []wantCommand
 }
 
-// fixtureCases were read off the fixtures by hand (a separate reading of the
-// JSON with python3, following the rules of specs/transcript.md), cut just
-// before each compaction boundary or whole when there is none. They are never
-// produced by this package.
+// The project's own transcripts, the hooks' session (E2E-5, E2E-6).
+const (
+	manualProject = "/tmp/TestE2EE2E5_ManualCompaction1925502874/001/проект демо"
+	autoProject   = "/tmp/TestE2EE2E6_AutoCompaction3850330651/001/проект авто"
+	e2ePrompt1    = "Создай hello.txt with a greeting — «привет» and `quotes`"
+	e2ePrompt2    = "Fix the greeting, then run the failing test:\n\n## step\n```sh\n./test.sh\n```"
+)
+
+// ownFixtureCases and fixtureCases were read off the transcripts by hand (a
+// separate reading of the JSON with python3, following the rules of
+// specs/transcript.md), cut just before each compaction boundary, and whole.
+// They are never produced by this package.
+var ownFixtureCases = []fixtureCase{
+	{
+		file: "manual-compaction.jsonl", cut: 55293,
+		compactions: 0,
+		prompts:     []string{e2ePrompt1, e2ePrompt2},
+		files:       []wantFile{{manualProject + "/hello.txt", 2, "Edit"}},
+		commands: []wantCommand{
+			{"git status --short", 18, "ok", -1},
+			{"printf 'FAIL: TestGreeting\\n' >&2; exit 3", 41, "error", 3},
+		},
+	},
+	{
+		file: "manual-compaction.jsonl", cut: -1,
+		compactions: 1,
+		prompts:     []string{e2ePrompt1, e2ePrompt2, "What was I doing?"},
+		files:       []wantFile{{manualProject + "/hello.txt", 2, "Edit"}},
+		commands: []wantCommand{
+			{"git status --short", 18, "ok", -1},
+			{"printf 'FAIL: TestGreeting\\n' >&2; exit 3", 41, "error", 3},
+		},
+	},
+	{
+		file: "auto-compaction.jsonl", cut: 39998,
+		compactions: 0,
+		prompts:     []string{e2ePrompt1},
+		files:       []wantFile{{autoProject + "/hello.txt", 1, "Write"}},
+		commands:    []wantCommand{{"git status --short", 18, "ok", -1}},
+	},
+	{
+		file: "auto-compaction.jsonl", cut: -1,
+		compactions: 1,
+		prompts:     []string{e2ePrompt1, "What next?"},
+		files:       []wantFile{{autoProject + "/hello.txt", 1, "Write"}},
+		commands:    []wantCommand{{"git status --short", 18, "ok", -1}},
+	},
+}
+
 var fixtureCases = []fixtureCase{
 	{
 		file: "cc2.1.328-two-compactions-cyrillic.jsonl", cut: 57939,
@@ -328,11 +378,11 @@ var fixtureCases = []fixtureCase{
 	},
 }
 
-// cutFixture writes the first cut bytes of a fixture (all with cut < 0) to a
-// temporary file, the transcript as precompact saw it.
-func cutFixture(t *testing.T, name string, cut int64) string {
+// cutFixture writes the first cut bytes of a transcript in dir (all with
+// cut < 0) to a temporary file, the transcript as precompact saw it.
+func cutFixture(t *testing.T, dir, name string, cut int64) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,10 +399,14 @@ func cutFixture(t *testing.T, name string, cut int64) string {
 	return p
 }
 
-func needFixtures(t *testing.T) {
+// needFixtures skips a test over n of the shared transcripts when their
+// folder is absent, saying how many did not run and why (go test -v shows
+// it), since a clone alone does not have them.
+func needFixtures(t *testing.T, n int) {
 	t.Helper()
 	if _, err := os.Stat(fixtureDir); err != nil {
-		t.Skip("fixtures not available:", err)
+		t.Skipf("%d shared transcript case(s) not run: %s is not there (%v). They are an extra next to the project; the project's own real transcripts in %s ran.",
+			n, fixtureDir, err, ownFixtureDir)
 	}
 }
 
@@ -363,10 +417,17 @@ func firstLine(s string) string {
 
 // spec: TR-16, TR-19, TR-20, TR-22, TR-27
 func TestFixtures(t *testing.T) {
-	needFixtures(t)
-	for _, c := range fixtureCases {
+	t.Run("own", func(t *testing.T) { checkFixtures(t, ownFixtureDir, ownFixtureCases) })
+	t.Run("shared", func(t *testing.T) {
+		needFixtures(t, len(fixtureCases))
+		checkFixtures(t, fixtureDir, fixtureCases)
+	})
+}
+
+func checkFixtures(t *testing.T, dir string, cases []fixtureCase) {
+	for _, c := range cases {
 		t.Run(c.file+"@"+itoa(c.cut), func(t *testing.T) {
-			res := readAll(t, cutFixture(t, c.file, c.cut))
+			res := readAll(t, cutFixture(t, dir, c.file, c.cut))
 			f := res.Facts
 			eq(t, "corrupt", f.Stats.Corrupt, 0)
 			eq(t, "partial", res.Partial, false)
@@ -405,23 +466,51 @@ func itoa(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// readPlanned reads a transcript file with plan, after finding its last
+// boundary.
+func readPlanned(t *testing.T, path string, p ReadPlan) Result {
+	t.Helper()
+	f := open(t, path)
+	p.LastBoundary = lastBoundary(t, f)
+	res, err := f.Read(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The project's own transcript: the snapshot of its compaction, then a
+// reading of the whole file chained on it, gives what a plain reading gives.
+//
+// spec: TR-7, TR-9, TR-33
+func TestOwnFixtureChain(t *testing.T) {
+	const name, boundary = "manual-compaction.jsonl", 55293
+	read := func(path string, p ReadPlan) Result { return readPlanned(t, path, p) }
+	snap := read(cutFixture(t, ownFixtureDir, name, boundary), ReadPlan{ChainEnd: -1})
+	whole := filepath.Join(ownFixtureDir, name)
+	plain := read(whole, ReadPlan{ChainEnd: -1})
+	chain := read(whole, ReadPlan{ChainEnd: boundary, Seed: snap.Facts})
+	eq(t, "chained", chain.Chained, true)
+	eq(t, "read from", chain.ReadFrom, int64(boundary))
+	eqSlice(t, "files", chain.Facts.Files, plain.Facts.Files)
+	eqSlice(t, "prompts", chain.Facts.Prompts, plain.Facts.Prompts)
+	eqDeep(t, "commands", chain.Facts.Commands, plain.Facts.Commands)
+	eqSlice(t, "failures", chain.Facts.Failures, plain.Facts.Failures)
+	eq(t, "compactions", chain.Facts.Compactions, 1)
+	eq(t, "totals", chain.Facts.Totals, Totals{Prompts: 3, Commands: 2, Failures: 1})
+	eq(t, "plain totals", plain.Facts.Totals, chain.Facts.Totals)
+	if chain.Facts.Stats.BytesRead >= plain.Facts.Stats.BytesRead {
+		t.Errorf("chained read %d bytes, plain %d", chain.Facts.Stats.BytesRead, plain.Facts.Stats.BytesRead)
+	}
+}
+
 // spec: TR-7, TR-9
 func TestFixtureChain(t *testing.T) {
-	needFixtures(t)
+	needFixtures(t, 1)
 	const name = "cc2.1.328-two-compactions-cyrillic.jsonl"
 	const first, second = 57939, 121799 // its two compact_boundary lines
-	read := func(path string, p ReadPlan) Result {
-		t.Helper()
-		f := open(t, path)
-		lb := lastBoundary(t, f)
-		p.LastBoundary = lb
-		res, err := f.Read(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	cut1, cut2 := cutFixture(t, name, first), cutFixture(t, name, second)
+	read := func(path string, p ReadPlan) Result { return readPlanned(t, path, p) }
+	cut1, cut2 := cutFixture(t, fixtureDir, name, first), cutFixture(t, fixtureDir, name, second)
 	whole := filepath.Join(fixtureDir, name)
 
 	// The snapshot at the first compaction, then the one at the second.
@@ -465,7 +554,7 @@ func TestFixtureChain(t *testing.T) {
 //
 // spec: TR-21, TR-24, TR-26, TR-28
 func TestFixtureAfterCompaction(t *testing.T) {
-	needFixtures(t)
+	needFixtures(t, 1)
 	res := readAll(t, filepath.Join(fixtureDir, "cc2.1.328-two-compactions-cyrillic.jsonl"))
 	f := res.Facts
 	if f.Usage == nil || *f.Usage != (Usage{Tokens: 2762, Model: "claude-opus-5-5", FromBoundary: true}) {
