@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 )
 
 // File is an opened transcript. Everything it reads stays within the size
@@ -111,40 +112,104 @@ func (f *File) BoundaryIn(ctx context.Context, from, to int64) (bool, error) {
 // lastBoundaryIn returns the start of the last boundary line that starts in
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
+	found := int64(-1)
+	err := f.scanBack(ctx, from, to, boundaryNeedle, func(start int64, line []byte) bool {
+		if IsBoundaryLine(line) {
+			found = start
+			return true
+		}
+		return false
+	})
+	return found, err
+}
+
+// responseNeedle finds the lines that may be model responses; the byte
+// before it must be '"'. Quotes inside JSON strings are escaped, so only a
+// real "type" key matches.
+var responseNeedle = []byte(`type":"assistant"`)
+
+// NewestResponseAfter returns the timestamp of the last model response (a
+// main-chain assistant entry from a model: not "<synthetic>", not an API
+// error message) that starts at or after from and is timestamped after
+// after, reading backwards from the end; ok is false when there is none.
+// Responses timestamped at or before after are passed over: the client
+// re-emits kept messages after a boundary with their original times, and
+// writes a turn's last entries after a hook may have read the file.
+func (f *File) NewestResponseAfter(ctx context.Context, from int64, after time.Time) (t time.Time, ok bool, err error) {
+	err = f.scanBack(ctx, from, f.size, responseNeedle, func(_ int64, line []byte) bool {
+		if rt, yes := ResponseLine(line); yes && rt.After(after) {
+			t, ok = rt, true
+			return true
+		}
+		return false
+	})
+	return t, ok, err
+}
+
+// ResponseLine reports whether line (without its '\n') is a model response:
+// complete JSON, top-level type "assistant", isSidechain not true, a
+// message.model other than "<synthetic>", isApiErrorMessage not true, and a
+// timestamp, which it returns.
+func ResponseLine(line []byte) (time.Time, bool) {
+	if len(line) > MaxLineBytes {
+		return time.Time{}, false
+	}
+	var e entry
+	if classify(line, true, &e) != lineEntry {
+		return time.Time{}, false
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if !e.top[kType].strEq(line, "assistant") || e.top[kSidechain].isTrue(line) || e.top[kAPIError].isTrue(line) {
+		return time.Time{}, false
+	}
+	if model, _ := e.model.str(line); model == "" || model == "<synthetic>" {
+		return time.Time{}, false
+	}
+	ts, ok := e.top[kTimestamp].str(line)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	return t, err == nil
+}
+
+// scanBack visits, from the last to the first, the complete lines of at
+// most MaxLineBytes that start in [from, to) and hold needle preceded by a
+// '"', until visit returns true. It reads backwards from the end of the line
+// holding to-1, in chunks that start at 64 KiB and grow to boundaryChunk, so
+// that a match near the end is found without reading much.
+func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visit func(start int64, line []byte) bool) error {
 	from = max(from, 0)
 	to = min(to, f.size)
 	if from >= to {
-		return -1, nil
+		return nil
 	}
 	// A line starting just before `to` may carry the needle after `to`:
 	// scan from the end of that line.
 	end, _, err := f.lineEnd(to - 1)
 	if err != nil {
-		return -1, err
+		return err
 	}
-	// The boundary is usually near the end (postcompact runs right after one
-	// is written): start with a small chunk and grow it, so that a short
-	// scan neither allocates nor reads a whole boundaryChunk.
 	step := min(int64(64<<10), boundaryChunk)
-	chunk := make([]byte, step+int64(len(boundaryNeedle)))
+	chunk := make([]byte, step+int64(len(needle)))
 	var matches []int
 	var line []byte // candidate lines, reused within this scan
 	pos := end      // bytes [pos, end) are searched already, except an overlap
 	for pos > from {
 		if err := ctx.Err(); err != nil {
-			return -1, err
+			return err
 		}
 		lo := max(from, pos-step)
-		hi := min(end, pos+int64(len(boundaryNeedle))-1)
+		hi := min(end, pos+int64(len(needle))-1)
 		buf := chunk[:hi-lo]
 		if _, err := f.f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
-			return -1, err
+			return err
 		}
 		// Find the needles forward (bytes.Index is vectorised, LastIndex is
 		// not), then settle them from the last one back.
 		matches = matches[:0]
 		for p := 0; ; {
-			k := bytes.Index(buf[p:], boundaryNeedle)
+			k := bytes.Index(buf[p:], needle)
 			if k < 0 {
 				break
 			}
@@ -171,7 +236,7 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 			}
 			start, ok, err := f.lineStart(buf, lo, k)
 			if err != nil {
-				return -1, err
+				return err
 			}
 			if !ok {
 				// No line start within MaxLineBytes before the needle: every
@@ -180,12 +245,16 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 				break candidates
 			}
 			if start < from {
-				return -1, nil
+				return nil
 			}
-			if yes, err := f.isBoundaryAt(start, &line); err != nil {
-				return -1, err
-			} else if yes && start < to {
-				return start, nil
+			if start < to {
+				l, err := f.readLine(start, &line)
+				if err != nil {
+					return err
+				}
+				if l != nil && visit(start, l) {
+					return nil
+				}
 			}
 			// Every needle of this line is settled; continue before it.
 			if start <= lo {
@@ -201,10 +270,10 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 		}
 		if step < boundaryChunk {
 			step = min(4*step, boundaryChunk)
-			chunk = make([]byte, step+int64(len(boundaryNeedle)))
+			chunk = make([]byte, step+int64(len(needle)))
 		}
 	}
-	return -1, nil
+	return nil
 }
 
 // lineStart finds the start of the line holding buf[k] (buf starts at file
@@ -262,13 +331,12 @@ func (f *File) lineEnd(off int64) (end int64, complete bool, err error) {
 	return p, false, nil
 }
 
-// isBoundaryAt reads the line starting at off into *buf (grown as needed)
-// and tells whether it is a compact_boundary entry, by the same rule the
-// Extractor counts them.
-func (f *File) isBoundaryAt(off int64, buf *[]byte) (bool, error) {
+// readLine reads the line starting at off into *buf (grown as needed),
+// without its '\n'; nil when the line is longer than MaxLineBytes.
+func (f *File) readLine(off int64, buf *[]byte) ([]byte, error) {
 	end, complete, err := f.lineEnd(off)
 	if err != nil || !complete {
-		return false, err
+		return nil, err
 	}
 	n := end - off
 	if int64(cap(*buf)) < n {
@@ -276,13 +344,13 @@ func (f *File) isBoundaryAt(off int64, buf *[]byte) (bool, error) {
 	}
 	b := (*buf)[:n]
 	if _, err := f.f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
-		return false, err
+		return nil, err
 	}
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	if len(b) > MaxLineBytes {
-		return false, nil
+		return nil, nil
 	}
-	return IsBoundaryLine(b), nil
+	return b, nil
 }
 
 // IsBoundaryLine reports whether line (without its '\n') is a main-chain

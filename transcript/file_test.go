@@ -445,3 +445,66 @@ func TestTR4LastBoundaryRemembered(t *testing.T) {
 		t.Errorf("second call = %d, %v; want the remembered %d", got, err, want)
 	}
 }
+
+// spec: TR-34
+func TestTR34NewestResponseAfter(t *testing.T) {
+	lines := []string{
+		prompt(1, "go", nil),
+		call(2, "b1", "Bash", obj{"command": "ls"}),
+		result(3, "b1", "ok", false, nil),
+		assistantText(4, "claude-opus-5-5", obj{"input_tokens": 1}, nil), // a response at t4
+		assistantText(5, "<synthetic>", obj{"input_tokens": 0}, nil),    // "No response requested."
+		assistantText(6, "claude-opus-5-5", obj{"input_tokens": 1}, obj{"isSidechain": true}),
+		assistantText(7, "claude-opus-5-5", obj{"input_tokens": 1}, obj{"isApiErrorMessage": true}),
+		prompt(8, `a prompt quoting "type":"assistant" in its text`, nil),
+		mustJSON(obj{"type": "progress", "timestamp": ts(9), "data": obj{"message": obj{"type": "assistant", "timestamp": ts(9),
+			"message": obj{"model": "claude-opus-5-5"}}}}),
+		boundary(10, nil),
+		assistantText(2, "claude-opus-5-5", obj{"input_tokens": 1}, nil), // re-emitted after the boundary with its old time
+	}
+	data := strings.Join(lines, "\n") + "\n"
+	f := open(t, writeFile(t, data))
+	off := func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		from   int64
+		after  int
+		want   int // the response's clock second, 0 for none
+		wantOK bool
+	}{
+		{"the response at t4 is the newest after t3", 0, 3, 4, true},
+		{"synthetic, sidechain, API error, quoted text and nested objects are no responses", off(4), 0, 2, true},
+		{"re-emitted responses keep their old time and do not count after it", off(4), 3, 0, false},
+		{"nothing after t4", 0, 4, 0, false},
+		{"from past the response", off(3) + 1, 3, 0, false},
+		{"from at the response's start", off(3), 3, 4, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok, err := f.NewestResponseAfter(ctx, c.from, tsTime(c.after))
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq(t, "found", ok, c.wantOK)
+			if c.wantOK {
+				eq(t, "time", got.Equal(tsTime(c.want)), true)
+			}
+		})
+	}
+	t.Run("a long line between is jumped over", func(t *testing.T) {
+		long := prompt(1, strings.Repeat("x", MaxLineBytes+10), nil)
+		p := writeLines(t, assistantText(4, "claude-opus-5-5", obj{"input_tokens": 1}, nil), long, prompt(5, "after", nil))
+		got, ok, err := open(t, p).NewestResponseAfter(ctx, 0, tsTime(3))
+		if err != nil || !ok || !got.Equal(tsTime(4)) {
+			t.Errorf("got %v %v %v, want t4", got, ok, err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, _, err := f.NewestResponseAfter(cctx, 0, tsTime(0)); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
