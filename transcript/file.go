@@ -102,11 +102,11 @@ func (f *File) LastBoundary(ctx context.Context) (int64, error) {
 	return off, err
 }
 
-// BoundaryIn reports whether a compact_boundary line starts within
-// [from, to), scanning backwards from to.
-func (f *File) BoundaryIn(ctx context.Context, from, to int64) (bool, error) {
-	off, err := f.lastBoundaryIn(ctx, from, to)
-	return off >= 0, err
+// LastBoundaryIn returns the start of the last compact_boundary line that
+// starts within [from, to), -1 when there is none, scanning backwards from
+// to (TR-5).
+func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
+	return f.lastBoundaryIn(ctx, from, to)
 }
 
 // lastBoundaryIn returns the start of the last boundary line that starts in
