@@ -137,7 +137,7 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 			}
 			ferr := snapshot.WriteFailure(opts.Dir, snapshot.Failure{
 				SessionID: sessionID, Time: start, Reason: serr.Error(),
-				LogPath: lp, TranscriptSize: rec.Coverage.TranscriptSize,
+				LogPath: lp, TranscriptSize: rec.Coverage.TranscriptSize, PromptID: rec.PromptID,
 			})
 			if ferr != nil {
 				entry.Detail += "; failure marker not written: " + ferr.Error()

@@ -38,6 +38,9 @@ type Failure struct {
 	// TranscriptSize is how far the transcript reached when precompact ran,
 	// so that postcompact can tell which compaction the marker is about.
 	TranscriptSize int64 `json:"transcript_size"`
+	// PromptID is the payload's prompt_id, when it had one: selection tells
+	// the compaction the marker is about by it too.
+	PromptID string `json:"prompt_id,omitempty"`
 }
 
 // FailureDirs returns where markers for snapshotDir are kept: the folder

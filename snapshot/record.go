@@ -133,4 +133,8 @@ type Coverage struct {
 type CompactionConfirmation struct {
 	At           time.Time `json:"at"`
 	SummaryChars int       `json:"summary_chars"`
+	// TranscriptSize is the transcript's size when PostCompact ran (0 when
+	// unknown): a boundary written after it means that compaction is over
+	// (specs/selectsnap.md).
+	TranscriptSize int64 `json:"transcript_size,omitempty"`
 }

@@ -51,9 +51,9 @@ var (
 	// ErrNoSnapshot is returned by Confirm when the session has no snapshot
 	// that can be the one of the compaction being confirmed.
 	ErrNoSnapshot = errors.New("no snapshot of this session to confirm")
-	// ErrAlreadyConfirmed is returned by Confirm when the session's newest
-	// snapshot already records a completed compaction.
-	ErrAlreadyConfirmed = errors.New("the session's newest snapshot is already confirmed")
+	// ErrAlreadyConfirmed is returned by Confirm when the snapshot already
+	// records a completed compaction.
+	ErrAlreadyConfirmed = errors.New("the snapshot is already confirmed")
 )
 
 // Store is a snapshot folder. The zero values of Keep and Now mean
@@ -416,68 +416,58 @@ func (s *Store) FindChain(sessionID, transcriptPath string, maxEnd int64) (*Reco
 	return found, err
 }
 
-// Confirm records in the session's newest snapshot that the compaction it was
-// taken for completed at at, with a summary of summaryChars characters: the
-// .md is re-rendered and the .json rewritten, each atomically. The newest
-// snapshot must have been taken at most ConfirmWindow before at (and not
-// more than a minute after it) and not be confirmed already; otherwise no
-// snapshot was taken for this compaction and ErrNoSnapshot or
-// ErrAlreadyConfirmed is returned with the name looked at (SF-45).
-func (s *Store) Confirm(sessionID string, at time.Time, summaryChars int) (name string, err error) {
-	return s.ConfirmAfter(sessionID, at, summaryChars, time.Time{})
-}
-
-// ConfirmAfter is Confirm that also refuses, with ErrNoSnapshot, a newest
-// snapshot taken before notBefore. PostCompact passes the time of the
-// session's failure marker: when precompact failed for this compaction, the
-// newest snapshot belongs to an earlier one even inside ConfirmWindow. A
-// zero notBefore checks nothing more than Confirm (SF-45).
-func (s *Store) ConfirmAfter(sessionID string, at time.Time, summaryChars int, notBefore time.Time) (name string, err error) {
-	var rec *Record
-	err = s.sessionRecords(sessionID, func(_ Entry, r *Record) bool {
-		rec = r
-		return true
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", err
+// Confirm records in the snapshot named name, of session sessionID, that
+// the compaction it was taken for completed (c): the .md is re-rendered and
+// the .json rewritten, each atomically. Which snapshot belongs to the
+// compaction is for the caller to decide (selectsnap); Confirm refuses, with
+// ErrNoSnapshot, a record of another session, one taken more than
+// ConfirmWindow before c.At or more than a minute after it, and one pruned
+// meanwhile; with ErrAlreadyConfirmed one that is confirmed already (SF-45).
+func (s *Store) Confirm(name, sessionID string, c CompactionConfirmation) error {
+	if sessionID == "" {
+		return ErrNoSnapshot
 	}
-	if rec == nil {
-		return "", ErrNoSnapshot
+	rec, err := s.Load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s was removed", ErrNoSnapshot, name)
+	}
+	if err != nil {
+		return err
+	}
+	if rec.SessionID != sessionID {
+		return fmt.Errorf("%w: %s belongs to another session", ErrNoSnapshot, name)
 	}
 	if rec.Compaction != nil {
-		return rec.Name, ErrAlreadyConfirmed
+		return ErrAlreadyConfirmed
 	}
-	if !notBefore.IsZero() && rec.CreatedAt.Before(notBefore) {
-		return rec.Name, fmt.Errorf("%w: the newest, %s, was taken before %s (a failed snapshot of this compaction)",
-			ErrNoSnapshot, rec.Name, notBefore.UTC().Format(time.RFC3339))
+	if age := c.At.Sub(rec.CreatedAt); age > ConfirmWindow || age < -time.Minute {
+		return fmt.Errorf("%w: %s was taken %s before the compaction ended",
+			ErrNoSnapshot, name, age.Round(time.Second))
 	}
-	if age := at.Sub(rec.CreatedAt); age > ConfirmWindow || age < -time.Minute {
-		return rec.Name, fmt.Errorf("%w: the newest, %s, was taken %s before the compaction ended",
-			ErrNoSnapshot, rec.Name, age.Round(time.Second))
-	}
-	rec.Compaction = &CompactionConfirmation{At: at.UTC(), SummaryChars: summaryChars}
+	c.At = c.At.UTC()
+	rec.Compaction = &c
 	lang := rec.Lang
 	if lang != Russian {
 		lang = English
 	}
 	js, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
-		return rec.Name, err
+		return err
 	}
-	jsPath := filepath.Join(s.Dir, rec.Name+".json")
+	jsPath := filepath.Join(s.Dir, name+".json")
 	// A snapshot pruned meanwhile stays pruned: rewriting it would bring back
 	// a record the folder no longer counts.
 	if _, err := os.Lstat(jsPath); err != nil {
-		return rec.Name, fmt.Errorf("%w: %s was removed", ErrNoSnapshot, rec.Name)
+		return fmt.Errorf("%w: %s was removed", ErrNoSnapshot, name)
 	}
-	if err := WriteFileAtomic(filepath.Join(s.Dir, rec.Name+".md"), RenderMarkdown(rec, lang), 0o600); err != nil {
-		return rec.Name, fmt.Errorf("confirm snapshot: %w", err)
+	if err := WriteFileAtomic(filepath.Join(s.Dir, name+".md"), RenderMarkdown(rec, lang), 0o600); err != nil {
+		return fmt.Errorf("confirm snapshot: %w", err)
 	}
 	if err := WriteFileAtomic(jsPath, append(js, '\n'), 0o600); err != nil {
-		return rec.Name, fmt.Errorf("confirm snapshot: %w", err)
+		return fmt.Errorf("confirm snapshot: %w", err)
 	}
 	_ = syncDir(s.Dir)
-	return rec.Name, nil
+	return nil
 }
 
 // prune removes every snapshot after the newest Keep, except the one this
@@ -504,6 +494,7 @@ func (s *Store) prune(justSaved string) []string {
 		}
 		remove(e.JSONPath)
 		remove(filepath.Join(s.Dir, e.Name+".md"))
+		remove(DeliveryPath(s.Dir, e.Name))
 	}
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -517,7 +508,12 @@ func (s *Store) prune(justSaved string) []string {
 	}
 	now := s.now()
 	for _, de := range des {
+		// A .md or a delivery record left without its .json (a Save or a
+		// prune killed half way) goes after orphanAfter.
 		base, ok := strings.CutSuffix(de.Name(), ".md")
+		if !ok {
+			base, ok = strings.CutSuffix(de.Name(), DeliverySuffix)
+		}
 		if !ok || jsons[base] || live[base] || !de.Type().IsRegular() {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -440,12 +441,10 @@ func TestFindChain(t *testing.T) {
 func TestConfirm(t *testing.T) {
 	const sid = "confirm-session-2222"
 	s := newStore(t)
-	if _, err := s.Confirm(sid, t0, 10); !errors.Is(err, ErrNoSnapshot) {
-		t.Fatalf("empty folder: %v", err)
-	}
-	mustSave(t, s, rec("", t0, "no-session-id"), English)
-	if _, err := s.Confirm("", t0, 10); !errors.Is(err, ErrNoSnapshot) {
-		t.Fatalf("empty session id: %v", err)
+	end := t0.Add(90 * time.Second)
+	conf := CompactionConfirmation{At: end, SummaryChars: 4321, TranscriptSize: 777}
+	if err := s.Confirm("snap_20261130-102636_confirm-", sid, conf); !errors.Is(err, ErrNoSnapshot) {
+		t.Fatalf("missing snapshot: %v", err)
 	}
 	older := rec(sid, t0.Add(-10*time.Minute), "older")
 	mustSave(t, s, older, Russian)
@@ -453,47 +452,89 @@ func TestConfirm(t *testing.T) {
 	mustSave(t, s, newest, Russian)
 	other := rec("confirm-other", t0.Add(time.Second), "other-session-same-sid8")
 	mustSave(t, s, other, English)
+	if err := s.Confirm(newest.Name, "", conf); !errors.Is(err, ErrNoSnapshot) {
+		t.Fatalf("empty session id: %v", err)
+	}
+	if err := s.Confirm(other.Name, sid, conf); !errors.Is(err, ErrNoSnapshot) {
+		t.Fatalf("another session's snapshot (same sid8): %v", err)
+	}
 
-	end := t0.Add(90 * time.Second)
-	// A failure marker newer than the newest snapshot: the compaction being
-	// confirmed had no snapshot, so the earlier one stays unconfirmed.
-	if _, err := s.ConfirmAfter(sid, end, 4321, t0.Add(time.Minute)); !errors.Is(err, ErrNoSnapshot) {
-		t.Fatalf("ConfirmAfter past a newer failure: %v", err)
+	// The named snapshot is confirmed, not the newest: which one belongs to
+	// the compaction is selection's call.
+	if err := s.Confirm(older.Name, sid, conf); err != nil {
+		t.Fatalf("Confirm(older) = %v", err)
 	}
-	if r, _ := s.Load(newest.Name); r.Compaction != nil {
-		t.Fatal("ConfirmAfter confirmed a snapshot older than the failure")
-	}
-	name, err := s.ConfirmAfter(sid, end, 4321, t0.Add(-time.Minute))
-	if err != nil || name != newest.Name {
-		t.Fatalf("Confirm = %q, %v; want %q", name, err, newest.Name)
-	}
-	r, err := s.Load(newest.Name)
-	if err != nil || r.Compaction == nil || !r.Compaction.At.Equal(end) || r.Compaction.SummaryChars != 4321 {
+	r, err := s.Load(older.Name)
+	if err != nil || r.Compaction == nil || !r.Compaction.At.Equal(end) || r.Compaction.SummaryChars != 4321 || r.Compaction.TranscriptSize != 777 {
 		t.Fatalf("confirmation not recorded: %+v %v", r, err)
 	}
-	md, _ := os.ReadFile(filepath.Join(s.Dir, newest.Name+".md"))
+	md, _ := os.ReadFile(filepath.Join(s.Dir, older.Name+".md"))
 	if !bytes.Equal(md, RenderMarkdown(r, Russian)) || !strings.Contains(string(md), "Сжатие подтверждено") {
 		t.Fatalf("md not re-rendered in Russian:\n%s", md)
 	}
-	for _, n := range []string{older.Name, other.Name} {
+	for _, n := range []string{newest.Name, other.Name} {
 		if r, _ := s.Load(n); r.Compaction != nil {
 			t.Errorf("%s confirmed too", n)
 		}
 	}
-	if _, err := s.Confirm(sid, end.Add(time.Minute), 1); !errors.Is(err, ErrAlreadyConfirmed) {
+	if err := s.Confirm(older.Name, sid, conf); !errors.Is(err, ErrAlreadyConfirmed) {
 		t.Fatalf("second Confirm: %v", err)
 	}
-	// A compaction whose snapshot is missing must not confirm an old one.
+	// A snapshot taken long before, or after, the compaction is not its own.
 	stale := rec("confirm-stale-3333", t0, "")
 	mustSave(t, s, stale, English)
-	if _, err := s.Confirm(stale.SessionID, t0.Add(ConfirmWindow+time.Minute), 1); !errors.Is(err, ErrNoSnapshot) {
+	if err := s.Confirm(stale.Name, stale.SessionID, CompactionConfirmation{At: t0.Add(ConfirmWindow + time.Minute)}); !errors.Is(err, ErrNoSnapshot) {
 		t.Fatalf("stale snapshot confirmed: %v", err)
 	}
-	if _, err := s.Confirm(stale.SessionID, t0.Add(-2*time.Minute), 1); !errors.Is(err, ErrNoSnapshot) {
+	if err := s.Confirm(stale.Name, stale.SessionID, CompactionConfirmation{At: t0.Add(-2 * time.Minute)}); !errors.Is(err, ErrNoSnapshot) {
 		t.Fatalf("snapshot from after the compaction confirmed: %v", err)
 	}
 	if left := hidden(t, s.Dir); len(left) != 0 {
 		t.Errorf("working files left behind: %v", left)
+	}
+}
+
+// spec: SF-53
+func TestDelivery(t *testing.T) {
+	const sid = "deliver-session-1"
+	s := newStore(t)
+	r := rec(sid, t0, "p")
+	mustSave(t, s, r, English)
+	if d, err := ReadDelivery(s.Dir, r.Name, sid); d != nil || err != nil {
+		t.Fatalf("before any delivery: %v, %v", d, err)
+	}
+	want := Delivery{SessionID: sid, At: t0.Add(time.Minute), Event: "SessionStart", TranscriptSize: 1234}
+	if err := WriteDelivery(s.Dir, r.Name, want); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadDelivery(s.Dir, r.Name, sid)
+	if err != nil || d == nil || *d != want {
+		t.Fatalf("ReadDelivery = %+v, %v; want %+v", d, err, want)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, err := os.Stat(DeliveryPath(s.Dir, r.Name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("delivery file mode: %v %v", fi, err)
+		}
+	}
+	if _, err := ReadDelivery(s.Dir, r.Name, "another-session"); err == nil {
+		t.Error("a delivery record naming another session was accepted")
+	}
+	if err := WriteDelivery(s.Dir, "snap_20261130-102636_nothere0", want); err == nil {
+		t.Error("a delivery was recorded for a snapshot that does not exist")
+	}
+	if err := WriteDelivery(s.Dir, "../x", want); err == nil {
+		t.Error("a delivery was recorded under a name that is not a snapshot name")
+	}
+	// Entries and Load ignore it; pruning the snapshot removes it.
+	es, err := s.Entries()
+	if err != nil || len(es) != 1 {
+		t.Fatalf("entries = %v, %v", es, err)
+	}
+	s.Keep = 1
+	newer := rec(sid, t0.Add(time.Minute), "q")
+	mustSave(t, s, newer, English)
+	if _, err := os.Lstat(DeliveryPath(s.Dir, r.Name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the pruned snapshot's delivery record is still there: %v", err)
 	}
 }
 
