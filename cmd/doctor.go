@@ -168,6 +168,7 @@ func doctorRun(opts *DoctorOptions) error {
 		add(c)
 	}
 	add(checkLog(logPath(dir), opts.Now()))
+	add(checkTurnedDown(logPath(dir), opts.Now()))
 	if opts.NoSelfTest {
 		add(doctorCheck{Status: checkInfo, Text: "round trip skipped (--no-self-test)"})
 	} else {

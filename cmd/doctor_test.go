@@ -443,15 +443,16 @@ func TestDoctorConfirmations(t *testing.T) {
 		t.Fatal("a line for a folder without snapshots")
 	}
 	st := &snapshot.Store{Dir: dir, Now: func() time.Time { return now }}
-	save := func(sid string, at time.Time) {
+	save := func(sid string, at time.Time) string {
 		t.Helper()
 		rec := &snapshot.Record{SessionID: sid, CreatedAt: at, Trigger: "auto", TranscriptPath: "/t.jsonl"}
 		if _, _, err := st.Save(rec, snapshot.English); err != nil {
 			t.Fatal(err)
 		}
+		return rec.Name
 	}
-	save("confirmed-0000", now.Add(-2*time.Hour))
-	if _, err := st.Confirm("confirmed-0000", now.Add(-2*time.Hour+time.Minute), 100); err != nil {
+	name := save("confirmed-0000", now.Add(-2*time.Hour))
+	if err := st.Confirm(name, "confirmed-0000", snapshot.CompactionConfirmation{At: now.Add(-2*time.Hour + time.Minute), SummaryChars: 100}); err != nil {
 		t.Fatal(err)
 	}
 	save("skipped-00000", now.Add(-time.Hour))

@@ -21,6 +21,7 @@ const (
 // logEntry is one line of compact-guard.log:
 //
 //	2026-11-30T10:15:00Z precompact session=<id> outcome=ok duration=41ms snapshot=<name> warnings=0 detail="..."
+//	2026-11-30T10:15:09Z postcompact session=<id> outcome=ok duration=9ms snapshot=<name> newer_turned_down=0 turned_down="<name>: <why>; ..." warnings=0
 type logEntry struct {
 	At       time.Time
 	Command  string
@@ -28,8 +29,13 @@ type logEntry struct {
 	Outcome  string
 	Duration time.Duration
 	Snapshot string
-	Warnings []string
-	Detail   string
+	// TurnedDown lists, for postcompact, the session's snapshots selection
+	// turned down and why; NewerTurnedDown counts those newer than the one
+	// chosen (DR-13).
+	TurnedDown      string
+	NewerTurnedDown int
+	Warnings        []string
+	Detail          string
 }
 
 func (e logEntry) String() string {
@@ -38,6 +44,9 @@ func (e logEntry) String() string {
 		logValue(e.Session), e.Outcome, e.Duration.Milliseconds())
 	if e.Snapshot != "" {
 		fmt.Fprintf(&b, " snapshot=%s", logValue(e.Snapshot))
+	}
+	if e.TurnedDown != "" {
+		fmt.Fprintf(&b, " newer_turned_down=%d turned_down=%q", e.NewerTurnedDown, truncateRunes(e.TurnedDown, 2000))
 	}
 	fmt.Fprintf(&b, " warnings=%d", len(e.Warnings))
 	detail := e.Detail

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,81 +105,45 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	if perr != nil || sessionID == "" {
 		return nil
 	}
-
+	confirm := false
 	switch p.HookEventName {
 	case "PostCompact":
+		confirm = true
 		entry.Command = "postcompact(PostCompact)"
-		summary := 0
-		if p.CompactSummary != nil {
-			summary = len([]rune(*p.CompactSummary))
-		}
-		store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-		// After a fresh failure marker only a snapshot taken since counts:
-		// confirming an older one would stamp an earlier compaction's.
-		var notBefore time.Time
-		if fl, _ := snapshot.ReadFailure(opts.Dir, sessionID); fl != nil && fl.SessionID == sessionID && start.Sub(fl.Time) < opts.maxAge() {
-			notBefore = fl.Time.Add(-time.Second) // names hold whole seconds
-			entry.Detail = "precompact failed for this compaction (" + fl.Reason + "); "
-		}
-		name, cerr := store.ConfirmAfter(sessionID, start, summary, notBefore)
-		switch {
-		case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
-			// Nothing to confirm is no failure: doctor reports failed lines.
-			entry.Outcome, entry.Detail = outcomeNone, entry.Detail+cerr.Error()
-		case cerr != nil:
-			entry.Outcome, entry.Detail = outcomeFailed, "confirming compaction: "+cerr.Error()
-		case name == "":
-			entry.Outcome, entry.Detail = outcomeNone, snapshot.ErrNoSnapshot.Error()
-		default:
-			entry.Outcome, entry.Snapshot = outcomeOK, name
-		}
-		return nil
 	case "SessionStart", "":
+		if p.Source != "compact" {
+			return nil
+		}
 	default:
 		return nil
 	}
-	if p.Source != "compact" {
-		return nil
-	}
 
-	var tr selectsnap.Transcript
 	var f *transcript.File
 	if p.TranscriptPath != "" {
 		if opened, oerr := transcript.Open(p.TranscriptPath); oerr == nil {
 			f = opened
 			defer f.Close()
-			tr = f
 		} else {
 			entry.Warnings = append(entry.Warnings, "transcript: "+oerr.Error())
 		}
 	}
-	sel := selectsnap.Options{
-		Dir: opts.Dir, SessionID: sessionID, Now: start, MaxAge: opts.maxAge(),
-		Transcript: tr, TranscriptPath: p.TranscriptPath,
+	found := findThisCompaction(ctx, opts, p, sessionID, start, f, &entry)
+	var size int64
+	if f != nil {
+		size = f.Size()
 	}
-	// The compaction check reads the transcript backwards; it gets half the
-	// deadline, and when it cannot finish the choice is made without it
-	// (as when the transcript is unreadable) rather than not at all.
-	checkCtx, cancelCheck := context.WithTimeout(ctx, opts.timeout()/2)
-	choice, _, serr := selectsnap.Select(checkCtx, sel)
-	cancelCheck()
-	if serr != nil && tr != nil && errors.Is(serr, context.DeadlineExceeded) && ctx.Err() == nil {
-		entry.Warnings = append(entry.Warnings, "compaction check skipped: the transcript was not read in time")
-		sel.Transcript = nil
-		choice, _, serr = selectsnap.Select(ctx, sel)
-	}
-	if serr != nil {
-		entry.Warnings = append(entry.Warnings, "selecting snapshot: "+serr.Error())
+	if confirm {
+		confirmCompaction(opts, p, sessionID, start, size, found, &entry)
+		return nil
 	}
 
-	failure := freshFailure(ctx, opts, sessionID, start, f)
 	var text string
 	switch {
-	case failure != nil && (choice == nil || failure.Time.After(choice.Record.CreatedAt)):
-		text = restore.FailureNotice(failure.Reason, failure.LogPath, failure.Time, opts.Lang)
-		entry.Outcome, entry.Detail = outcomeWarn, "failure notice: "+failure.Reason
-	case choice != nil:
-		rec := choice.Record
+	case found.failure != nil:
+		text = restore.FailureNotice(found.failure.Reason, found.failure.LogPath, found.failure.Time, opts.Lang)
+		entry.Outcome, entry.Detail = outcomeWarn, "failure notice: "+found.failure.Reason
+	case found.choice != nil:
+		rec := found.choice.Record
 		projectDir := opts.Getenv("CLAUDE_PROJECT_DIR")
 		if projectDir == "" && rec.Git != nil && rec.Git.Root != "" {
 			projectDir = rec.Git.Root
@@ -192,12 +157,12 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		}
 		state := snapshot.FindStateFile(opts.stateFileName(), []string{opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, p.Cwd})
 		text = restore.Pointer(restore.PointerInput{
-			Record: rec, MDPath: choice.MDPath, ProjectDir: projectDir,
+			Record: rec, MDPath: found.choice.MDPath, ProjectDir: projectDir,
 			StateFile: state, Lang: opts.Lang, MaxChars: opts.maxChars(),
 		})
 		entry.Outcome, entry.Snapshot = outcomeOK, rec.Name
 	default:
-		entry.Outcome, entry.Detail = outcomeNone, "no fresh snapshot of this session"
+		entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
 	out, jerr := restore.HookOutput(text)
@@ -207,33 +172,125 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	}
 	if _, werr := opts.IO.Out.Write(out); werr != nil {
 		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+werr.Error()
+		return nil
+	}
+	if found.choice != nil {
+		// What was handed out is recorded, so that a later compaction
+		// whose PreCompact never ran cannot be handed it again (SS-8c).
+		d := snapshot.Delivery{SessionID: sessionID, At: start, Event: "SessionStart", TranscriptSize: size}
+		if derr := snapshot.WriteDelivery(opts.Dir, found.choice.Record.Name, d); derr != nil {
+			entry.Warnings = append(entry.Warnings, derr.Error())
+		}
 	}
 	return nil
 }
 
-// freshFailure returns the session's failure marker when it belongs to this
-// compaction: younger than --max-age and, when the transcript is readable,
-// written after the compaction before the last one.
-func freshFailure(ctx context.Context, opts *PostcompactOptions, sessionID string, now time.Time, f *transcript.File) *snapshot.Failure {
-	fl, err := snapshot.ReadFailure(opts.Dir, sessionID)
-	if err != nil || fl == nil || fl.SessionID != sessionID {
-		return nil
-	}
-	if age := now.Sub(fl.Time); age > opts.maxAge() || age < -time.Minute {
-		return nil
+// thisCompaction is what postcompact found for the compaction that just
+// happened: the session's snapshot taken for it, or precompact's failure
+// marker for it (which wins, PO-C5), or neither.
+type thisCompaction struct {
+	choice  *selectsnap.Choice
+	failure *snapshot.Failure
+}
+
+// findThisCompaction runs selection (specs/selectsnap.md) and the failure
+// marker check, and notes in the log entry what was turned down and why.
+func findThisCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, now time.Time, f *transcript.File, entry *logEntry) thisCompaction {
+	sel := selectsnap.Options{
+		Dir: opts.Dir, SessionID: sessionID, Now: now, MaxAge: opts.maxAge(),
+		TranscriptPath: p.TranscriptPath, PromptID: p.PromptID,
 	}
 	if f != nil {
-		last, err := f.LastBoundary(ctx)
-		if err == nil && last >= 0 {
-			if fl.TranscriptSize > last {
-				return nil
-			}
-			if earlier, err := f.BoundaryIn(ctx, fl.TranscriptSize, last); err != nil || earlier {
-				return nil
-			}
+		sel.Transcript = f
+	}
+	// The compaction check reads the transcript backwards; it gets half the
+	// deadline, and when it cannot finish the choice is made without it
+	// (as when the transcript is unreadable) rather than not at all.
+	checkCtx, cancelCheck := context.WithTimeout(ctx, opts.timeout()/2)
+	choice, rejected, serr := selectsnap.Select(checkCtx, sel)
+	cancelCheck()
+	if serr != nil && sel.Transcript != nil && errors.Is(serr, context.DeadlineExceeded) && ctx.Err() == nil {
+		entry.Warnings = append(entry.Warnings, "compaction check skipped: the transcript was not read in time")
+		sel.Transcript = nil
+		choice, rejected, serr = selectsnap.Select(ctx, sel)
+	}
+	if serr != nil {
+		entry.Warnings = append(entry.Warnings, "selecting snapshot: "+serr.Error())
+	}
+	if choice != nil && choice.Unverified != "" {
+		entry.Warnings = append(entry.Warnings, "compaction check skipped: "+choice.Unverified)
+	}
+	entry.TurnedDown, entry.NewerTurnedDown = turnedDown(rejected, choice)
+
+	var failure *snapshot.Failure
+	if fl, err := snapshot.ReadFailure(opts.Dir, sessionID); err == nil && fl != nil && fl.SessionID == sessionID {
+		age := now.Sub(fl.Time)
+		reason, _, cerr := selectsnap.CheckFailure(ctx, sel, fl)
+		switch {
+		case age > opts.maxAge() || age < -time.Minute, cerr != nil:
+		case reason != "":
+			entry.Warnings = append(entry.Warnings, "failure marker of "+fl.Time.UTC().Format(time.RFC3339)+" not used: "+reason)
+		case choice == nil || fl.Time.After(choice.Record.CreatedAt):
+			failure = fl
 		}
 	}
-	return fl
+	return thisCompaction{choice: choice, failure: failure}
+}
+
+// turnedDown lists the session's snapshots selection turned down, for the
+// log, and counts those that are newer than the one chosen (than none, when
+// none was): a turned-down snapshot of the session that is not merely too
+// old or another session's is worth a doctor warning (DR-13).
+func turnedDown(rejected []selectsnap.Rejection, choice *selectsnap.Choice) (list string, newer int) {
+	var chosen time.Time
+	if choice != nil {
+		if n, ok := snapshot.ParseName(choice.Record.Name); ok {
+			chosen = n.Time
+		}
+	}
+	var parts []string
+	for _, r := range rejected {
+		parts = append(parts, r.Name+": "+r.Reason)
+		// Too old for a pointer, older than a condemned one, or another
+		// session's: nothing of this session's was lost.
+		if strings.HasPrefix(r.Reason, "older than") || strings.Contains(r.Reason, "another session") {
+			continue
+		}
+		if n, ok := snapshot.ParseName(r.Name); ok && (choice == nil || n.Time.After(chosen)) {
+			newer++
+		}
+	}
+	return strings.Join(parts, "; "), newer
+}
+
+// confirmCompaction is the PostCompact run: it records in the snapshot
+// selection finds for this compaction that the compaction completed
+// (PO-C6).
+func confirmCompaction(opts *PostcompactOptions, p Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *logEntry) {
+	summary := 0
+	if p.CompactSummary != nil {
+		summary = len([]rune(*p.CompactSummary))
+	}
+	if found.failure != nil {
+		entry.Outcome, entry.Detail = outcomeNone, "precompact failed for this compaction ("+found.failure.Reason+"); nothing to confirm"
+		return
+	}
+	if found.choice == nil {
+		entry.Outcome, entry.Detail = outcomeNone, snapshot.ErrNoSnapshot.Error()
+		return
+	}
+	name := found.choice.Record.Name
+	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
+	cerr := store.Confirm(name, sessionID, snapshot.CompactionConfirmation{At: at, SummaryChars: summary, TranscriptSize: size})
+	switch {
+	case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
+		// Nothing to confirm is no failure: doctor reports failed lines.
+		entry.Outcome, entry.Snapshot, entry.Detail = outcomeNone, name, cerr.Error()
+	case cerr != nil:
+		entry.Outcome, entry.Detail = outcomeFailed, "confirming compaction: "+cerr.Error()
+	default:
+		entry.Outcome, entry.Snapshot = outcomeOK, name
+	}
 }
 
 func (o *PostcompactOptions) now() time.Time {

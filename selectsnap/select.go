@@ -38,12 +38,14 @@ var ErrNoSessionID = errors.New("no session id to select a snapshot for")
 // Transcript is what selection needs from the session's transcript;
 // *transcript.File satisfies it.
 type Transcript interface {
-	// LastBoundary is the offset of the last compact_boundary line, -1 when
-	// there is none.
-	LastBoundary(ctx context.Context) (int64, error)
-	// BoundaryIn reports whether a compact_boundary line starts within
-	// [from, to).
-	BoundaryIn(ctx context.Context, from, to int64) (bool, error)
+	// Size is the transcript's size; nothing past it is read.
+	Size() int64
+	// LastBoundaryIn is the offset of the last compact_boundary line that
+	// starts within [from, to), -1 when there is none.
+	LastBoundaryIn(ctx context.Context, from, to int64) (int64, error)
+	// NewestResponseAfter is the time of the last model response that starts
+	// at or after from and is timestamped after after.
+	NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error)
 }
 
 // Options says whose snapshot to look for, where and when.
@@ -63,9 +65,12 @@ type Options struct {
 	// Transcript is the session's transcript, nil when it cannot be read:
 	// the compaction check is then skipped.
 	Transcript Transcript
-	// TranscriptPath is the payload's transcript_path; when it and
-	// Transcript are set, a record made from another transcript is rejected.
+	// TranscriptPath is the payload's transcript_path; a record made from
+	// another transcript is rejected.
 	TranscriptPath string
+	// PromptID is the payload's prompt_id, "" when it has none: a record
+	// taken during another prompt is not this compaction's (SS-8a).
+	PromptID string
 }
 
 // Choice is the selected snapshot.
@@ -76,6 +81,9 @@ type Choice struct {
 	// Unverified says why the compaction check was not made; empty when it
 	// was made and passed.
 	Unverified string
+	// Delivery is the snapshot's delivery record (SF-53), nil when it was
+	// not handed out before.
+	Delivery *snapshot.Delivery
 }
 
 // Rejection is a snapshot of the session that was not chosen, and why; for
@@ -93,7 +101,6 @@ var openFile = func(name string) (io.ReadCloser, error) { return snapshot.OpenRe
 type candidate struct {
 	base string
 	name snapshot.Name
-	md   bool
 }
 
 // Select returns the session's newest snapshot that passes every check, or
@@ -126,6 +133,7 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 	marker := "_" + sid8
 	var cands []candidate
 	md := map[string]bool{}
+	delivered := map[string]bool{}
 	var rejected []Rejection
 	for _, e := range entries {
 		n := e.Name()
@@ -135,12 +143,14 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 			continue
 		}
 		var base string
-		var isMD bool
+		var isMD, isDelivery bool
 		switch {
 		case strings.HasSuffix(n, ".json"):
 			base = strings.TrimSuffix(n, ".json")
 		case strings.HasSuffix(n, ".md"):
 			base, isMD = strings.TrimSuffix(n, ".md"), true
+		case strings.HasSuffix(n, snapshot.DeliverySuffix):
+			base, isDelivery = strings.TrimSuffix(n, snapshot.DeliverySuffix), true
 		default:
 			continue
 		}
@@ -148,15 +158,16 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 		if !ok || sn.SID8 != sid8 {
 			continue
 		}
-		if isMD {
+		switch {
+		case isMD:
 			md[base] = e.Type().IsRegular()
-			continue
-		}
-		if !e.Type().IsRegular() {
+		case isDelivery:
+			delivered[base] = true
+		case !e.Type().IsRegular():
 			rejected = append(rejected, Rejection{base, "not a regular file"})
-			continue
+		default:
+			cands = append(cands, candidate{base: base, name: sn})
 		}
-		cands = append(cands, candidate{base: base, name: sn})
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i].name, cands[j].name
@@ -166,7 +177,7 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 		return a.Suffix > b.Suffix
 	})
 
-	cc := compactionCheck{t: o.Transcript, path: o.TranscriptPath}
+	cc := &compactionCheck{t: o.Transcript, promptID: o.PromptID}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, rejected, err
@@ -188,34 +199,84 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 				reason = ".md is not a regular file"
 			}
 		}
+		if reason == "" && o.TranscriptPath != "" && !samePath(rec.TranscriptPath, o.TranscriptPath) {
+			reason = fmt.Sprintf("made from another transcript (%q)", rec.TranscriptPath)
+		}
+		if reason == "" && cc.t != nil && rec.Coverage.TranscriptSize > cc.t.Size() {
+			reason = fmt.Sprintf("covers the transcript up to %d, but it holds %d bytes (another file)", rec.Coverage.TranscriptSize, cc.t.Size())
+		}
 		if reason != "" {
 			rejected = append(rejected, Rejection{c.base, reason})
 			continue
 		}
-		reason, earlier, err := cc.check(ctx, rec)
+		tk := Taken{At: rec.CreatedAt, Size: rec.Coverage.TranscriptSize, PromptID: rec.PromptID}
+		if rec.Compaction != nil && rec.Compaction.TranscriptSize > 0 {
+			tk.Handled = append(tk.Handled, Handled{Event: "PostCompact", At: rec.Compaction.At, Size: rec.Compaction.TranscriptSize})
+		}
+		var dl *snapshot.Delivery
+		if delivered[c.base] {
+			d, derr := snapshot.ReadDelivery(o.Dir, c.base, o.SessionID)
+			if derr != nil {
+				rejected = append(rejected, Rejection{c.base, "delivery record: " + derr.Error()})
+				continue
+			}
+			if d != nil && d.TranscriptSize > 0 {
+				tk.Handled = append(tk.Handled, Handled{Event: d.Event, At: d.At, Size: d.TranscriptSize})
+			}
+			dl = d
+		}
+		reason, err := cc.check(ctx, tk)
 		if err != nil {
 			return nil, rejected, err
 		}
 		if reason != "" {
 			rejected = append(rejected, Rejection{c.base, reason})
-			if earlier {
-				// Snapshots older than one taken before an earlier
-				// compaction belong to that compaction or one before it.
-				for _, older := range cands[i+1:] {
-					rejected = append(rejected, Rejection{older.base, "older than " + c.base + ", which predates an earlier compaction"})
-				}
-				return nil, rejected, nil
+			for _, older := range cands[i+1:] {
+				rejected = append(rejected, Rejection{older.base, "older than " + c.base + ", which is not this compaction's"})
 			}
-			continue
+			return nil, rejected, nil
 		}
 		return &Choice{
 			Record:     rec,
 			MDPath:     filepath.Join(o.Dir, c.base+".md"),
 			JSONPath:   jsonPath,
 			Unverified: cc.skipped,
+			Delivery:   dl,
 		}, rejected, nil
 	}
 	return nil, rejected, nil
+}
+
+// Taken is what selection knows of a snapshot or a failure marker: when it
+// was taken, how far the transcript reached then, during which prompt, and
+// when compaction hooks already acted on it.
+type Taken struct {
+	At       time.Time
+	Size     int64
+	PromptID string
+	Handled  []Handled
+}
+
+// Handled is a compaction hook's run that acted on a snapshot (a
+// SessionStart delivery, a PostCompact confirmation) and the transcript's
+// size at that moment.
+type Handled struct {
+	Event string
+	At    time.Time
+	Size  int64
+}
+
+// CheckFailure tells whether precompact's failure marker f is about the
+// compaction that just happened (SS-12): reason is empty when it is, and
+// otherwise says why not. unverified is set when the transcript could not
+// be consulted. Only the context's error is returned.
+func CheckFailure(ctx context.Context, o Options, f *snapshot.Failure) (reason, unverified string, err error) {
+	cc := &compactionCheck{t: o.Transcript, promptID: o.PromptID}
+	if cc.t != nil && f.TranscriptSize > cc.t.Size() {
+		return fmt.Sprintf("covers the transcript up to %d, but it holds %d bytes (another file)", f.TranscriptSize, cc.t.Size()), "", nil
+	}
+	reason, err = cc.check(ctx, Taken{At: f.Time, Size: f.TranscriptSize, PromptID: f.PromptID})
+	return reason, cc.skipped, err
 }
 
 // readRecord reads and checks one .json file; the reason is empty when the
@@ -249,63 +310,68 @@ func readRecord(path, base, sessionID string) (*snapshot.Record, string) {
 	return &rec, ""
 }
 
-// compactionCheck tells a snapshot of the compaction that just happened
-// from one of an earlier compaction, asking the transcript for the last
-// boundary only once and only when a record gets that far.
+// compactionCheck tells what was taken for the compaction that just
+// happened from what was taken for an earlier one, or for one that did not
+// happen (SS-8).
 type compactionCheck struct {
-	t       Transcript
-	path    string
-	asked   bool
-	last    int64
+	t        Transcript
+	promptID string
+	// skipped says why the transcript was not consulted (SS-9).
 	skipped string
 }
 
-// check returns a reason when rec must be rejected; earlier is set when rec
-// predates an earlier compaction's boundary, which condemns older ones too.
-// A transcript error other than the context's skips the check, as an
-// unreadable transcript does.
-func (c *compactionCheck) check(ctx context.Context, rec *snapshot.Record) (reason string, earlier bool, err error) {
+// check returns why tk is not this compaction's, "" when it is. Every
+// reason condemns older candidates too. A transcript error other than the
+// context's skips the transcript's part of the check, as an unreadable
+// transcript does.
+func (c *compactionCheck) check(ctx context.Context, tk Taken) (string, error) {
+	if c.promptID != "" && tk.PromptID != "" && tk.PromptID != c.promptID {
+		return fmt.Sprintf("taken during another prompt (prompt_id %s, this compaction's is %s)", tk.PromptID, c.promptID), nil
+	}
 	if c.t == nil {
-		c.skipped = "transcript not readable"
-		return "", false, nil
-	}
-	if !c.asked {
-		c.asked = true
-		c.last, err = c.t.LastBoundary(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", false, ctx.Err()
-			}
-			c.t, c.skipped = nil, "transcript: "+err.Error()
-			return "", false, nil
+		if c.skipped == "" {
+			c.skipped = "transcript not readable"
 		}
+		return "", nil
 	}
-	if c.path != "" && !samePath(rec.TranscriptPath, c.path) {
-		return fmt.Sprintf("made from another transcript (%q)", rec.TranscriptPath), false, nil
-	}
-	if c.last < 0 {
-		// A SessionStart(compact) normally follows the boundary; with none
-		// written (a lagging transcript, a changed format) the check cannot
-		// be made, and the session and age checks stand alone.
-		c.skipped = "no compact_boundary in the transcript"
-		return "", false, nil
-	}
-	size := rec.Coverage.TranscriptSize
-	if size > c.last {
-		return fmt.Sprintf("covers the transcript up to %d, past the last compaction boundary at %d", size, c.last), false, nil
-	}
-	in, err := c.t.BoundaryIn(ctx, size, c.last)
+	reason, err := c.checkTranscript(ctx, tk)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", false, ctx.Err()
+			return "", ctx.Err()
 		}
 		c.t, c.skipped = nil, "transcript: "+err.Error()
-		return "", false, nil
+		return "", nil
 	}
-	if in {
-		return fmt.Sprintf("taken for an earlier compaction (a boundary lies between %d and %d)", size, c.last), true, nil
+	return reason, nil
+}
+
+func (c *compactionCheck) checkTranscript(ctx context.Context, tk Taken) (string, error) {
+	size := c.t.Size()
+	last, err := c.t.LastBoundaryIn(ctx, tk.Size, size)
+	if err != nil {
+		return "", err
 	}
-	return "", false, nil
+	if last >= 0 {
+		before, err := c.t.LastBoundaryIn(ctx, tk.Size, last)
+		if err != nil {
+			return "", err
+		}
+		if before >= 0 {
+			return fmt.Sprintf("taken before an earlier compaction (boundaries at %d and %d follow its %d bytes)", before, last, tk.Size), nil
+		}
+		for _, h := range tk.Handled {
+			if last >= h.Size {
+				return fmt.Sprintf("handed to an earlier compaction (%s at %s, when the transcript held %d bytes; a boundary at %d follows)",
+					h.Event, h.At.UTC().Format(time.RFC3339), h.Size, last), nil
+			}
+		}
+	}
+	if t, ok, err := c.t.NewestResponseAfter(ctx, tk.Size, tk.At); err != nil {
+		return "", err
+	} else if ok {
+		return fmt.Sprintf("the session went on after it (a model response at %s)", t.UTC().Format(time.RFC3339)), nil
+	}
+	return "", nil
 }
 
 // samePath compares transcript paths as the payloads gave them; Windows

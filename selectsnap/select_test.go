@@ -24,36 +24,54 @@ const (
 
 var now = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 
-// fakeTranscript holds the offsets of compact_boundary lines.
+// fakeTranscript holds the offsets of compact_boundary lines and the model
+// responses of a transcript of size bytes (10,000 when zero).
 type fakeTranscript struct {
+	size       int64
 	boundaries []int64
+	responses  []fakeResponse
 	err        error
 	calls      int
 }
 
-func (f *fakeTranscript) LastBoundary(ctx context.Context) (int64, error) {
+type fakeResponse struct {
+	off int64
+	at  time.Duration // relative to now
+}
+
+func (f *fakeTranscript) Size() int64 {
+	if f.size == 0 {
+		return 10000
+	}
+	return f.size
+}
+
+func (f *fakeTranscript) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
 	f.calls++
 	if f.err != nil {
 		return 0, f.err
 	}
 	last := int64(-1)
 	for _, b := range f.boundaries {
-		last = max(last, b)
+		if b >= from && b < to {
+			last = max(last, b)
+		}
 	}
 	return last, nil
 }
 
-func (f *fakeTranscript) BoundaryIn(ctx context.Context, from, to int64) (bool, error) {
+func (f *fakeTranscript) NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error) {
 	f.calls++
 	if f.err != nil {
-		return false, f.err
+		return time.Time{}, false, f.err
 	}
-	for _, b := range f.boundaries {
-		if b >= from && b < to {
-			return true, nil
+	var best time.Time
+	for _, r := range f.responses {
+		if t := now.Add(r.at); r.off >= from && t.After(after) && t.After(best) {
+			best = t
 		}
 	}
-	return false, nil
+	return best, !best.IsZero(), nil
 }
 
 // snap describes one snapshot to lay down in the test folder.
@@ -65,6 +83,9 @@ type snap struct {
 	json    string // raw .json content instead of a record
 	noMD    bool
 	edit    func(*snapshot.Record)
+	// delivered, when set, is the transcript size recorded by a SessionStart
+	// delivery (SF-53).
+	delivered int64
 }
 
 func (s snap) base() string {
@@ -109,6 +130,12 @@ func writeSnap(t testing.TB, dir string, s snap) string {
 			t.Fatal(err)
 		}
 	}
+	if s.delivered != 0 {
+		d := snapshot.Delivery{SessionID: id, At: now.Add(s.at + 30*time.Second), Event: "SessionStart", TranscriptSize: s.delivered}
+		if err := snapshot.WriteDelivery(dir, base, d); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return base
 }
 
@@ -136,6 +163,7 @@ func TestSelect(t *testing.T) {
 	min := time.Minute
 	tests := []struct {
 		name       string
+		promptID   string
 		snaps      []snap
 		transcript *fakeTranscript // nil: transcript unreadable
 		unrelated  int
@@ -179,25 +207,51 @@ func TestSelect(t *testing.T) {
 		// spec: SS-3
 		{name: "folder full of unrelated files", snaps: []snap{{at: -4 * min}}, unrelated: 1000, want: 0},
 		// spec: SS-7
-		{name: "snapshot of this compaction", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{4000, 9500}}, want: 0},
-		// spec: SS-7
-		{name: "size equal to the boundary", snaps: []snap{{at: -1 * min, size: 9500}}, transcript: &fakeTranscript{boundaries: []int64{4000, 9500}}, want: 0},
-		// spec: SS-7
-		{name: "earlier compaction's snapshot", snaps: []snap{{at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3000, 9500}}, want: -1, rejected: []string{"earlier compaction"}},
-		// spec: SS-7
-		{name: "earlier compaction's snapshot condemns older ones", snaps: []snap{{at: -20 * min, size: 1000}, {at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: -1, rejected: []string{"earlier compaction", "older than snap_"}},
-		// spec: SS-7
-		{name: "this compaction's snapshot newer than an earlier one's", snaps: []snap{{at: -20 * min, size: 1000}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: 1},
-		// spec: SS-7
-		{name: "refused compaction's snapshot: newest of the same segment wins", snaps: []snap{{at: -20 * min, size: 5000}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: 1},
-		// spec: SS-8
-		{name: "covers past the last boundary", snaps: []snap{{at: -5 * min, size: 9000}, {at: -1 * min, size: 12000}}, transcript: &fakeTranscript{boundaries: []int64{9500}}, want: 0, rejected: []string{"past the last compaction boundary"}},
-		// spec: SS-8
 		{name: "another transcript", snaps: []snap{{at: -1 * min, size: 10, edit: func(r *snapshot.Record) { r.TranscriptPath = "/elsewhere.jsonl" }}}, transcript: &fakeTranscript{boundaries: []int64{9500}}, want: -1, rejected: []string{"another transcript"}},
+		// spec: SS-7
+		{name: "another transcript is not condemning", snaps: []snap{{at: -5 * min, size: 9000}, {at: -1 * min, size: 9100, edit: func(r *snapshot.Record) { r.TranscriptPath = "/elsewhere.jsonl" }}}, transcript: &fakeTranscript{}, want: 0, rejected: []string{"another transcript"}},
+		// spec: SS-7
+		{name: "covers more than the transcript holds", snaps: []snap{{at: -5 * min, size: 9000}, {at: -1 * min, size: 12000}}, transcript: &fakeTranscript{}, want: 0, rejected: []string{"holds 10000 bytes"}},
+		// spec: SS-8
+		{name: "boundary written after SessionStart: this compaction's snapshot follows the last boundary", snaps: []snap{{at: -10 * min, size: 3000, delivered: 3100}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{1000, 3200}}, want: 1},
+		// spec: SS-8
+		{name: "boundary written before SessionStart: one boundary after the snapshot", snaps: []snap{{at: -10 * min, size: 3000, delivered: 3300}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{1000, 3200, 9500}}, want: 1},
+		// spec: SS-8
+		{name: "first compaction, no boundary at all", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{}, want: 0},
+		// spec: SS-8
+		{name: "snapshot at the very end of the transcript", snaps: []snap{{at: -1 * min, size: 10000}}, transcript: &fakeTranscript{boundaries: []int64{5000}}, want: 0},
+		// spec: SS-8
+		{name: "refused compaction's snapshot: the newer one of the same segment wins", snaps: []snap{{at: -5 * min, size: 5000}, {at: -1 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{3500}, responses: []fakeResponse{{6000, -3 * min}}}, want: 1},
+		// spec: SS-8a
+		{name: "another prompt condemns it and older ones", promptID: "p3", snaps: []snap{{at: -9 * min, size: 1000, edit: withPrompt("p1")}, {at: -2 * min, size: 5000, edit: withPrompt("p2")}}, transcript: &fakeTranscript{boundaries: []int64{5500}}, want: -1, rejected: []string{"another prompt", "older than snap_"}},
+		// spec: SS-8a
+		{name: "same prompt passes", promptID: "p2", snaps: []snap{{at: -1 * min, size: 9000, edit: withPrompt("p2")}}, transcript: &fakeTranscript{boundaries: []int64{3000}}, want: 0},
+		// spec: SS-8a
+		{name: "a prompt id on one side only decides nothing", promptID: "p2", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{}, want: 0},
+		// spec: SS-8a
+		{name: "another prompt, with the transcript unreadable", promptID: "p3", snaps: []snap{{at: -2 * min, size: 5000, edit: withPrompt("p2")}}, want: -1, rejected: []string{"another prompt"}},
+		// spec: SS-8b
+		{name: "two boundaries after it: an earlier compaction's", snaps: []snap{{at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3000, 9500}}, want: -1, rejected: []string{"before an earlier compaction"}},
+		// spec: SS-8b
+		{name: "an earlier compaction's snapshot condemns older ones", snaps: []snap{{at: -20 * min, size: 1000}, {at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: -1, rejected: []string{"earlier compaction", "older than snap_"}},
+		// spec: SS-8c
+		{name: "PreCompact skipped, boundary after SessionStart: the delivered snapshot is the previous compaction's", snaps: []snap{{at: -3 * min, size: 3000, delivered: 3100}}, transcript: &fakeTranscript{boundaries: []int64{1000, 3200}}, want: -1, rejected: []string{"handed to an earlier compaction"}},
+		// spec: SS-8c
+		{name: "PreCompact skipped, confirmed by PostCompact", snaps: []snap{{at: -3 * min, size: 3000, edit: confirmedAt(3150)}}, transcript: &fakeTranscript{boundaries: []int64{1000, 3200}}, want: -1, rejected: []string{"PostCompact"}},
+		// spec: SS-8c
+		{name: "SessionStart run again for the same compaction", snaps: []snap{{at: -1 * min, size: 9000, delivered: 9100}}, transcript: &fakeTranscript{boundaries: []int64{3200}}, want: 0},
+		// spec: SS-8c
+		{name: "delivered and confirmed, no boundary since: PostCompact of the same compaction", snaps: []snap{{at: -1 * min, size: 9000, delivered: 9100, edit: confirmedAt(9150)}}, transcript: &fakeTranscript{boundaries: []int64{3200, 9000}}, want: 0},
+		// spec: SS-8c
+		{name: "a confirmation without transcript size is not used", snaps: []snap{{at: -3 * min, size: 3000, edit: confirmedAt(0)}}, transcript: &fakeTranscript{boundaries: []int64{3200}}, want: 0},
+		// spec: SS-8d
+		{name: "the session went on after it", snaps: []snap{{at: -5 * min, size: 5000}}, transcript: &fakeTranscript{boundaries: []int64{3500}, responses: []fakeResponse{{6000, -3 * min}}}, want: -1, rejected: []string{"the session went on"}},
+		// spec: SS-8d
+		{name: "a response written late with an earlier time does not count", snaps: []snap{{at: -1 * min, size: 5000}}, transcript: &fakeTranscript{responses: []fakeResponse{{5200, -2 * min}}}, want: 0},
+		// spec: SS-8d
+		{name: "back to back, no PreCompact the second time, session went on", snaps: []snap{{at: -1 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3200}, responses: []fakeResponse{{3400, -30 * time.Second}}}, want: -1, rejected: []string{"went on"}},
 		// spec: SS-9
-		{name: "no boundary: check skipped", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{}, want: 0},
-		// spec: SS-9
-		{name: "transcript unreadable: check skipped", snaps: []snap{{at: -10 * min, size: 3000}}, want: 0},
+		{name: "transcript unreadable: check skipped", snaps: []snap{{at: -10 * min, size: 3000, delivered: 3100}}, want: 0},
 		// spec: SS-9
 		{name: "transcript error: check skipped", snaps: []snap{{at: -10 * min, size: 3000}}, transcript: &fakeTranscript{err: errors.New("boom")}, want: 0},
 	}
@@ -209,7 +263,7 @@ func TestSelect(t *testing.T) {
 				bases = append(bases, writeSnap(t, dir, s))
 			}
 			writeUnrelated(t, dir, tc.unrelated)
-			o := Options{Dir: dir, SessionID: ownID, Now: now, TranscriptPath: tpath}
+			o := Options{Dir: dir, SessionID: ownID, Now: now, TranscriptPath: tpath, PromptID: tc.promptID}
 			if tc.transcript != nil {
 				o.Transcript = tc.transcript
 			}
@@ -248,6 +302,16 @@ func TestSelect(t *testing.T) {
 	}
 }
 
+func withPrompt(id string) func(*snapshot.Record) {
+	return func(r *snapshot.Record) { r.PromptID = id }
+}
+
+func confirmedAt(size int64) func(*snapshot.Record) {
+	return func(r *snapshot.Record) {
+		r.Compaction = &snapshot.CompactionConfirmation{At: r.CreatedAt.Add(40 * time.Second), SummaryChars: 10, TranscriptSize: size}
+	}
+}
+
 // spec: SS-9
 func TestSelectUnverified(t *testing.T) {
 	dir := t.TempDir()
@@ -258,7 +322,7 @@ func TestSelectUnverified(t *testing.T) {
 		want string
 	}{
 		{"checked", &fakeTranscript{boundaries: []int64{9500}}, ""},
-		{"no boundary", &fakeTranscript{}, "no compact_boundary"},
+		{"no boundary is checked too", &fakeTranscript{}, ""},
 		{"unreadable", nil, "transcript not readable"},
 		{"error", &fakeTranscript{err: errors.New("boom")}, "boom"},
 	} {
@@ -395,5 +459,62 @@ func BenchmarkSelect(b *testing.B) {
 		if err != nil || got == nil || got.Record.Name != want {
 			b.Fatalf("got %v %v", got, err)
 		}
+	}
+}
+
+// spec: SS-12
+func TestCheckFailure(t *testing.T) {
+	marker := func(at time.Duration, size int64, prompt string) *snapshot.Failure {
+		return &snapshot.Failure{SessionID: ownID, Time: now.Add(at), TranscriptSize: size, PromptID: prompt}
+	}
+	for _, tc := range []struct {
+		name       string
+		f          *snapshot.Failure
+		promptID   string
+		tr         *fakeTranscript
+		want       string // "" when the marker is this compaction's
+		unverified bool
+	}{
+		{"this compaction's, boundary not written yet", marker(-time.Minute, 9000, "p1"), "p1", &fakeTranscript{boundaries: []int64{3000}}, "", false},
+		{"this compaction's, boundary written before", marker(-time.Minute, 9000, ""), "", &fakeTranscript{boundaries: []int64{3000, 9500}}, "", false},
+		{"another prompt", marker(-time.Minute, 9000, "p1"), "p2", &fakeTranscript{}, "another prompt", false},
+		{"two compactions since", marker(-9*time.Minute, 2000, ""), "", &fakeTranscript{boundaries: []int64{3000, 9500}}, "earlier compaction", false},
+		{"the session went on", marker(-9*time.Minute, 2000, ""), "", &fakeTranscript{boundaries: []int64{3000}, responses: []fakeResponse{{4000, -5 * time.Minute}}}, "went on", false},
+		{"covers more than the transcript", marker(-time.Minute, 20000, ""), "", &fakeTranscript{}, "holds 10000 bytes", false},
+		{"transcript unreadable: only the prompt decides", marker(-9*time.Minute, 2000, "p1"), "p1", nil, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{SessionID: ownID, PromptID: tc.promptID}
+			if tc.tr != nil {
+				o.Transcript = tc.tr
+			}
+			reason, unverified, err := CheckFailure(context.Background(), o, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && reason != "" || !strings.Contains(reason, tc.want) {
+				t.Errorf("reason = %q, want %q", reason, tc.want)
+			}
+			if (unverified != "") != tc.unverified {
+				t.Errorf("unverified = %q", unverified)
+			}
+		})
+	}
+}
+
+// spec: SS-1
+func TestSelectIgnoresDeliveryFilesAsCandidates(t *testing.T) {
+	dir := t.TempDir()
+	base := writeSnap(t, dir, snap{at: -time.Minute, size: 9000, delivered: 9100})
+	// A delivery record without its snapshot is no candidate either.
+	if err := os.WriteFile(filepath.Join(dir, snapshot.BaseName(now.Add(-30*time.Second), ownID, 0)+snapshot.DeliverySuffix), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, rej, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now, Transcript: &fakeTranscript{}})
+	if err != nil || got == nil || got.Record.Name != base || len(rej) != 0 {
+		t.Fatalf("got %+v %v %v", got, rej, err)
+	}
+	if got.Delivery == nil || got.Delivery.TranscriptSize != 9100 {
+		t.Errorf("Choice.Delivery = %+v", got.Delivery)
 	}
 }
