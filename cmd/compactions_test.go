@@ -31,12 +31,18 @@ type simSession struct {
 	// no prompt_id.
 	noPromptIDs bool
 	prompts     int
+	// pointer is what the last SessionStart(compact) handed out, which the
+	// client records after the boundary.
+	pointer string
 }
 
 func newSimSession(t *testing.T, sid string) *simSession {
 	tmp := t.TempDir()
-	s := &simSession{t: t, dir: filepath.Join(tmp, "snaps"), tr: filepath.Join(tmp, sid+".jsonl"), sid: sid,
+	s := &simSession{t: t, dir: filepath.Join(tmp, "snaps"), tr: filepath.Join(tmp, "claude", "projects", "-p", sid+".jsonl"), sid: sid,
 		clock: time.Now().Add(-20 * time.Minute).Truncate(time.Second)}
+	if err := os.MkdirAll(filepath.Dir(s.tr), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(s.tr, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +170,15 @@ func (s *simSession) boundary(at time.Time) {
 		map[string]any{"type": "user", "isSidechain": false, "timestamp": ts,
 			"message": map[string]any{"role": "user", "content": "<command-name>/compact</command-name>"}},
 	)
+	if s.pointer != "" {
+		// What 2.1.328 records of a SessionStart hook that gave context.
+		s.append(
+			map[string]any{"type": "attachment", "timestamp": ts, "attachment": map[string]any{"type": "hook_success",
+				"hookName": "SessionStart:compact", "hookEvent": "SessionStart", "content": "", "exitCode": 0}},
+			map[string]any{"type": "attachment", "timestamp": ts, "attachment": map[string]any{"type": "hook_additional_context",
+				"hookName": "SessionStart", "hookEvent": "SessionStart", "content": []any{s.pointer}}},
+		)
+	}
 }
 
 // compact plays one /compact in the client's order and returns the pointer
@@ -181,6 +196,7 @@ func (s *simSession) compact(withPreCompact bool) string {
 		s.boundary(summaryReady)
 	}
 	pointer := s.postcompact("SessionStart")
+	s.pointer = pointer
 	s.postcompact("PostCompact")
 	if !s.boundaryFirst {
 		s.boundary(summaryReady)

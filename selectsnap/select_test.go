@@ -518,3 +518,40 @@ func TestSelectIgnoresDeliveryFilesAsCandidates(t *testing.T) {
 		t.Errorf("Choice.Delivery = %+v", got.Delivery)
 	}
 }
+
+// spec: SS-14
+func TestTakenForAndNamedSnapshot(t *testing.T) {
+	rec := func(at time.Duration, size int64, path string) *snapshot.Record {
+		return &snapshot.Record{Name: snapshot.BaseName(now.Add(at), ownID, 0), SessionID: ownID, CreatedAt: now.Add(at),
+			TranscriptPath: path, Coverage: snapshot.Coverage{TranscriptSize: size}}
+	}
+	refused := rec(-9*time.Minute, 2000, tpath)
+	own := rec(-8*time.Minute, 2500, tpath)
+	recs := []*snapshot.Record{
+		rec(-20*time.Minute, 900, tpath), // the compaction before
+		own, refused,                     // both in [1000, 3000]; the newer wins
+		rec(-7*time.Minute, 2600, "/elsewhere.jsonl"), // another transcript
+		rec(-time.Minute, 3500, tpath),                // the next compaction's
+		rec(-5*time.Minute, 2800, tpath),              // created after the boundary: not this one's
+	}
+	boundaryTime := now.Add(-7 * time.Minute)
+	if got := TakenFor(recs, tpath, 1000, 3000, boundaryTime); got != own {
+		t.Errorf("TakenFor = %+v, want %s", got, own.Name)
+	}
+	if got := TakenFor(recs, tpath, 3000, 3400, boundaryTime); got != nil {
+		t.Errorf("a compaction with no snapshot got %s", got.Name)
+	}
+	name := own.Name
+	for text, want := range map[string]string{
+		"The context was compacted; a snapshot is at /home/a b/snapshots/" + name + ".md\nmore": name,
+		"snapshot " + name + ".json only":                "",
+		"compact-guard wrote no snapshot before this":    "",
+		"snap_garbage.md then /x/" + name + ".md":        name,
+		"ends with the path /s/" + name + ".md":          name,
+		"snap_20261130-102636_0f3c2a1b_2.md in Cyrillic": "snap_20261130-102636_0f3c2a1b_2",
+	} {
+		if got := NamedSnapshot(text); got != want {
+			t.Errorf("NamedSnapshot(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -511,3 +511,50 @@ func TestTR34NewestResponseAfter(t *testing.T) {
 		}
 	})
 }
+
+// spec: TR-35
+func TestTR35Compactions(t *testing.T) {
+	hook := func(n int, typ, event string, content any) string {
+		return mustJSON(obj{"type": "attachment", "timestamp": ts(n), "attachment": obj{"type": typ, "hookEvent": event, "content": content}})
+	}
+	b1 := mustJSON(obj{"type": "system", "subtype": "compact_boundary", "isSidechain": false, "timestamp": ts(3), "version": "2.1.328",
+		"compactMetadata": obj{"trigger": "manual", "preTokens": 1200}})
+	b2 := mustJSON(obj{"type": "system", "subtype": "compact_boundary", "isSidechain": false, "timestamp": ts(9), "version": "2.1.328",
+		"compactMetadata": obj{"trigger": "auto", "preTokens": 160000}})
+	lines := []string{
+		prompt(1, "one", nil),
+		hook(2, "hook_additional_context", "SessionStart", []any{"before any compaction"}),
+		b1,
+		hook(4, "hook_success", "SessionStart", ""),
+		hook(4, "hook_additional_context", "SessionStart", []any{"pointer one", "and more"}),
+		hook(4, "hook_additional_context", "UserPromptSubmit", []any{"not SessionStart's"}),
+		prompt(5, `quoting "hook_additional_context" in a prompt`, nil),
+		b2,
+		hook(10, "hook_additional_context", "SessionStart", "pointer two"),
+	}
+	f := open(t, writeLines(t, lines...))
+	got, err := f.Compactions(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d compactions, want 2: %+v", len(got), got)
+	}
+	first, second := got[0], got[1]
+	eq(t, "first offset", first.Offset, int64(len(strings.Join(lines[:2], "\n"))+1))
+	eq(t, "first trigger", first.Trigger, "manual")
+	eq(t, "first pre tokens", first.PreTokens, int64(1200))
+	eq(t, "first version", first.Version, "2.1.328")
+	eq(t, "first time", first.Time.Equal(tsTime(3)), true)
+	eqSlice(t, "first contexts", first.Contexts, []string{"pointer one", "and more"})
+	eq(t, "first hook records", first.HookRecords, 3)
+	eq(t, "second trigger", second.Trigger, "auto")
+	eqSlice(t, "second contexts", second.Contexts, []string{"pointer two"})
+	eq(t, "second hook records", second.HookRecords, 1)
+
+	// From past the first boundary only the second is read.
+	got, err = f.Compactions(context.Background(), first.Offset+1)
+	if err != nil || len(got) != 1 || got[0].Trigger != "auto" {
+		t.Errorf("from past the first: %+v %v", got, err)
+	}
+}

@@ -1,0 +1,113 @@
+package transcript
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Compaction is one compact_boundary line of a transcript and what the
+// client recorded of the SessionStart(compact) hooks after it.
+type Compaction struct {
+	// Offset is where the boundary line starts.
+	Offset int64
+	// Time is the boundary's timestamp (taken when the summary was ready,
+	// before the compaction's hooks ran).
+	Time    time.Time
+	Trigger string
+	// PreTokens is compactMetadata.preTokens, the context before it.
+	PreTokens int64
+	// Version is the client release that wrote the boundary.
+	Version string
+	// Contexts are the SessionStart hook contexts the client recorded as
+	// given to the model (hook_additional_context attachments) between this
+	// boundary and the next, within ContextWindow bytes of it.
+	Contexts []string
+	// HookRecords counts every hook attachment seen there (hook_success,
+	// hook_additional_context, …): none at all means the client recorded no
+	// hook run there, not that a context was refused.
+	HookRecords int
+}
+
+// ContextWindow bounds how far after a boundary Compactions looks for the
+// hook records of its SessionStart: the client writes them right after the
+// boundary, its summary and the command's echo.
+const ContextWindow = 1 << 20
+
+// hookNeedle finds hook attachment lines; the byte before it must be '"'.
+var hookNeedle = []byte(`hook_`)
+
+// Compactions returns the compactions whose boundary starts at or after
+// from, oldest first, each with the SessionStart contexts recorded after it
+// (TR-35). It reads backwards from the end, so a caller bounds its cost by
+// from.
+func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error) {
+	var offs []int64
+	err := f.scanBack(ctx, from, f.size, boundaryNeedle, func(start int64, line []byte) bool {
+		if IsBoundaryLine(line) {
+			offs = append(offs, start)
+		}
+		return false
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Compaction, 0, len(offs))
+	var buf []byte
+	for i := len(offs) - 1; i >= 0; i-- {
+		c := Compaction{Offset: offs[i]}
+		if line, err := f.readLine(c.Offset, &buf); err != nil {
+			return nil, err
+		} else if line != nil {
+			var b struct {
+				Timestamp string `json:"timestamp"`
+				Version   string `json:"version"`
+				Meta      struct {
+					Trigger   string `json:"trigger"`
+					PreTokens int64  `json:"preTokens"`
+				} `json:"compactMetadata"`
+			}
+			if json.Unmarshal(line, &b) == nil {
+				c.Time, _ = time.Parse(time.RFC3339Nano, b.Timestamp)
+				c.Version, c.Trigger, c.PreTokens = b.Version, b.Meta.Trigger, b.Meta.PreTokens
+			}
+		}
+		end := min(f.size, c.Offset+ContextWindow)
+		if i > 0 {
+			end = min(end, offs[i-1])
+		}
+		var contexts []string
+		err := f.scanBack(ctx, c.Offset, end, hookNeedle, func(_ int64, line []byte) bool {
+			var a struct {
+				Type       string `json:"type"`
+				Attachment struct {
+					Type      string          `json:"type"`
+					HookEvent string          `json:"hookEvent"`
+					Content   json.RawMessage `json:"content"`
+				} `json:"attachment"`
+			}
+			if json.Unmarshal(line, &a) != nil || a.Type != "attachment" || len(a.Attachment.Type) < 5 || a.Attachment.Type[:5] != "hook_" {
+				return false
+			}
+			c.HookRecords++
+			if a.Attachment.Type != "hook_additional_context" || a.Attachment.HookEvent != "SessionStart" {
+				return false
+			}
+			var list []string
+			if json.Unmarshal(a.Attachment.Content, &list) != nil {
+				var one string
+				if json.Unmarshal(a.Attachment.Content, &one) == nil {
+					list = []string{one}
+				}
+			}
+			contexts = append(list, contexts...)
+			return false
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.Contexts = contexts
+		out = append(out, c)
+	}
+	return out, nil
+}
