@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -49,92 +50,137 @@ const e2eSummaryText = "<summary>\nE2E-SUMMARY: the user asked for hello.txt and
 const e2eAdditionalContext = "SessionStart hook additional context:"
 
 // ---------------------------------------------------------------------------
-// The client: installed once per machine, found once per test process.
+// The client: each release installed once per machine, found once per test
+// process.
 
-var (
-	e2eClaudeOnce sync.Once
-	e2eClaudePath string
-	e2eClaudeErr  error
-)
-
-// e2eRequireClaude returns the path of the client's native binary, installing
-// the pinned release with npm into the user cache when it is not there yet.
-// Outside CI a missing npm or registry skips the test; with CI=true it fails.
-func e2eRequireClaude(t *testing.T) string {
-	t.Helper()
-	e2eClaudeOnce.Do(func() { e2eClaudePath, e2eClaudeErr = e2eInstallClaude() })
-	if e2eClaudeErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("claude code %s unavailable (CI=true, so not skipping): %v", e2eClaudeVersion, e2eClaudeErr)
-		}
-		t.Skipf("skipping end-to-end test: claude code %s unavailable: %v", e2eClaudeVersion, e2eClaudeErr)
-	}
-	return e2eClaudePath
+// e2eClient is one installed Claude Code release and how to start it:
+// releases up to 2.1.76 ship cli.js, run with node; later ones a native
+// bin/claude.exe.
+type e2eClient struct {
+	Version string
+	Argv    []string // the program and the arguments that come before the client's own
 }
 
-// e2eCacheDir is where the client is installed: outside the repository,
+// Command is the client started with args.
+func (c e2eClient) Command(ctx context.Context, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, c.Argv[0], append(append([]string(nil), c.Argv[1:]...), args...)...)
+}
+
+type e2eInstall struct {
+	once   sync.Once
+	client e2eClient
+	err    error
+}
+
+var (
+	e2eInstallsMu sync.Mutex
+	e2eInstalls   = map[string]*e2eInstall{}
+)
+
+// e2eRequireClaude returns the pinned release (e2eClaudeVersion).
+func e2eRequireClaude(t *testing.T) e2eClient {
+	t.Helper()
+	return e2eRequireClaudeVersion(t, e2eClaudeVersion)
+}
+
+// e2eRequireClaudeVersion returns the client of the given release,
+// installing it with npm into the user cache when it is not there yet.
+// Outside CI a missing npm or registry skips the test; with CI=true it fails.
+func e2eRequireClaudeVersion(t *testing.T, version string) e2eClient {
+	t.Helper()
+	e2eInstallsMu.Lock()
+	in := e2eInstalls[version]
+	if in == nil {
+		in = &e2eInstall{}
+		e2eInstalls[version] = in
+	}
+	e2eInstallsMu.Unlock()
+	in.once.Do(func() { in.client, in.err = e2eInstallClaude(version) })
+	if in.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("claude code %s unavailable (CI=true, so not skipping): %v", version, in.err)
+		}
+		t.Skipf("skipping end-to-end test: claude code %s unavailable: %v", version, in.err)
+	}
+	return in.client
+}
+
+// e2eCacheDir is where a release is installed: outside the repository,
 // shared by every checkout and test run on the machine.
-func e2eCacheDir() (string, error) {
+func e2eCacheDir(version string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no user cache folder: %w", err)
 	}
-	return filepath.Join(base, "compact-guard-e2e", "claude-code-"+e2eClaudeVersion), nil
+	return filepath.Join(base, "compact-guard-e2e", "claude-code-"+version), nil
 }
 
-func e2eInstallClaude() (string, error) {
-	dir, err := e2eCacheDir()
+// e2eFindClient returns how to start the release installed under pkg.
+func e2eFindClient(pkg, version string) e2eClient {
+	if cli := filepath.Join(pkg, "cli.js"); e2eIsFile(cli) && !e2eIsFile(filepath.Join(pkg, "install.cjs")) {
+		return e2eClient{Version: version, Argv: []string{"node", cli}}
+	}
+	return e2eClient{Version: version, Argv: []string{filepath.Join(pkg, "bin", "claude.exe")}}
+}
+
+func e2eIsFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func e2eInstallClaude(version string) (e2eClient, error) {
+	dir, err := e2eCacheDir(version)
 	if err != nil {
-		return "", err
+		return e2eClient{}, err
 	}
 	pkg := filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code")
-	exe := filepath.Join(pkg, "bin", "claude.exe")
-	if e2eClaudeWorks(exe) == nil {
-		return exe, nil
+	if c := e2eFindClient(pkg, version); e2eClaudeWorks(c) == nil {
+		return c, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return e2eClient{}, err
 	}
 	unlock, err := e2eLock(filepath.Join(dir, ".install.lock"), 5*time.Minute)
 	if err != nil {
-		return "", err
+		return e2eClient{}, err
 	}
 	defer unlock()
-	if e2eClaudeWorks(exe) == nil { // another process installed it meanwhile
-		return exe, nil
+	if c := e2eFindClient(pkg, version); e2eClaudeWorks(c) == nil { // another process installed it meanwhile
+		return c, nil
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return "", fmt.Errorf("npm not found: %w", err)
+		return e2eClient{}, fmt.Errorf("npm not found: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund",
 		"--no-save", "--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=1",
-		"@anthropic-ai/claude-code@"+e2eClaudeVersion)
+		"@anthropic-ai/claude-code@"+version)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("npm install @anthropic-ai/claude-code@%s: %v\n%s", e2eClaudeVersion, err, out)
+		return e2eClient{}, fmt.Errorf("npm install @anthropic-ai/claude-code@%s: %v\n%s", version, err, out)
 	}
-	if e2eClaudeWorks(exe) != nil {
+	c := e2eFindClient(pkg, version)
+	if e2eClaudeWorks(c) != nil && e2eIsFile(filepath.Join(pkg, "install.cjs")) {
 		// The package ships a placeholder that its postinstall replaces with
 		// the platform binary; npm may have been told not to run scripts.
 		fix := exec.CommandContext(ctx, "node", "install.cjs")
 		fix.Dir = pkg
 		if fout, ferr := fix.CombinedOutput(); ferr != nil {
-			return "", fmt.Errorf("node install.cjs: %v\n%s", ferr, fout)
+			return e2eClient{}, fmt.Errorf("node install.cjs: %v\n%s", ferr, fout)
 		}
 	}
-	if err := e2eClaudeWorks(exe); err != nil {
-		return "", err
+	if err := e2eClaudeWorks(c); err != nil {
+		return e2eClient{}, err
 	}
-	return exe, nil
+	return c, nil
 }
 
-// e2eClaudeWorks checks that exe is the pinned release and runs.
-func e2eClaudeWorks(exe string) error {
-	if _, err := os.Stat(exe); err != nil {
+// e2eClaudeWorks checks that c runs and is the release it should be.
+func e2eClaudeWorks(c e2eClient) error {
+	if _, err := os.Stat(c.Argv[len(c.Argv)-1]); err != nil {
 		return err
 	}
 	home, err := os.MkdirTemp("", "compact-guard-e2e-home")
@@ -144,14 +190,14 @@ func e2eClaudeWorks(exe string) error {
 	defer os.RemoveAll(home)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "--version")
+	cmd := c.Command(ctx, "--version")
 	cmd.Env = append(e2eBaseEnv(), "HOME="+home, "USERPROFILE="+home)
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("%s --version: %w", exe, err)
+		return fmt.Errorf("%s --version: %w", c.Argv, err)
 	}
-	if !strings.HasPrefix(strings.TrimSpace(string(out)), e2eClaudeVersion+" ") {
-		return fmt.Errorf("%s --version says %q, want %s", exe, strings.TrimSpace(string(out)), e2eClaudeVersion)
+	if !strings.HasPrefix(strings.TrimSpace(string(out)), c.Version+" ") {
+		return fmt.Errorf("%s --version says %q, want %s", c.Argv, strings.TrimSpace(string(out)), c.Version)
 	}
 	return nil
 }
@@ -311,6 +357,12 @@ type e2eFake struct {
 	tokens             int
 	tokensAfterSummary int
 	summarized         bool
+	// lowAfterSummary, when set, is reported for the first main-loop
+	// request after each compaction request, tokens for every other: each
+	// turn then fills the context again, and the client compacts by itself
+	// again and again (E2E-13).
+	lowAfterSummary int
+	justSummarized  bool
 	// onSummary runs when a compaction request arrives, before it is
 	// answered: PreCompact hooks have run by then, SessionStart hooks not yet.
 	onSummary func()
@@ -399,9 +451,13 @@ func (f *e2eFake) serve(w http.ResponseWriter, r *http.Request) {
 	isSummary := strings.Contains(e2eLastUserText(req), e2eSummaryMarker)
 	f.mu.Lock()
 	tokens := f.currentTokens()
+	if f.lowAfterSummary > 0 && f.justSummarized && !isSummary && len(req.parsed.Tools) > 0 {
+		tokens, f.justSummarized = f.lowAfterSummary, false
+	}
 	switch {
 	case isSummary:
 		req.Kind, reply = "summary", e2eReply{e2eText(e2eSummaryText)}
+		f.justSummarized = true
 	case len(req.parsed.Tools) == 0:
 		req.Kind, reply = "plain", e2eReply{e2eText("E2E plain reply")}
 	case f.next < len(f.script):
@@ -669,6 +725,8 @@ type e2eHooks int
 const (
 	e2eGuardHooks     e2eHooks = iota // compact-guard precompact / postcompact
 	e2eRecordingHooks                 // the recording hook, for every event
+	// compact-guard's hooks, and the recording hook beside them, silent
+	e2eGuardAndRecordingHooks
 )
 
 // e2eWorld is one scenario's temporary HOME with its hook registration,
@@ -676,7 +734,7 @@ const (
 type e2eWorld struct {
 	t        *testing.T
 	bins     e2eBinaries
-	claude   string
+	claude   e2eClient
 	Home     string
 	Settings string // the settings file passed with --settings
 	// SnapDir is COMPACT_GUARD_DIR; Log is compact-guard.log above it.
@@ -692,7 +750,7 @@ type e2eWorld struct {
 }
 
 // e2eNewWorld makes a temporary HOME and registers the hooks in it.
-func e2eNewWorld(t *testing.T, bins e2eBinaries, claude string, hooks e2eHooks) *e2eWorld {
+func e2eNewWorld(t *testing.T, bins e2eBinaries, claude e2eClient, hooks e2eHooks) *e2eWorld {
 	t.Helper()
 	root := t.TempDir()
 	w := &e2eWorld{
@@ -713,7 +771,11 @@ func e2eNewWorld(t *testing.T, bins e2eBinaries, claude string, hooks e2eHooks) 
 	case e2eGuardHooks:
 		e2eRegisterGuardHooks(t, w)
 	case e2eRecordingHooks:
-		e2eRegisterRecordingHooks(t, bins.RecHook, w.Settings)
+		e2eRegisterRecordingHooks(t, bins.RecHook, w.Settings, claude.Version)
+	case e2eGuardAndRecordingHooks:
+		e2eRegisterGuardHooks(t, w)
+		e2eRegisterRecordingHooks(t, bins.RecHook, w.Settings, claude.Version)
+		w.ExtraEnv = append(w.ExtraEnv, "E2E_RECHOOK_SILENT=1")
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -771,13 +833,46 @@ func e2eRegisterGuardHooks(t *testing.T, w *e2eWorld) {
 }
 
 // e2eRegisterRecordingHooks registers the recording hook for every event
-// the harness cares about.
-func e2eRegisterRecordingHooks(t *testing.T, rec, path string) {
+// the harness cares about that the client knows: releases before 2.1.76 do
+// not know PostCompact, and load no hook at all from a settings file that
+// names it (E2E-10).
+func e2eRegisterRecordingHooks(t *testing.T, rec, path, version string) {
 	t.Helper()
-	h := []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": e2eQuote(rec), "timeout": 15}}}}
-	e2eWriteSettings(t, path, map[string]any{
-		"hooks": map[string]any{"PreCompact": h, "SessionStart": h, "PostCompact": h},
-	})
+	hooks := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		var s struct {
+			Hooks map[string]any `json:"hooks"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Hooks != nil {
+			hooks = s.Hooks
+		}
+	}
+	h := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": e2eQuote(rec), "timeout": 15}}}
+	for _, ev := range []string{"PreCompact", "SessionStart", "PostCompact"} {
+		if ev == "PostCompact" && e2eVersionBefore(version, "2.1.76") {
+			continue
+		}
+		list, _ := hooks[ev].([]any)
+		hooks[ev] = append(list, h)
+	}
+	e2eWriteSettings(t, path, map[string]any{"hooks": hooks})
+}
+
+// e2eVersionBefore reports whether release a (x.y.z) comes before b.
+func e2eVersionBefore(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		var x, y int
+		fmt.Sscan(pa[i], &x)
+		fmt.Sscan(pb[i], &y)
+		if x != y {
+			return x < y
+		}
+	}
+	return len(pa) < len(pb)
 }
 
 func e2eWriteSettings(t *testing.T, path string, v any) {
@@ -895,7 +990,7 @@ func (w *e2eWorld) TryClaude(fake *e2eFake, project, resume, prompt string, extr
 	args = append(args, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), e2eClientTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, w.claude, args...)
+	cmd := w.claude.Command(ctx, args...)
 	cmd.Dir = project
 	cmd.Env = w.env(fake)
 	cmd.Stdin = strings.NewReader("")
@@ -1225,4 +1320,204 @@ func (w *e2eWorld) TranscriptPath(sessionID string) string {
 		w.t.Fatalf("transcript of session %s: found %q", sessionID, matches)
 	}
 	return matches[0]
+}
+
+// ---------------------------------------------------------------------------
+// The interactive client, driven through tmux.
+
+// e2eTUI is one interactive client running in a detached tmux session on a
+// private tmux server (its own socket), as a user would run it in a
+// terminal: the harness types keys and reads the screen.
+type e2eTUI struct {
+	w      *e2eWorld
+	socket string
+	target string
+}
+
+// e2eRequireTmux returns the tmux binary; with CI=true a missing tmux fails
+// the test (.ci/run installs it), otherwise the test skips.
+func e2eRequireTmux(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("tmux not found (CI=true, so not skipping): %v", err)
+		}
+		t.Skipf("skipping interactive end-to-end test: tmux not found: %v", err)
+	}
+	return p
+}
+
+// StartTUI starts the interactive client in project against fake, with
+// args after the harness's own (--settings).
+func (w *e2eWorld) StartTUI(fake *e2eFake, project string, args ...string) *e2eTUI {
+	w.t.Helper()
+	tmux := e2eRequireTmux(w.t)
+	u := &e2eTUI{w: w, socket: filepath.Join(filepath.Dir(w.Home), "tmux.sock"), target: "cg"}
+	argv := append(append([]string(nil), w.claude.Argv...), "--settings", w.Settings)
+	argv = append(argv, args...)
+	// remain-on-exit keeps the pane, and what the client printed last,
+	// when the client exits.
+	cmd := exec.Command(tmux, append([]string{"-S", u.socket, "-f", os.DevNull,
+		"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+		"new-session", "-d", "-s", u.target, "-x", "160", "-y", "50", "-c", project, "--"}, argv...)...)
+	cmd.Env = append(w.env(fake), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		w.t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	var pid int
+	if out, err := u.tmux("display-message", "-p", "-t", u.target, "#{pane_pid}"); err == nil {
+		fmt.Sscan(out, &pid)
+	}
+	w.t.Cleanup(func() {
+		if w.t.Failed() {
+			w.t.Logf("last screen of the interactive client:\n%s", u.Screen())
+		}
+		exec.Command(tmux, "-S", u.socket, "kill-server").Run()
+		// The client goes on writing into HOME while it exits; the test's
+		// temporary folder can be removed only after it is gone.
+		if p, err := os.FindProcess(pid); pid > 0 && err == nil {
+			e2eWaitFor(30*time.Second, func() bool { return p.Signal(syscall.Signal(0)) != nil })
+		}
+	})
+	return u
+}
+
+func (u *e2eTUI) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-S", u.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// Screen is what the terminal shows now.
+func (u *e2eTUI) Screen() string {
+	out, err := u.tmux("capture-pane", "-p", "-t", u.target)
+	if err != nil {
+		return fmt.Sprintf("(capture-pane: %v: %s)", err, out)
+	}
+	return out
+}
+
+// Type types text literally, then presses the given keys (tmux key names
+// such as Enter, Escape, Down).
+func (u *e2eTUI) Type(text string, keys ...string) {
+	u.w.t.Helper()
+	if text != "" {
+		if out, err := u.tmux("send-keys", "-t", u.target, "-l", text); err != nil {
+			u.w.t.Fatalf("tmux send-keys: %v: %s", err, out)
+		}
+	}
+	for _, k := range keys {
+		if out, err := u.tmux("send-keys", "-t", u.target, k); err != nil {
+			u.w.t.Fatalf("tmux send-keys %s: %v: %s", k, err, out)
+		}
+	}
+}
+
+// WaitScreen polls the screen until cond holds and returns it; it fails the
+// test after timeout with the last screen.
+func (u *e2eTUI) WaitScreen(what string, timeout time.Duration, cond func(string) bool) string {
+	u.w.t.Helper()
+	var s string
+	if !e2eWaitFor(timeout, func() bool { s = u.Screen(); return cond(s) }) {
+		u.w.t.Fatalf("interactive client: %s did not happen within %s; the screen:\n%s", what, timeout, s)
+	}
+	return s
+}
+
+// e2eWaitFor polls cond until it holds or timeout passes. It waits for a
+// state, not for a time: the timeout only bounds a run that is stuck.
+func e2eWaitFor(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Choose moves the selection of the dialog on screen to the option whose
+// label starts with label (pressing Ctrl-N, or Ctrl-P when up is set, until
+// the screen shows "❯ label"), then confirms it with Enter and waits until
+// the option is gone from the screen. Ctrl-N and Ctrl-P move like the arrow
+// keys but are one byte each: an arrow key's escape sequence read in two
+// pieces by a busy client is an Esc, which cancels the dialog. A key sent
+// in the moment after a dialog appears, before the client reads its input,
+// is dropped, and the lists wrap around: so a key is pressed again only when
+// the selection has not moved for a while after the last one.
+func (u *e2eTUI) Choose(label string, up bool) {
+	u.w.t.Helper()
+	key := "C-n"
+	if up {
+		key = "C-p"
+	}
+	u.WaitScreen("option "+label, 60*time.Second, func(s string) bool { return strings.Contains(s, label) })
+	selection := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "❯") {
+				return strings.TrimSpace(l)
+			}
+		}
+		return ""
+	}
+	// A dialog that has just appeared may be drawn again from its first
+	// option after the client has probed the terminal, dropping what was
+	// pressed meanwhile: so the selection is checked again before every
+	// Enter, and made again when it was lost.
+	for enters := 0; strings.Contains(u.Screen(), label); enters++ {
+		if enters == 6 {
+			u.w.t.Fatalf("interactive client: %q stays on screen after Enter; the screen:\n%s", label, u.Screen())
+		}
+		for tries := 0; !strings.HasPrefix(selection(u.Screen()), "❯ "+label); tries++ {
+			if tries == 20 {
+				u.w.t.Fatalf("interactive client: cannot select %q; the screen:\n%s", label, u.Screen())
+			}
+			before := selection(u.Screen())
+			u.Type("", key)
+			e2eWaitFor(10*time.Second, func() bool { return selection(u.Screen()) != before })
+		}
+		u.Type("", "Enter")
+		e2eWaitFor(10*time.Second, func() bool { return !strings.Contains(u.Screen(), label) })
+	}
+}
+
+// Submit types text into the prompt and presses Enter, then waits until
+// submitted reports that the client acted on it (a request reached the
+// fake, say). Keys typed while the client is still setting up its input are
+// dropped, so the text is typed again (after Ctrl-U clears what did arrive)
+// until the input line shows it, and Enter is pressed again only while the
+// text is still in the input line.
+func (u *e2eTUI) Submit(text string, submitted func() bool) {
+	u.w.t.Helper()
+	input := func() string {
+		lines := strings.Split(u.Screen(), "\n")
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.Contains(lines[i], "❯") {
+				return lines[i]
+			}
+		}
+		return ""
+	}
+	for tries := 0; !strings.Contains(input(), text); tries++ {
+		if tries == 5 {
+			u.w.t.Fatalf("interactive client: %q does not show in the input line; the screen:\n%s", text, u.Screen())
+		}
+		if tries > 0 {
+			u.Type("", "C-u")
+		}
+		u.Type(text)
+		e2eWaitFor(10*time.Second, func() bool { return strings.Contains(input(), text) })
+	}
+	for tries := 0; ; tries++ {
+		u.Type("", "Enter")
+		if e2eWaitFor(60*time.Second, submitted) {
+			return
+		}
+		if tries == 2 || !strings.Contains(input(), text) {
+			u.w.t.Fatalf("interactive client: %q was not acted on; the screen:\n%s", text, u.Screen())
+		}
+	}
 }

@@ -22,7 +22,7 @@ func TestE2E(t *testing.T) {
 	bins := e2eBuild(t, t.TempDir())
 	for _, sc := range []struct {
 		name string
-		run  func(*testing.T, e2eBinaries, string)
+		run  func(*testing.T, e2eBinaries, e2eClient)
 	}{
 		{"E2E4_Harness", e2eScenarioHarness},
 		{"E2E5_ManualCompaction", e2eScenarioManual},
@@ -144,7 +144,7 @@ func e2eHasPrompt(text, prompt string) bool {
 // the hooks fire with the payloads the reference describes, the scripted
 // tools really run, SessionStart context reaches the next request, and the
 // PreCompact stdout check of E2E-5 sees stdout when there is some.
-func e2eScenarioHarness(t *testing.T, bins e2eBinaries, claude string) {
+func e2eScenarioHarness(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eRecordingHooks)
 	proj := w.NewProject("проект демо")
 	fake := e2eNewFake(t, 2000)
@@ -248,7 +248,7 @@ func e2eScenarioHarness(t *testing.T, bins e2eBinaries, claude string) {
 // e2eScenarioManual: two turns with tool calls, /compact with instructions,
 // one more turn. The snapshot holds the session's facts and the pointer
 // reaches the first request after the compaction.
-func e2eScenarioManual(t *testing.T, bins e2eBinaries, claude string) {
+func e2eScenarioManual(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	proj := w.NewProject("проект демо")
 	fake := e2eNewFake(t, 2000)
@@ -336,7 +336,7 @@ func e2eScenarioManual(t *testing.T, bins e2eBinaries, claude string) {
 // the first turn. 2.1.328 fires PreCompact once for a compaction it then
 // skips and once more for the one that happens (specs/e2e.md): the pointer
 // must name the snapshot taken for the compaction that happened.
-func e2eScenarioAuto(t *testing.T, bins e2eBinaries, claude string) {
+func e2eScenarioAuto(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	proj := w.NewProject("проект авто")
 	fake := e2eNewFake(t, 190000)
@@ -417,7 +417,7 @@ func e2eScenarioAuto(t *testing.T, bins e2eBinaries, claude string) {
 // ids share their first 8 characters (so their snapshot names share the
 // sid8), compact at the same moment; each post-compaction request carries
 // its own session's pointer and nothing of the other's.
-func e2eScenarioTwoSessions(t *testing.T, bins e2eBinaries, claude string) {
+func e2eScenarioTwoSessions(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	type session struct {
 		id, project, prompt string
@@ -507,7 +507,7 @@ func e2eScenarioTwoSessions(t *testing.T, bins e2eBinaries, claude string) {
 // PreCompact hook of the next compaction cannot write one (its folder is a
 // regular file while it runs). The post-compaction request must not point
 // at the old snapshot; it carries the failure notice instead.
-func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude string) {
+func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	proj := w.NewProject("проект старый")
 	fake := e2eNewFake(t, 2000)
@@ -607,7 +607,7 @@ func e2eStaleSnapshot(t *testing.T, w *e2eWorld, bins e2eBinaries, proj, sid str
 // carries no SessionStart context at all. (With the failure of
 // e2eScenarioStale the notice would win over a fresh snapshot too, so that
 // scenario alone does not show the age limit at work.)
-func e2eScenarioStaleAlone(t *testing.T, bins e2eBinaries, claude string) {
+func e2eScenarioStaleAlone(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	proj := w.NewProject("проект без хука")
 	fake := e2eNewFake(t, 2000)
