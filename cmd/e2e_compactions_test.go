@@ -280,8 +280,8 @@ func e2eScenarioTUICompactions(t *testing.T, bins e2eBinaries) {
 	e2eFailOnExit(t, fake)
 	w.ReturningUser()
 	u := w.StartTUI(fake, proj, "--allowedTools", "Write Edit Bash", "--permission-mode", "default")
-	u.Choose("Yes, I trust this folder", false)
-	u.Choose("Yes", true) // use the API key from the environment
+	u.Choose("Yes, I trust this folder", false) // the last option
+	u.Choose("Yes", true)                       // the first: use the API key from the environment
 	u.WaitScreen("the prompt", 60*time.Second, func(s string) bool {
 		return strings.Contains(s, "? for shortcuts") || strings.Contains(s, "manual mode")
 	})

@@ -1439,48 +1439,45 @@ func e2eWaitFor(timeout time.Duration, cond func() bool) bool {
 	}
 }
 
-// Choose moves the selection of the dialog on screen to the option whose
-// label starts with label (pressing Ctrl-N, or Ctrl-P when up is set, until
-// the screen shows "❯ label"), then confirms it with Enter and waits until
-// the option is gone from the screen. Ctrl-N and Ctrl-P move like the arrow
-// keys but are one byte each: an arrow key's escape sequence read in two
-// pieces by a busy client is an Esc, which cancels the dialog. A key sent
-// in the moment after a dialog appears, before the client reads its input,
-// is dropped, and the lists wrap around: so a key is pressed again only when
-// the selection has not moved for a while after the last one.
-func (u *e2eTUI) Choose(label string, up bool) {
+// Choose selects the option of the dialog on screen whose label starts
+// with label, the last option (End) or, when first is set, the first (Home),
+// and confirms it with Enter, until the option is gone from the screen.
+// End and Home select the same option however often they are pressed, so a
+// key that arrives late does no harm. A dialog that has just appeared may be
+// drawn again from its default option, dropping what was pressed meanwhile;
+// so Enter is pressed only once the selection has stayed on the option for
+// a while, and the selection is made again whenever it was lost.
+func (u *e2eTUI) Choose(label string, first bool) {
 	u.w.t.Helper()
-	key := "C-n"
-	if up {
-		key = "C-p"
+	key := "End"
+	if first {
+		key = "Home"
 	}
 	u.WaitScreen("option "+label, 60*time.Second, func(s string) bool { return strings.Contains(s, label) })
-	selection := func(s string) string {
-		for _, l := range strings.Split(s, "\n") {
+	selected := func() bool {
+		for _, l := range strings.Split(u.Screen(), "\n") {
 			if strings.Contains(l, "❯") {
-				return strings.TrimSpace(l)
+				return strings.HasPrefix(strings.TrimSpace(l), "❯ "+label)
 			}
 		}
-		return ""
+		return false
 	}
-	// A dialog that has just appeared may be drawn again from its first
-	// option after the client has probed the terminal, dropping what was
-	// pressed meanwhile: so the selection is checked again before every
-	// Enter, and made again when it was lost.
-	for enters := 0; strings.Contains(u.Screen(), label); enters++ {
-		if enters == 6 {
-			u.w.t.Fatalf("interactive client: %q stays on screen after Enter; the screen:\n%s", label, u.Screen())
+	for tries := 0; strings.Contains(u.Screen(), label); tries++ {
+		if tries == 10 {
+			u.w.t.Fatalf("interactive client: cannot choose %q; the screen:\n%s", label, u.Screen())
 		}
-		for tries := 0; !strings.HasPrefix(selection(u.Screen()), "❯ "+label); tries++ {
-			if tries == 20 {
-				u.w.t.Fatalf("interactive client: cannot select %q; the screen:\n%s", label, u.Screen())
-			}
-			before := selection(u.Screen())
+		if !selected() {
 			u.Type("", key)
-			e2eWaitFor(10*time.Second, func() bool { return selection(u.Screen()) != before })
+			if !e2eWaitFor(5*time.Second, selected) {
+				continue
+			}
+		}
+		// Stable for 3 s: the dialog is not being drawn again.
+		if e2eWaitFor(3*time.Second, func() bool { return !selected() }) {
+			continue
 		}
 		u.Type("", "Enter")
-		e2eWaitFor(10*time.Second, func() bool { return !strings.Contains(u.Screen(), label) })
+		e2eWaitFor(15*time.Second, func() bool { return !strings.Contains(u.Screen(), label) })
 	}
 }
 
