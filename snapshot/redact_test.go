@@ -3,9 +3,9 @@ package snapshot
 import (
 	"bufio"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +19,10 @@ import (
 // exact format. Every generated body starts with EXAMPLE.
 
 const (
-	fakeAlnum    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	fakeUpperNum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	fakeB64URL   = fakeAlnum + "-_"
-	fakeB64Std   = fakeAlnum + "+/"
+	fakeAlnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	fakeBase32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	fakeB64URL = fakeAlnum + "-_"
+	fakeB64Std = fakeAlnum + "+/"
 )
 
 // fakeTokenBody returns "EXAMPLE" followed by pseudo-random characters of
@@ -75,8 +75,8 @@ func secretCorpus() []secretCase {
 	ghPAT := "github_pat_" + fakeTokenBody(11, 22, fakeAlnum) + "_" + fakeTokenBody(12, 59, fakeAlnum)
 	glpat := fakeToken("glpat-", 13, 20, fakeB64URL)
 	glpat2 := fakeToken("glpat-", 14, 20, fakeAlnum)
-	akia := fakeToken("AKIA", 15, 16, fakeUpperNum)
-	asia := fakeToken("ASIA", 16, 16, fakeUpperNum)
+	akia := fakeToken("AKIA", 15, 16, fakeBase32)
+	asia := fakeToken("ASIA", 16, 16, fakeBase32)
 	awsSecret := fakeTokenBody(17, 40, fakeB64Std)
 	awsSecret2 := fakeTokenBody(18, 40, fakeB64Std)
 	awsSecret3 := fakeTokenBody(19, 40, fakeB64Std)
@@ -96,53 +96,52 @@ func secretCorpus() []secretCase {
 
 	return []secretCase{
 		// spec: SEC-5
-		{"anthropic env export", "export ANTHROPIC_API_KEY=" + antKey, antKey, KindAnthropic},
-		{"anthropic curl header", `curl https://api.anthropic.com/v1/messages -H "x-api-key: ` + antKey + `" -H "anthropic-version: 2023-06-01"`, antKey, KindAnthropic},
-		{"anthropic admin key in json", `{"apiKey": "` + antAdmin + `", "timeout": 30}`, antAdmin, KindAnthropic},
+		{"anthropic env export", "export ANTHROPIC_API_KEY=" + antKey, antKey, "anthropic-api-key"},
+		{"anthropic curl header", `curl https://api.anthropic.com/v1/messages -H "x-api-key: ` + antKey + `" -H "anthropic-version: 2023-06-01"`, antKey, "anthropic-api-key"},
+		{"anthropic admin key in json", `{"apiKey": "` + antAdmin + `", "timeout": 30}`, antAdmin, "anthropic-admin-api-key"},
 		{"openai project key before a command", `OPENAI_API_KEY="` + oaiProj + `" python run_eval.py`, oaiProj, KindOpenAI},
 		{"openai legacy key in python", `openai.api_key = "` + oaiLegacy + `"`, oaiLegacy, KindOpenAI},
-		{"openai service account as bearer", `curl https://api.openai.com/v1/models -H "Authorization: Bearer ` + oaiSvc + `"`, oaiSvc, KindOpenAI},
+		{"openai service account as bearer", `curl https://api.openai.com/v1/models -H "Authorization: Bearer ` + oaiSvc + `"`, oaiSvc, "curl-auth-header"},
 		{"openai key in powershell", `$env:OPENAI_API_KEY = "` + oaiProj + `"`, oaiProj, KindOpenAI},
-		{"github ghp in clone url", "git clone https://" + ghp + "@github.com/acme/infra.git", ghp, KindGitHub},
-		{"github gho piped to gh", "echo " + gho + " | gh auth login --with-token", gho, KindGitHub},
-		{"github ghs in workflow yaml", "      GITHUB_TOKEN: " + ghs, ghs, KindGitHub},
-		{"github ghu in json", `{"token": "` + ghu + `", "expires_in": 28800}`, ghu, KindGitHub},
-		{"github ghr refresh token", "refresh_token=" + ghr + "&grant_type=refresh_token", ghr, KindGitHub},
-		{"github fine-grained pat in remote url", "git remote set-url origin https://x-access-token:" + ghPAT + "@github.com/acme/app.git", ghPAT, KindGitHub},
-		{"github token in git config", "git config --global github.token " + ghp, ghp, KindGitHub},
-		{"gitlab pat in header", `curl --header "PRIVATE-TOKEN: ` + glpat + `" "https://gitlab.example.com/api/v4/projects"`, glpat, KindGitLab},
-		{"gitlab pat in push url", "git push https://oauth2:" + glpat2 + "@gitlab.com/acme/app.git main", glpat2, KindGitLab},
-		{"aws access key id in credentials file", "aws_access_key_id = " + akia, akia, KindAWSAccessKey},
-		{"aws documentation example key id", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", KindAWSAccessKey},
-		{"aws session key id", `"AccessKeyId": "` + asia + `",`, asia, KindAWSAccessKey},
+		{"github ghp in clone url", "git clone https://" + ghp + "@github.com/acme/infra.git", ghp, "github-pat"},
+		{"github gho piped to gh", "echo " + gho + " | gh auth login --with-token", gho, "github-oauth"},
+		{"github ghs in workflow yaml", "      GITHUB_TOKEN: " + ghs, ghs, "github-app-token"},
+		{"github ghu in json", `{"token": "` + ghu + `", "expires_in": 28800}`, ghu, "github-app-token"},
+		{"github ghr refresh token", "refresh_token=" + ghr + "&grant_type=refresh_token", ghr, "github-refresh-token"},
+		{"github fine-grained pat in remote url", "git remote set-url origin https://x-access-token:" + ghPAT + "@github.com/acme/app.git", ghPAT, "github-fine-grained-pat"},
+		{"github token in git config", "git config --global github.token " + ghp, ghp, "github-pat"},
+		{"gitlab pat in header", `curl --header "PRIVATE-TOKEN: ` + glpat + `" "https://gitlab.example.com/api/v4/projects"`, glpat, "gitlab-pat"},
+		{"gitlab pat in push url", "git push https://oauth2:" + glpat2 + "@gitlab.com/acme/app.git main", glpat2, "gitlab-pat"},
+		{"aws access key id in credentials file", "aws_access_key_id = " + akia, akia, "aws-access-token"},
+		{"aws session key id", `"AccessKeyId": "` + asia + `",`, asia, "aws-access-token"},
 		{"aws secret in credentials file", "aws_secret_access_key = " + awsSecret, awsSecret, KindAWSSecret},
 		{"aws secret env export", "export AWS_SECRET_ACCESS_KEY=" + awsSecret2, awsSecret2, KindAWSSecret},
 		{"aws secret via aws configure", "aws configure set aws_secret_access_key " + awsSecret3 + " --profile ci", awsSecret3, KindAWSSecret},
 		{"aws secret in sts json", `    "SecretAccessKey": "` + awsSecret + `",`, awsSecret, KindAWSSecret},
-		{"slack bot token env", "SLACK_BOT_TOKEN=" + xoxb + " node bot.js", xoxb, KindSlack},
-		{"slack user token bearer", `curl -H "Authorization: Bearer ` + xoxp + `" https://slack.com/api/chat.postMessage`, xoxp, KindSlack},
-		{"google api key in query", "curl 'https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key=" + aiza + "'", aiza, KindGoogleAPIKey},
-		{"google api key in yaml", "google_api_key: " + aiza2, aiza2, KindGoogleAPIKey},
-		{"google oauth access token", `curl -H "Authorization: Bearer ` + yaToken + `" https://www.googleapis.com/drive/v3/files`, yaToken, KindGoogleOAuth},
-		{"hugging face token", "huggingface-cli login --token " + hfToken, hfToken, KindHuggingFace},
-		{"bare key with a token value", `{"key": "a8f5f167f44f4964e6c998dee827110c", "id": 7}`, "a8f5f167f44f4964e6c998dee827110c", KindAssignment},
-		{"stripe live secret key in python", `stripe.api_key = "` + skLive + `"`, skLive, KindStripe},
-		{"stripe restricted key with curl -u", "curl https://api.stripe.com/v1/charges -u " + rkLive + ":", rkLive, KindStripe},
-		{"stripe webhook secret in .env", "STRIPE_WEBHOOK_SECRET=" + whsec, whsec, KindStripe},
-		{"npm token in .npmrc", "//registry.npmjs.org/:_authToken=" + npm1, npm1, KindNPM},
-		{"npm token before publish", "NPM_TOKEN=" + npm2 + " npm publish --access public", npm2, KindNPM},
+		{"slack bot token env", "SLACK_BOT_TOKEN=" + xoxb + " node bot.js", xoxb, "slack-bot-token"},
+		{"slack user token bearer", `curl -H "Authorization: Bearer ` + xoxp + `" https://slack.com/api/chat.postMessage`, xoxp, "curl-auth-header"},
+		{"google api key in query", "curl 'https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key=" + aiza + "'", aiza, "gcp-api-key"},
+		{"google api key in yaml", "google_api_key: " + aiza2, aiza2, "gcp-api-key"},
+		{"google oauth access token", `curl -H "Authorization: Bearer ` + yaToken + `" https://www.googleapis.com/drive/v3/files`, yaToken, "curl-auth-header"},
+		{"hugging face token", "huggingface-cli login --token " + hfToken, hfToken, KindAssignment},
+		{"bare key with a token value", `{"key": "a8f5f167f44f4964e6c998dee827110c", "id": 7}`, "a8f5f167f44f4964e6c998dee827110c", "generic-api-key"},
+		{"stripe live secret key in python", `stripe.api_key = "` + skLive + `"`, skLive, "stripe-access-token"},
+		{"stripe restricted key with curl -u", "curl https://api.stripe.com/v1/charges -u " + rkLive + ":", rkLive, KindAuthorization},
+		{"stripe webhook secret in .env", "STRIPE_WEBHOOK_SECRET=" + whsec, whsec, KindStripeWebhook},
+		{"npm token in .npmrc", "//registry.npmjs.org/:_authToken=" + npm1, npm1, "npm-access-token"},
+		{"npm token before publish", "NPM_TOKEN=" + npm2 + " npm publish --access public", npm2, "npm-access-token"},
 		{"rsa private key block in heredoc", "cat > deploy.pem <<'EOF'\n-----BEGIN RSA PRIVATE KEY-----\n" + fakeRSABody + "\n-----END RSA PRIVATE KEY-----\nEOF\nchmod 600 deploy.pem", fakeRSABody, KindPrivateKey},
 		{"openssh private key cut off", "here is the key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n" + fakeRSABody, fakeRSABody, KindPrivateKey},
 		{"pgp private key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + fakeRSABody + "\n-----END PGP PRIVATE KEY BLOCK-----", fakeRSABody, KindPrivateKey},
 		{"private key escaped in service account json", `"private_key": "-----BEGIN PRIVATE KEY-----\n` + strings.ReplaceAll(fakeRSABody, "\n", `\n`) + `\n-----END PRIVATE KEY-----\n",`, fakeTokenBody(42, 64, fakeB64Std), KindPrivateKey},
-		{"jwt as bearer", `curl -H "Authorization: Bearer ` + fakeJWT + `" https://api.example.com/me`, fakeJWT, KindJWT},
-		{"jwt in a variable", "ID_TOKEN=" + fakeJWT, fakeJWT, KindJWT},
-		{"jwe with five parts", "token=" + fakeJWE + "; path=/", fakeJWE, KindJWT},
-		{"authorization basic", `curl -H "Authorization: Basic ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==" https://ci.example.com`, "ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==", KindAuthorization},
+		{"jwt as bearer", `curl -H "Authorization: Bearer ` + fakeJWT + `" https://api.example.com/me`, fakeJWT, "curl-auth-header"},
+		{"jwt in a variable", "ID_TOKEN=" + fakeJWT, fakeJWT, "jwt"},
+		{"jwe with five parts", "token=" + fakeJWE + "; path=/", fakeJWE, KindJWE},
+		{"authorization basic", `curl -H "Authorization: Basic ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==" https://ci.example.com`, "ZGVwbG95OkVYQU1QTEVwYXNzd29yZA==", "curl-auth-header"},
 		{"authorization bearer opaque", "Authorization: Bearer " + opaque, opaque, KindAuthorization},
 		{"authorization token hex", `-H 'Authorization: token ` + hexTok + `'`, hexTok, KindAuthorization},
 		{"authorization in python dict", `headers = {"Authorization": "Bearer ` + opaque + `"}`, opaque, KindAuthorization},
-		{"curl -u user:password", "curl -u admin:S3cr3tPassw0rd-EXAMPLE https://jenkins.example.com/api/json", "S3cr3tPassw0rd-EXAMPLE", KindAuthorization},
+		{"curl -u user:password", "curl -u admin:S3cr3tPassw0rd-EXAMPLE https://jenkins.example.com/api/json", "S3cr3tPassw0rd-EXAMPLE", "curl-auth-user"},
 		{"postgres url", "psql postgres://app:Xk9-EXAMPLE-pw@db.internal:5432/app", "Xk9-EXAMPLE-pw", KindURLCredentials},
 		{"mysql url in env", "DATABASE_URL=mysql://root:hunter2EXAMPLE@localhost:3306/shop", "hunter2EXAMPLE", KindURLCredentials},
 		{"redis url without user", "REDIS_URL=redis://:EXAMPLEredisPass42@cache.internal:6379/0", "EXAMPLEredisPass42", KindURLCredentials},
@@ -160,7 +159,7 @@ func secretCorpus() []secretCase {
 		{"mysql pwd env", "MYSQL_PWD=EXAMPLEmysql99 mysqldump shop > shop.sql", "EXAMPLEmysql99", KindAssignment},
 		{"escaped json in a command", `curl -d "{\"username\": \"ci\", \"password\": \"EXAMPLEpass123\"}" https://auth.example.com/login`, "EXAMPLEpass123", KindAssignment},
 		{"python keyword argument", `client = Client(api_key="EXAMPLE-live-5c1d9e2f7a", timeout=30)`, "EXAMPLE-live-5c1d9e2f7a", KindAssignment},
-		{"kubernetes secret data", "  password: aHVudGVyMkVYQU1QTEU=", "aHVudGVyMkVYQU1QTEU=", KindAssignment},
+		{"kubernetes secret data", "  password: aHVudGVyMkVYQU1QTEU=", "aHVudGVyMkVYQU1QTEU=", "generic-api-key"},
 		{"passphrase with spaces", `"passphrase": "correct horse battery staple EXAMPLE"`, "correct horse battery staple", KindAssignment},
 		{"spring properties", "spring.datasource.password=EXAMPLE_db_pw_77", "EXAMPLE_db_pw_77", KindAssignment},
 		{"upper-case env name with a plain word", "export PASSWORD=CorrectHorseBatteryStaple", "CorrectHorseBatteryStaple", KindAssignment},
@@ -392,7 +391,7 @@ func TestRedactAssignmentKeepsNameAndQuotes(t *testing.T) {
 // spec: SEC-5
 func TestRedactCountsEveryReplacement(t *testing.T) {
 	in := "A: " + fakeToken("ghp_", 50, 36, fakeAlnum) + "\nB: " + fakeToken("ghp_", 51, 36, fakeAlnum) +
-		" and AKIAIOSFODNN7EXAMPLE\nPASSWORD=EXAMPLEpw2024"
+		" and " + fakeToken("AKIA", 52, 16, fakeBase32) + "\nPASSWORD=EXAMPLEpw2024"
 	out, n := Redact(in)
 	if n != 4 {
 		t.Errorf("count = %d, want 4; out:\n%s", n, out)
@@ -412,7 +411,7 @@ func TestRedactMarkersAreNotTriggers(t *testing.T) {
 	for _, in := range []string{
 		"[REDACTED:authorization] : longvalue123",
 		"[REDACTED:aws-access-key]: hunter2hunter2",
-		"[REDACTED:private-key]=EXAMPLEvalue99",
+		"[REDACTED:private-key-block]=EXAMPLEvalue99",
 		"https://u:[REDACTED:url-credentials]@host/x",
 		"curl -u admin:[REDACTED:authorization] https://x",
 		"export API_KEY=[REDACTED:openai]",
@@ -427,13 +426,13 @@ func TestRedactMarkersAreNotTriggers(t *testing.T) {
 func TestRedactPrivateKeyToEndOfText(t *testing.T) {
 	in := "key follows\n-----BEGIN EC PRIVATE KEY-----\n" + fakeRSABody + "\n"
 	out, n := Redact(in)
-	if want := "key follows\n[REDACTED:private-key]"; out != want || n != 1 {
+	if want := "key follows\n[REDACTED:private-key-block]"; out != want || n != 1 {
 		t.Errorf("Redact = %q, %d; want %q, 1", out, n, want)
 	}
 	// Two blocks: each ends at its own END line, text between survives.
 	two := "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\nmiddle\n" +
 		"-----BEGIN ENCRYPTED PRIVATE KEY-----\nBBBB\n-----END ENCRYPTED PRIVATE KEY-----"
-	if out, n := Redact(two); out != "[REDACTED:private-key]\nmiddle\n[REDACTED:private-key]" || n != 2 {
+	if out, n := Redact(two); out != "[REDACTED:private-key-block]\nmiddle\n[REDACTED:private-key-block]" || n != 2 {
 		t.Errorf("two blocks: %q, %d", out, n)
 	}
 }
@@ -615,7 +614,7 @@ func TestRedactIdempotentOnFragments(t *testing.T) {
 		"Bearer ", "Basic ", "API_KEY=", "token: ", "secret=", "password=", "PASS: ", "key: ", "$", "${X}", "<x>",
 		"[REDACTED:", "]", "[REDACTED:github]", "xxxxxxxx", "********", "/etc/x.key", "os.env",
 		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
-		fakeTokenBody(80, 16, fakeUpperNum), fakeTokenBody(81, 36, fakeAlnum), fakeTokenBody(82, 40, fakeB64Std), fakeTokenBody(83, 24, fakeB64URL),
+		fakeTokenBody(80, 16, fakeBase32), fakeTokenBody(81, 36, fakeAlnum), fakeTokenBody(82, 40, fakeB64Std), fakeTokenBody(83, 24, fakeB64URL),
 		"0123456789", "abcdefgh", "я€",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
