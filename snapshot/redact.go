@@ -89,10 +89,13 @@ func Redact(s string) (string, int) {
 const maxRounds = 4
 
 // RedactRecord redacts, in place, every free-text field of a record: prompts,
-// custom instructions, commands with their descriptions and error lines,
-// failures, the plan, todo and task subjects, the git subject and error, the
-// payload error and warnings. Identifiers and paths (session id, names, file
-// paths, cwd, branch) are left alone. It returns the number of replacements.
+// custom instructions, commands with their tools, descriptions and error
+// lines, failures with their tools (an MCP tool's name is its server's
+// choice), the plan, todo and task subjects, statuses and active forms, the
+// trigger, prompt id and hook event the payload gave, the git subject and
+// error, the payload error and warnings. Identifiers and paths (session id,
+// names, file paths, cwd, branch) are left alone. It returns the number of
+// replacements.
 func RedactRecord(r *Record) int {
 	if r == nil {
 		return 0
@@ -106,6 +109,9 @@ func RedactRecord(r *Record) int {
 		*p = out
 		n += k
 	}
+	red(&r.Trigger)
+	red(&r.PromptID)
+	red(&r.HookEvent)
 	red(r.CustomInstructions)
 	red(&r.PayloadError)
 	for i := range r.Prompts {
@@ -113,6 +119,7 @@ func RedactRecord(r *Record) int {
 	}
 	for i := range r.Commands {
 		c := &r.Commands[i]
+		red(&c.Tool)
 		red(&c.Command)
 		red(&c.Description)
 		red(&c.ErrorLine)
@@ -120,10 +127,12 @@ func RedactRecord(r *Record) int {
 	for _, tasks := range [][]transcript.Task{r.Todos, r.Tasks} {
 		for i := range tasks {
 			red(&tasks[i].Subject)
+			red(&tasks[i].Status)
 			red(&tasks[i].ActiveForm)
 		}
 	}
 	for i := range r.Failures {
+		red(&r.Failures[i].Tool)
 		red(&r.Failures[i].Input)
 		red(&r.Failures[i].Error)
 	}

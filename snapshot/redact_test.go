@@ -467,6 +467,9 @@ func TestSecretName(t *testing.T) {
 
 // spec: SEC-3, SEC-4
 func TestRedactRecord(t *testing.T) {
+	// Every free-text field, the payload's trigger, prompt id and hook event,
+	// statuses and MCP tool names included, loses the secret; identifiers
+	// and paths keep it.
 	tok := fakeToken("ghp_", 60, 36, fakeAlnum)
 	sid := "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f"
 	custom := "keep the token " + tok
@@ -476,6 +479,9 @@ func TestRedactRecord(t *testing.T) {
 	r := &Record{
 		Name:               "snap_20261130-101500_9b2f0c1e",
 		SessionID:          sid,
+		Trigger:            "manual " + tok,
+		PromptID:           tok,
+		HookEvent:          "PreCompact " + tok,
 		CreatedAt:          time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
 		CustomInstructions: &custom,
 		PayloadError:       "invalid character near " + tok,
@@ -488,10 +494,11 @@ func TestRedactRecord(t *testing.T) {
 			Tool: "Bash", Command: "GH_TOKEN=" + tok + " gh pr list", Description: "list with " + tok,
 			Outcome: transcript.OutcomeError, ExitCode: &exit, ErrorLine: "bad credentials: " + tok,
 		}},
-		Todos:    []transcript.Task{{Subject: "rotate " + tok, Status: "pending", ActiveForm: "rotating " + tok}},
-		Tasks:    []transcript.Task{{ID: "1", Subject: "revoke " + tok, Status: "in_progress", ActiveForm: "revoking " + tok}},
-		Failures: []transcript.Failure{{Tool: "Bash", Input: "curl -u admin:EXAMPLEpw2024 x", Error: "401 for " + tok}},
-		Plan:     &transcript.Plan{Text: "1. export API_KEY=EXAMPLEplan2024\n2. run"},
+		Todos: []transcript.Task{{Subject: "rotate " + tok, Status: "pending " + tok, ActiveForm: "rotating " + tok}},
+		Tasks: []transcript.Task{{ID: "1", Subject: "revoke " + tok, Status: "in_progress", ActiveForm: "revoking " + tok}},
+		Failures: []transcript.Failure{{Tool: "Bash", Input: "curl -u admin:EXAMPLEpw2024 x", Error: "401 for " + tok},
+			{Tool: "mcp__" + tok + "__deploy", Input: "{}", Error: "denied"}},
+		Plan: &transcript.Plan{Text: "1. export API_KEY=EXAMPLEplan2024\n2. run"},
 		Git: &Git{Repo: true, Root: path, Branch: "feature/" + tok, Head: "3f786850e387550fdab836ed7e6dc881de23001b",
 			Subject: "remove " + tok, Error: "git: fetch https://u:EXAMPLEgitpw@h/r failed",
 			Changes: []GitChange{{Code: ".M", Path: path}}, ChangeCount: 1},
@@ -501,6 +508,11 @@ func TestRedactRecord(t *testing.T) {
 	n := RedactRecord(r)
 
 	redacted := map[string]string{
+		"trigger":             r.Trigger,
+		"prompt id":           r.PromptID,
+		"hook event":          r.HookEvent,
+		"todo status":         r.Todos[0].Status,
+		"mcp tool name":       r.Failures[1].Tool,
 		"custom instructions": *r.CustomInstructions,
 		"payload error":       r.PayloadError,
 		"prompt":              r.Prompts[0].Text,
@@ -546,7 +558,7 @@ func TestRedactRecord(t *testing.T) {
 		"state searched":  {r.StateFile.Searched[0], path},
 		"tool":            {r.Commands[0].Tool, "Bash"},
 		"task id":         {r.Tasks[0].ID, "1"},
-		"todo status":     {r.Todos[0].Status, "pending"},
+		"task status":     {r.Tasks[0].Status, "in_progress"},
 		"command outcome": {r.Commands[0].Outcome, transcript.OutcomeError},
 		"file last tool":  {r.Files[0].LastTool, "Edit"},
 		"failure tool":    {r.Failures[0].Tool, "Bash"},
