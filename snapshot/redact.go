@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -22,6 +23,7 @@ const (
 	KindAuthorization  = "authorization"
 	KindURLCredentials = "url-credentials"
 	KindAssignment     = "assignment"
+	KindCutToken       = "cut-token"
 )
 
 // RedactedPrefix starts every replacement; a value already holding it is never
@@ -93,9 +95,11 @@ const maxRounds = 4
 // lines, failures with their tools (an MCP tool's name is its server's
 // choice), the plan, todo and task subjects, statuses and active forms, the
 // trigger, prompt id and hook event the payload gave, the git subject and
-// error, the payload error and warnings. Identifiers and paths (session id,
-// names, file paths, cwd, branch) are left alone. It returns the number of
-// replacements.
+// error, the payload error and warnings. A text the transcript cut is
+// redacted together with what followed the cut (transcript.TailChars), then
+// cut again, so that a secret straddling the cut leaves no prefix.
+// Identifiers and paths (session id, names, file paths, cwd, branch) are
+// left alone. It returns the number of replacements.
 func RedactRecord(r *Record) int {
 	if r == nil {
 		return 0
@@ -109,35 +113,37 @@ func RedactRecord(r *Record) int {
 		*p = out
 		n += k
 	}
+	rw := func(full string, keep int) string {
+		out, k := Redact(full)
+		n += k
+		if keep < 0 {
+			return out
+		}
+		cut, k := cutRedacted(out, keep, utf8.RuneCountInString(full)-keep >= transcript.TailChars)
+		n += k
+		return cut
+	}
 	red(&r.Trigger)
 	red(&r.PromptID)
 	red(&r.HookEvent)
 	red(r.CustomInstructions)
 	red(&r.PayloadError)
 	for i := range r.Prompts {
-		red(&r.Prompts[i].Text)
+		r.Prompts[i].Rewrite(rw)
 	}
 	for i := range r.Commands {
-		c := &r.Commands[i]
-		red(&c.Tool)
-		red(&c.Command)
-		red(&c.Description)
-		red(&c.ErrorLine)
+		r.Commands[i].Rewrite(rw)
 	}
 	for _, tasks := range [][]transcript.Task{r.Todos, r.Tasks} {
 		for i := range tasks {
-			red(&tasks[i].Subject)
-			red(&tasks[i].Status)
-			red(&tasks[i].ActiveForm)
+			tasks[i].Rewrite(rw)
 		}
 	}
 	for i := range r.Failures {
-		red(&r.Failures[i].Tool)
-		red(&r.Failures[i].Input)
-		red(&r.Failures[i].Error)
+		r.Failures[i].Rewrite(rw)
 	}
 	if r.Plan != nil {
-		red(&r.Plan.Text)
+		r.Plan.Rewrite(rw)
 	}
 	if r.Git != nil {
 		red(&r.Git.Subject)
@@ -147,4 +153,47 @@ func RedactRecord(r *Record) int {
 		red(&r.Warnings[i])
 	}
 	return n
+}
+
+// cutRedacted cuts a redacted text after keep characters, but never inside a
+// [REDACTED:…] marker: one the cut would split is kept whole. When the text
+// went on past what the redaction saw (more), a run of token characters
+// that the cut splits and that lasts to the end of what was seen is longer
+// than any rule could judge (a JWT of kilobytes): its kept part is replaced
+// by [REDACTED:cut-token], and 1 is returned with the text.
+func cutRedacted(s string, keep int, more bool) (string, int) {
+	i := 0
+	for runes := 0; i < len(s) && runes < keep; runes++ {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	if i >= len(s) {
+		return s, 0
+	}
+	lo := max(0, i-MaxRedactionGrowth)
+	if m := strings.LastIndex(s[lo:min(len(s), i+len(RedactedPrefix)-1)], RedactedPrefix); m >= 0 && lo+m < i {
+		start := lo + m
+		if end := strings.IndexByte(s[start:], ']'); end >= 0 && start+end >= i {
+			return s[:start+end+1], 0
+		}
+	}
+	if more && isCutTokenByte(s[i-1]) && isCutTokenByte(s[i]) {
+		end := i
+		for end < len(s) && isCutTokenByte(s[end]) {
+			end++
+		}
+		if end == len(s) {
+			start := i
+			for start > 0 && isCutTokenByte(s[start-1]) {
+				start--
+			}
+			return s[:start] + redactMarker(KindCutToken), 1
+		}
+	}
+	return s[:i], 0
+}
+
+// isCutTokenByte: the alphabet of tokens (base64, base64url, JWT).
+func isCutTokenByte(c byte) bool {
+	return isAlnumByte(c) || strings.IndexByte("+/=_.-~", c) >= 0
 }

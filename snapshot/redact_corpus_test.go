@@ -1,11 +1,17 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // gitleaksSamples is snapshot/testdata/redact/gitleaks-samples.json, written
@@ -92,6 +98,25 @@ func TestGitleaksEngineFindsWhatGitleaksFinds(t *testing.T) {
 	}
 }
 
+// recordFromTranscript extracts a transcript the way precompact does and
+// puts text in the custom instructions.
+func recordFromTranscript(t testing.TB, jsonl []byte, custom string) *Record {
+	t.Helper()
+	x := transcript.NewExtractor(nil)
+	for l := range bytes.Lines(jsonl) {
+		x.Feed(bytes.TrimSuffix(l, []byte("\n")))
+	}
+	f := x.Facts()
+	return &Record{
+		SessionID: "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f", Trigger: "manual", CustomInstructions: &custom,
+		Prompts: f.Prompts, Commands: f.Commands, Todos: f.Todos, Tasks: f.Tasks, Failures: f.Failures, Plan: f.Plan,
+	}
+}
+
+// markerRE matches a replacement, whose kind may spell part of a secret
+// ("bedrock-api-key-…" and [REDACTED:aws-amazon-bedrock-api-key-short-lived]).
+var markerRE = regexp.MustCompile(`\[REDACTED:[a-z0-9-]+\]`)
+
 // spec: SEC-5
 func TestRedactLeakShapes(t *testing.T) {
 	// Shapes that leaked from the hand-written patterns (issue 12): each
@@ -152,6 +177,100 @@ func TestRedactJSONEscapedInput(t *testing.T) {
 	}
 }
 
+// pad is n characters of prose.
+func pad(n int) string { return strings.Repeat("x ", n/2+1)[:n] }
+
+// spec: SEC-11
+func TestRedactBeforeCutting(t *testing.T) {
+	ghp := "ghp_" + fakeTokenBody(110, 36, fakeAlnum)
+	oat := "sk-ant-oat01-" + fakeTokenBody(111, 90, fakeB64URL)
+	akia := "AKIA" + fakeTokenBody(112, 16, fakeBase32)
+	pw := "EXAMPLE" + fakeTokenBody(113, 30, fakeAlnum)
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJ" + fakeTokenBody(114, 2000, fakeB64URL) + "." + fakeTokenBody(115, 43, fakeB64URL)
+	// Each secret starts a few characters before its field's limit.
+	cases := []struct {
+		place, secret string
+		text          func(*Record) string
+		line          any
+	}{
+		{"prompt", ghp, func(r *Record) string { return r.Prompts[0].Text },
+			userLine(pad(transcript.MaxPromptChars-10) + ghp + " and more")},
+		{"command", pw, func(r *Record) string { return r.Commands[0].Command },
+			toolLine("t1", "Bash", map[string]any{"command": pad(transcript.MaxCommandChars-12) + " PASSWORD=" + pw})},
+		{"description", oat, func(r *Record) string { return r.Commands[0].Description },
+			toolLine("t1", "Bash", map[string]any{"command": "ls", "description": pad(transcript.MaxDescriptionChars-5) + " " + oat})},
+		{"todo", akia, func(r *Record) string { return r.Todos[0].Subject },
+			toolLine("t1", "TodoWrite", map[string]any{"todos": []any{map[string]any{"content": pad(transcript.MaxTaskChars-8) + " " + akia, "status": "pending"}}})},
+		{"plan", jwt, func(r *Record) string { return r.Plan.Text },
+			toolLine("t1", "ExitPlanMode", map[string]any{"plan": pad(transcript.MaxPlanChars-30) + " " + jwt})},
+		{"failed tool input", ghp, func(r *Record) string { return r.Failures[0].Input },
+			toolLine("t1", "mcp__db__query", map[string]any{"query": pad(transcript.MaxFailureInputChars-6) + " " + ghp})},
+		{"error line", akia, func(r *Record) string { return r.Commands[0].ErrorLine },
+			toolLine("t1", "Bash", map[string]any{"command": "aws sts get-caller-identity"})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.place, func(t *testing.T) {
+			result := resultLine("t1", tc.place == "failed tool input", "ok")
+			if tc.place == "error line" {
+				result = resultLine("t1", true, "Exit code 255\n"+pad(transcript.MaxErrorChars-7)+" "+akia+" is not valid")
+			}
+			var b bytes.Buffer
+			for _, l := range []any{tc.line, result} {
+				data, _ := json.Marshal(l)
+				b.Write(append(data, '\n'))
+			}
+			rec := recordFromTranscript(t, b.Bytes(), "")
+			before := tc.text(rec)
+			if !strings.HasSuffix(before, textcut.Marker) || strings.Contains(before, tc.secret) {
+				t.Fatalf("the %s was not cut inside the secret: %q", tc.place, before[max(0, len(before)-80):])
+			}
+			RedactRecord(rec)
+			after := tc.text(rec)
+			if l := leakedPart(markerRE.ReplaceAllString(after, "[]"), tc.secret[:min(len(tc.secret), 12)]); l != "" {
+				t.Errorf("%q of the secret's start survives the cut: …%s", l, after[max(0, len(after)-80):])
+			}
+			if !strings.HasSuffix(after, "]"+textcut.Marker) {
+				t.Errorf("the cut does not end in a whole marker: …%s", after[max(0, len(after)-80):])
+			}
+		})
+	}
+}
+
+// spec: SEC-11
+func TestRedactWindowIsBounded(t *testing.T) {
+	// A 1 MB prompt is read, and redacted, only up to its limit and the tail.
+	var b bytes.Buffer
+	data, _ := json.Marshal(userLine(strings.Repeat("word ", 200_000)))
+	b.Write(append(data, '\n'))
+	rec := recordFromTranscript(t, b.Bytes(), "")
+	seen := -1
+	rec.Prompts[0].Rewrite(func(full string, keep int) string {
+		seen = utf8.RuneCountInString(full)
+		if keep != transcript.MaxPromptChars {
+			t.Errorf("keep = %d, want %d", keep, transcript.MaxPromptChars)
+		}
+		return full[:keep]
+	})
+	if want := transcript.MaxPromptChars + transcript.TailChars; seen != want {
+		t.Errorf("the redactor saw %d characters of a 1 MB prompt, want %d", seen, want)
+	}
+}
+
+func userLine(content any) any {
+	return map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-12-01T09:00:00Z", "sessionId": "s",
+		"promptSource": "typed", "message": map[string]any{"role": "user", "content": content}}
+}
+
+func toolLine(id, name string, input map[string]any) any {
+	return map[string]any{"type": "assistant", "uuid": "a1", "timestamp": "2026-12-01T09:00:01Z",
+		"message": map[string]any{"model": "m", "id": "m1", "role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}}}
+}
+
+func resultLine(id string, isError bool, content string) any {
+	return userLine([]any{map[string]any{"type": "tool_result", "tool_use_id": id, "is_error": isError, "content": content}})
+}
+
 // spec: SEC-5
 func TestSpecListsEveryKind(t *testing.T) {
 	spec, err := os.ReadFile(filepath.Join("..", "specs", "security.md"))
@@ -171,7 +290,7 @@ func TestSpecListsEveryKind(t *testing.T) {
 		}
 	}
 	for _, k := range []string{KindPrivateKey, KindJWE, KindAnthropic, KindOpenAI, KindAWSSecret, KindGoogleOAuth,
-		KindStripeWebhook, KindAuthorization, KindURLCredentials, KindAssignment} {
+		KindStripeWebhook, KindAuthorization, KindURLCredentials, KindAssignment, KindCutToken} {
 		if rows[k] != "compact-guard" {
 			t.Errorf("kind %s: source %q in specs/security.md, want compact-guard", k, rows[k])
 		}

@@ -3,9 +3,9 @@ package snapshot
 import (
 	"bufio"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"

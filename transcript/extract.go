@@ -49,6 +49,7 @@ type Extractor struct {
 	lastTypedTx string // same, text blocks only (no "[image]")
 	lpText      string // newer last-prompt text not yet seen as a typed prompt
 	lpTrunc     bool
+	lpTail      string
 
 	files   map[string]*fileRec
 	fileSeq int64
@@ -88,6 +89,7 @@ type pendingCall struct {
 	size   int // bytes held, roughly
 	tool   string
 	input  string // short form for Failure.Input
+	inTail string // see TailChars
 	time   time.Time
 	path   string   // file tools
 	cmd    *Command // Bash, PowerShell
@@ -100,10 +102,11 @@ type pendingCall struct {
 }
 
 type taskUpdate struct {
-	id         string
-	status     string
-	subject    string
-	activeForm string
+	id                          string
+	status                      string
+	subject                     string
+	activeForm                  string
+	subjectTail, activeFormTail string
 }
 
 // entry is what classify records of a line: the spans of the top-level
@@ -505,16 +508,17 @@ func (x *Extractor) boundary(line []byte) {
 }
 
 func (x *Extractor) lastPromptEntry(line []byte) {
-	s, more, ok := unquotePrefix(x.e.top[kLastPrompt].raw(line), MaxPromptChars)
+	s, more, ok := unquotePrefix(x.e.top[kLastPrompt].raw(line), MaxPromptChars+TailChars)
 	if !ok || strings.TrimSpace(s) == "" {
 		return
 	}
+	s, more, tail := splitTail(s, more, MaxPromptChars)
 	text := textcut.Marked(s, more)
 	if x.sameAsTyped(text) {
-		x.lpText, x.lpTrunc = "", false
+		x.lpText, x.lpTrunc, x.lpTail = "", false, ""
 		return
 	}
-	x.lpText, x.lpTrunc = text, more
+	x.lpText, x.lpTrunc, x.lpTail = text, more, tail
 }
 
 // sameAsTyped compares ignoring whitespace: Claude Code 2.1.328 writes
@@ -569,6 +573,23 @@ func cut(line []byte, sp span, n int) (string, bool) {
 	return s, more
 }
 
+// cutTail is cut that also returns up to TailChars characters that follow
+// the cut.
+func cutTail(line []byte, sp span, n int) (string, bool, string) {
+	s, more := cut(line, sp, n+TailChars)
+	return splitTail(s, more, n)
+}
+
+// splitTail cuts s, read up to n+TailChars characters (more: there was
+// more), at n characters, and returns what follows as the tail.
+func splitTail(s string, more bool, n int) (string, bool, string) {
+	kept, cut := textcut.Runes(s, n)
+	if !cut {
+		return s, more, ""
+	}
+	return kept, true, s[len(kept):]
+}
+
 // inputKeys are the tool input fields read, in one walk of the input;
 // the first iShort..nInput double as the short form of a failed call, in
 // this order of preference.
@@ -610,7 +631,8 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	}
 	var in [nInput]span
 	input.fields(line, inputKeys, in[:])
-	pc := &pendingCall{tool: name, time: t, input: shortInput(line, input, in[iShort:])}
+	pc := &pendingCall{tool: name, time: t}
+	pc.input, pc.inTail = shortInput(line, input, in[iShort:])
 	switch name {
 	case "Write", "Edit", "MultiEdit":
 		p, more := cut(line, in[iFilePath], MaxPathChars)
@@ -619,10 +641,11 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 		p, more := cut(line, in[iNotebookPath], MaxPathChars)
 		pc.path = textcut.Marked(p, more)
 	case "Bash", "PowerShell":
-		c, more := cut(line, in[iCommand], MaxCommandChars)
-		d, dmore := cut(line, in[iDescription], MaxDescriptionChars)
+		c, more, ctail := cutTail(line, in[iCommand], MaxCommandChars)
+		d, dmore, dtail := cutTail(line, in[iDescription], MaxDescriptionChars)
 		pc.cmd = &Command{Tool: name, Command: textcut.Marked(c, more), Truncated: more,
-			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t}
+			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t,
+			commandTail: ctail, descriptionTail: dtail}
 		pc.bg = in[iBackground].isTrue(line)
 		x.commands = append(x.commands, pc.cmd)
 		x.totals.Commands++
@@ -630,32 +653,33 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	case "TodoWrite":
 		pc.todos, pc.todoOK = todoList(line, in[iTodos])
 	case "TaskCreate":
-		s, more := cut(line, in[iSubject], MaxTaskChars)
-		a, amore := cut(line, in[iActiveForm], MaxTaskChars)
-		pc.task = &Task{Subject: textcut.Marked(s, more), Status: "pending", ActiveForm: textcut.Marked(a, amore)}
+		s, more, stail := cutTail(line, in[iSubject], MaxTaskChars)
+		a, amore, atail := cutTail(line, in[iActiveForm], MaxTaskChars)
+		pc.task = &Task{Subject: textcut.Marked(s, more), Status: "pending", ActiveForm: textcut.Marked(a, amore),
+			subjectTail: stail, activeFormTail: atail}
 	case "TaskUpdate":
 		u := &taskUpdate{id: idString(line, in[iTaskID])}
 		u.status, _ = cut(line, in[iStatus], MaxTaskChars)
-		s, more := cut(line, in[iSubject], MaxTaskChars)
-		u.subject = textcut.Marked(s, more)
-		a, amore := cut(line, in[iActiveForm], MaxTaskChars)
-		u.activeForm = textcut.Marked(a, amore)
+		s, more, stail := cutTail(line, in[iSubject], MaxTaskChars)
+		u.subject, u.subjectTail = textcut.Marked(s, more), stail
+		a, amore, atail := cutTail(line, in[iActiveForm], MaxTaskChars)
+		u.activeForm, u.activeFormTail = textcut.Marked(a, amore), atail
 		pc.upd = u
 	case "ExitPlanMode":
 		if in[iPlan].isString(line) {
-			p, more := cut(line, in[iPlan], MaxPlanChars)
-			pc.plan = &Plan{Text: textcut.Marked(p, more), Truncated: more, Time: t}
+			p, more, tail := cutTail(line, in[iPlan], MaxPlanChars)
+			pc.plan = &Plan{Text: textcut.Marked(p, more), Truncated: more, Time: t, tail: tail}
 		}
 	}
-	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.path)
+	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.inTail) + len(pc.path)
 	for _, td := range pc.todos {
-		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm)
+		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm) + len(td.subjectTail) + len(td.activeFormTail)
 	}
 	if pc.plan != nil {
-		pc.size += len(pc.plan.Text)
+		pc.size += len(pc.plan.Text) + len(pc.plan.tail)
 	}
 	if pc.cmd != nil {
-		pc.size += len(pc.cmd.Command) + len(pc.cmd.Description)
+		pc.size += len(pc.cmd.Command) + len(pc.cmd.Description) + len(pc.cmd.commandTail) + len(pc.cmd.descriptionTail)
 	}
 	x.order = append(x.order, id)
 	x.pending[id] = pc
@@ -697,21 +721,27 @@ func idString(line []byte, sp span) string {
 }
 
 // shortInput renders a tool input for the failure list: its most telling
-// field when it has one, else the start of its JSON.
-func shortInput(line []byte, input span, preferred []span) string {
+// field when it has one, else the start of its JSON; and its tail (see
+// TailChars).
+func shortInput(line []byte, input span, preferred []span) (string, string) {
 	if !input.ok() {
-		return ""
+		return "", ""
 	}
 	for _, sp := range preferred {
-		if s, more := cut(line, sp, MaxFailureInputChars); s != "" {
-			return textcut.Marked(s, more)
+		if s, more, tail := cutTail(line, sp, MaxFailureInputChars); s != "" {
+			return textcut.Marked(s, more), tail
 		}
 	}
 	raw := input.raw(line)
-	// One byte past the limit tells Bytes whether a character straddles it,
-	// without copying a megabyte input.
-	raw = raw[:min(len(raw), MaxFailureInputChars+1)]
-	return textcut.Marked(textcut.Bytes(string(raw), MaxFailureInputChars))
+	// Past the limit, the tail's bytes tell Bytes whether a character
+	// straddles it, without copying a megabyte input.
+	raw = raw[:min(len(raw), MaxFailureInputChars+TailChars*utf8.UTFMax)]
+	kept, cut := textcut.Bytes(string(raw), MaxFailureInputChars)
+	if !cut {
+		return kept, ""
+	}
+	tail, _ := textcut.Runes(string(raw[len(kept):]), TailChars)
+	return textcut.Marked(kept, cut), tail
 }
 
 func todoList(line []byte, sp span) ([]Task, bool) {
@@ -725,10 +755,11 @@ func todoList(line []byte, sp span) ([]Task, bool) {
 			return false
 		}
 		if (span{vs, ve}).fields(line, []string{"content", "status", "activeForm"}, f[:]) {
-			c, more := cut(line, f[0], MaxTaskChars)
+			c, more, ctail := cutTail(line, f[0], MaxTaskChars)
 			st, _ := cut(line, f[1], MaxTaskChars)
-			a, amore := cut(line, f[2], MaxTaskChars)
-			todos = append(todos, Task{Subject: textcut.Marked(c, more), Status: st, ActiveForm: textcut.Marked(a, amore)})
+			a, amore, atail := cutTail(line, f[2], MaxTaskChars)
+			todos = append(todos, Task{Subject: textcut.Marked(c, more), Status: st, ActiveForm: textcut.Marked(a, amore),
+				subjectTail: ctail, activeFormTail: atail})
 		}
 		return true
 	})
@@ -822,24 +853,27 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 			return
 		}
 	}
+	// Blocks are read up to the limit plus the tail (see TailChars).
+	const limit = MaxPromptChars + TailChars
 	var parts, texts []string
 	total, more, first, content := 0, false, true, false
 	for _, b := range blocks {
 		var piece string
 		switch {
 		case !b.typ.ok() || b.typ.strEq(line, "text"):
-			if total > MaxPromptChars {
+			if total > limit {
 				more = true
 				continue
 			}
-			s, m := cut(line, b.text, MaxPromptChars)
+			s, m := cut(line, b.text, limit)
 			if first && isHarnessText(s) {
 				return
 			}
 			first, more = false, more || m
 			content = content || strings.TrimSpace(s) != ""
 			piece = s
-			texts = append(texts, s)
+			kept, _ := textcut.Runes(s, MaxPromptChars)
+			texts = append(texts, kept)
 		case b.typ.strEq(line, "image"):
 			piece, content = "[image]", true
 		default:
@@ -851,11 +885,9 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 	if !content {
 		return
 	}
-	text := strings.Join(parts, "\n")
-	if kept, cut := textcut.Runes(text, MaxPromptChars); cut {
-		text, more = kept, true
-	}
-	p := Prompt{Text: textcut.Marked(text, more), Time: t, Truncated: more}
+	text, more, tail := splitTail(strings.Join(parts, "\n"), more, MaxPromptChars)
+	tail, _ = textcut.Runes(tail, TailChars)
+	p := Prompt{Text: textcut.Marked(text, more), Time: t, Truncated: more, tail: tail}
 	if !t.IsZero() && slices.ContainsFunc(x.prompts, func(q Prompt) bool { return q.Text == p.Text && q.Time.Equal(t) }) {
 		// The same prompt at the same time: written again, not typed again.
 		return
@@ -868,7 +900,7 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 		x.trimPrompts()
 	}
 	x.lastTyped, x.lastTypedTx = p.Text, strings.Join(texts, "\n")
-	x.lpText, x.lpTrunc = "", false
+	x.lpText, x.lpTrunc, x.lpTail = "", false, ""
 }
 
 var resultKeys = []string{"interrupted", "backgroundTaskId", "task", "taskId", "success"}
@@ -924,7 +956,7 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 			c.Outcome = OutcomeInterrupted
 		case failed:
 			c.Outcome = OutcomeError
-			c.ExitCode, c.ErrorLine = exitCode(errText)
+			c.ExitCode, c.ErrorLine, c.errorTail = exitCode(errText)
 		case pc.bg || r[1].ok() && string(r[1].raw(line)) != "null":
 			c.Outcome = OutcomeBackground
 		default:
@@ -932,8 +964,9 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 		}
 	}
 	if (failed || rejected) && !interrupted {
+		errLine, errTail := errorSummary(errText)
 		x.failures = append(x.failures, Failure{Tool: pc.tool, Input: pc.input,
-			Error: errorSummary(errText), Rejected: rejected, Time: pc.time})
+			Error: errLine, Rejected: rejected, Time: pc.time, inputTail: pc.inTail, errorTail: errTail})
 		x.totals.Failures++
 		if n := len(x.failures); n > MaxFailures {
 			x.failures = slices.Delete(x.failures, 0, n-MaxFailures)
@@ -1000,10 +1033,10 @@ func (x *Extractor) updateTask(u taskUpdate) {
 		t.Status = u.status
 	}
 	if u.subject != "" {
-		t.Subject = u.subject
+		t.Subject, t.subjectTail = u.subject, u.subjectTail
 	}
 	if u.activeForm != "" {
-		t.ActiveForm = u.activeForm
+		t.ActiveForm, t.activeFormTail = u.activeForm, u.activeFormTail
 	}
 }
 
@@ -1047,10 +1080,10 @@ func resultText(line []byte, content span, n int) string {
 
 // exitCode reads "Exit code N" at the start of an error output and the first
 // non-empty line after it.
-func exitCode(text string) (*int, string) {
+func exitCode(text string) (*int, string, string) {
 	lines := nonEmptyLines(text, 2)
 	if len(lines) == 0 {
-		return nil, ""
+		return nil, "", ""
 	}
 	first := strings.TrimPrefix(lines[0], "Error: ")
 	if rest, found := strings.CutPrefix(first, "Exit code "); found {
@@ -1059,24 +1092,37 @@ func exitCode(text string) (*int, string) {
 			if len(lines) > 1 {
 				line = lines[1]
 			}
-			return &n, textcut.Marked(textcut.Runes(line, MaxErrorChars))
+			s, tail := clip(line, MaxErrorChars)
+			return &n, s, tail
 		}
 	}
-	return nil, textcut.Marked(textcut.Runes(lines[0], MaxErrorChars))
+	s, tail := clip(lines[0], MaxErrorChars)
+	return nil, s, tail
 }
 
 // errorSummary is the first line of an error, with "Exit code N" joined to
 // the line that explains it.
-func errorSummary(text string) string {
+func errorSummary(text string) (string, string) {
 	lines := nonEmptyLines(text, 2)
 	if len(lines) == 0 {
-		return ""
+		return "", ""
 	}
 	s := lines[0]
 	if strings.HasPrefix(strings.TrimPrefix(s, "Error: "), "Exit code ") && len(lines) > 1 {
 		s += ": " + lines[1]
 	}
-	return textcut.Marked(textcut.Runes(s, MaxErrorChars))
+	return clip(s, MaxErrorChars)
+}
+
+// clip cuts s at n runes with the marker, and returns the tail (see
+// TailChars).
+func clip(s string, n int) (string, string) {
+	kept, cut := textcut.Runes(s, n)
+	if !cut {
+		return s, ""
+	}
+	tail, _ := textcut.Runes(s[len(kept):], TailChars)
+	return textcut.Marked(kept, true), tail
 }
 
 // nonEmptyLines returns up to n non-empty lines of s, with tool_use_error
@@ -1145,7 +1191,7 @@ func (x *Extractor) Facts() *Facts {
 	if x.lpText != "" && !slices.ContainsFunc(f.Prompts, func(p Prompt) bool {
 		return withoutSpace(p.Text) == withoutSpace(x.lpText)
 	}) {
-		f.Prompts = append(f.Prompts, Prompt{Text: x.lpText, Truncated: x.lpTrunc, FromLastPrompt: true})
+		f.Prompts = append(f.Prompts, Prompt{Text: x.lpText, Truncated: x.lpTrunc, FromLastPrompt: true, tail: x.lpTail})
 		f.Totals.Prompts++
 		if n := len(f.Prompts); n > MaxPrompts {
 			f.Prompts = slices.Delete(f.Prompts, 0, n-MaxPrompts)

@@ -4,7 +4,13 @@
 // context fill. It reads nothing on disk but the transcript itself.
 package transcript
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
+)
 
 // Command outcomes, from the tool_result that answered the call.
 const (
@@ -26,6 +32,8 @@ type Prompt struct {
 	// FromLastPrompt is set when the prompt came only from a `last-prompt`
 	// entry, because the transcript had not written the user entry yet.
 	FromLastPrompt bool `json:"from_last_prompt,omitempty"`
+
+	tail string // see TailChars
 }
 
 // FileEdit is one file changed by Write, Edit, MultiEdit or NotebookEdit
@@ -47,6 +55,8 @@ type Command struct {
 	ExitCode    *int      `json:"exit_code,omitempty"`
 	ErrorLine   string    `json:"error_line,omitempty"`
 	Time        time.Time `json:"time,omitzero"`
+
+	commandTail, descriptionTail, errorTail string // see TailChars
 }
 
 // Task is one entry of the latest TodoWrite list or one TaskCreate task.
@@ -55,6 +65,8 @@ type Task struct {
 	Subject    string `json:"subject"`
 	Status     string `json:"status"`
 	ActiveForm string `json:"active_form,omitempty"`
+
+	subjectTail, activeFormTail string // see TailChars
 }
 
 // Failure is a tool call that failed or that the user rejected.
@@ -64,6 +76,8 @@ type Failure struct {
 	Error    string    `json:"error"`
 	Rejected bool      `json:"rejected,omitempty"`
 	Time     time.Time `json:"time,omitzero"`
+
+	inputTail, errorTail string // see TailChars
 }
 
 // Plan is the last plan approved through ExitPlanMode.
@@ -71,6 +85,8 @@ type Plan struct {
 	Text      string    `json:"text"`
 	Truncated bool      `json:"truncated,omitempty"`
 	Time      time.Time `json:"time,omitzero"`
+
+	tail string // see TailChars
 }
 
 // Usage is the context fill from the last main-chain assistant message:
@@ -138,3 +154,60 @@ const (
 	MaxPlanChars    = 4000
 	MaxLineBytes    = 8 << 20
 )
+
+// TailChars is how many characters that followed a cut a text keeps, in
+// memory only (it is never written): Rewrite hands them to its Rewriter with
+// the text, so that a redactor sees whole a secret that straddles the cut and
+// leaves no prefix of it before cutting again. Reading stays bounded: a text
+// is never unquoted beyond its limit plus TailChars.
+const TailChars = 512
+
+// A Rewriter returns what a text is to become. When the text was cut, keep
+// is how many characters (runes) were kept and full holds them followed by
+// up to TailChars characters of what came next; the Rewriter returns about
+// keep characters, and Rewrite adds textcut.Marker. Otherwise keep is -1
+// and full is the text.
+type Rewriter func(full string, keep int) string
+
+// Rewrite passes the prompt's text through f.
+func (p *Prompt) Rewrite(f Rewriter) { rewrite(&p.Text, &p.tail, f) }
+
+// Rewrite passes the command's free text through f: tool, command,
+// description and error line.
+func (c *Command) Rewrite(f Rewriter) {
+	rewrite(&c.Tool, nil, f)
+	rewrite(&c.Command, &c.commandTail, f)
+	rewrite(&c.Description, &c.descriptionTail, f)
+	rewrite(&c.ErrorLine, &c.errorTail, f)
+}
+
+// Rewrite passes the task's free text through f: subject, status and
+// active form (a TodoWrite status is whatever the call gave).
+func (t *Task) Rewrite(f Rewriter) {
+	rewrite(&t.Subject, &t.subjectTail, f)
+	rewrite(&t.Status, nil, f)
+	rewrite(&t.ActiveForm, &t.activeFormTail, f)
+}
+
+// Rewrite passes the failure's free text through f: tool (an MCP tool's
+// name is the server's to choose), input and error.
+func (fl *Failure) Rewrite(f Rewriter) {
+	rewrite(&fl.Tool, nil, f)
+	rewrite(&fl.Input, &fl.inputTail, f)
+	rewrite(&fl.Error, &fl.errorTail, f)
+}
+
+// Rewrite passes the plan's text through f.
+func (p *Plan) Rewrite(f Rewriter) { rewrite(&p.Text, &p.tail, f) }
+
+func rewrite(text, tail *string, f Rewriter) {
+	if tail != nil && *tail != "" && strings.HasSuffix(*text, textcut.Marker) {
+		kept := strings.TrimSuffix(*text, textcut.Marker)
+		*text = f(kept+*tail, utf8.RuneCountInString(kept)) + textcut.Marker
+	} else if *text != "" {
+		*text = f(*text, -1)
+	}
+	if tail != nil {
+		*tail = ""
+	}
+}
