@@ -1,11 +1,7 @@
 package snapshot
 
 import (
-	"bufio"
-	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -305,45 +301,6 @@ func TestRedactLookAlikesSurvive(t *testing.T) {
 				t.Errorf("changed (%d):\n in: %s\nout: %s", n, tc.line, out)
 			}
 		})
-	}
-}
-
-// spec: SEC-7
-func TestRedactRealTranscriptsUnchanged(t *testing.T) {
-	// Real sessions hold code, tool output and prose but no secrets: every
-	// string in them must come back unchanged.
-	dir := filepath.Join("..", "..", "shared", "fixtures", "transcripts")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if len(files) == 0 {
-		t.Skip("no transcript fixtures at", dir)
-	}
-	strs := 0
-	for _, fn := range files {
-		f, err := os.Open(fn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReaderSize(f, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			var v any
-			if json.Unmarshal(line, &v) == nil {
-				eachString(v, func(s string) {
-					strs++
-					if out, n := Redact(s); n != 0 {
-						i := strings.Index(out, RedactedPrefix)
-						t.Errorf("%s: %d replacement(s): …%s…", filepath.Base(fn), n, out[max(0, i-60):min(len(out), i+60)])
-					}
-				})
-			}
-			if err != nil {
-				break
-			}
-		}
-		f.Close()
-	}
-	if strs < 1000 {
-		t.Errorf("only %d strings read from the fixtures", strs)
 	}
 }
 
