@@ -105,11 +105,11 @@ func compileAllowlists(lists []glAllowlist) [][]*regexp.Regexp {
 }
 
 // keywordIndex finds which rules' keywords a text holds in one pass: pairs
-// marks the first two bytes (lower case) of every keyword, byFirst lists the
-// keywords by their first byte.
+// marks the first two bytes (lower case) of every keyword, byPair lists the
+// keywords by them.
 type keywordIndex struct {
-	pairs   [1 << 16 / 64]uint64
-	byFirst [256][]keywordRef
+	pairs  [1 << 16 / 64]uint64
+	byPair map[uint16][]keywordRef
 }
 
 type keywordRef struct {
@@ -118,7 +118,7 @@ type keywordRef struct {
 }
 
 func buildKeywordIndex() *keywordIndex {
-	x := &keywordIndex{}
+	x := &keywordIndex{byPair: map[uint16][]keywordRef{}}
 	rulesOf := map[string][]int{}
 	var words []string
 	for i, r := range gitleaksRules {
@@ -130,8 +130,8 @@ func buildKeywordIndex() *keywordIndex {
 		}
 	}
 	for _, w := range words {
-		x.byFirst[w[0]] = append(x.byFirst[w[0]], keywordRef{word: w, rules: rulesOf[w]})
 		p := uint16(w[0])<<8 | uint16(w[1])
+		x.byPair[p] = append(x.byPair[p], keywordRef{word: w, rules: rulesOf[w]})
 		x.pairs[p/64] |= 1 << (p % 64)
 	}
 	return x
@@ -147,7 +147,7 @@ func (x *keywordIndex) rulesIn(s string) []int {
 		if x.pairs[p/64]&(1<<(p%64)) == 0 {
 			continue
 		}
-		for _, k := range x.byFirst[c0] {
+		for _, k := range x.byPair[p] {
 			if hasPrefixFold(s[i:], k.word) {
 				for _, r := range k.rules {
 					hit[r/64] |= 1 << (r % 64)
@@ -220,11 +220,19 @@ func fragmentSpans(v string, from, to int) []redactSpan {
 	return spans
 }
 
-// ruleSpans applies the given rules to a fragment.
+// ruleSpans applies the given rules to a fragment. Rules without allowlists
+// go first, and a finding inside a secret already found is passed over
+// before its allowlists are tried: they are the costly part (the generic
+// rule's runs a pattern of some hundred alternatives), and it is redacted
+// anyway.
 func ruleSpans(rules []int, frag string) []redactSpan {
 	if rules == nil {
 		return nil
 	}
+	rules = slices.Clone(rules)
+	slices.SortStableFunc(rules, func(a, b int) int {
+		return boolCmp(len(gitleaksRules[a].allow) > 0, len(gitleaksRules[b].allow) > 0)
+	})
 	global := glCompiledGlobal()
 	var spans []redactSpan
 	for _, ri := range rules {
@@ -245,6 +253,9 @@ func ruleSpans(rules []int, frag string) []redactSpan {
 			}
 			secret := frag[a:b]
 			if c.entropy != 0 && shannonEntropy(secret) <= c.entropy {
+				continue
+			}
+			if slices.ContainsFunc(spans, func(sp redactSpan) bool { return sp.start <= a && b <= sp.end }) {
 				continue
 			}
 			if allowed(gitleaksGlobal, global, frag, secret, ms, me) || allowed(r.allow, c.allow, frag, secret, ms, me) {
@@ -330,17 +341,31 @@ func allowed(lists []glAllowlist, compiled [][]*regexp.Regexp, frag, secret stri
 			}
 			target = frag[ls:le]
 		}
-		re := slices.ContainsFunc(compiled[i], func(r *regexp.Regexp) bool { return r.MatchString(target) })
+		// Stopwords first: they are cheap, and in an OR-list spare the
+		// patterns.
 		stop := containsStopword(secret, a.stopwords)
-		if a.and {
-			if (len(a.regexes) == 0 || re) && (len(a.stopwords) == 0 || stop) {
-				return true
-			}
-		} else if re || stop {
+		if !a.and && stop {
+			return true
+		}
+		if a.and && len(a.stopwords) > 0 && !stop {
+			continue
+		}
+		if slices.ContainsFunc(compiled[i], func(r *regexp.Regexp) bool { return r.MatchString(target) }) ||
+			a.and && len(a.regexes) == 0 {
 			return true
 		}
 	}
 	return false
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func containsStopword(secret string, words []string) bool {
@@ -376,7 +401,7 @@ func mergeSpans(s string, spans []redactSpan) []redactSpan {
 	if len(spans) == 0 {
 		return nil
 	}
-	slices.SortFunc(spans, func(a, b redactSpan) int {
+	slices.SortStableFunc(spans, func(a, b redactSpan) int {
 		if a.start != b.start {
 			return a.start - b.start
 		}
