@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -459,18 +460,26 @@ func hookArgProblem(args []string, file string) doctorCheck {
 }
 
 // pflagInvalid and pflagUnknown take apart pflag's errors, to name the words
-// to correct.
+// to correct. They compile on first use, as gitBashDrive does: package
+// initialisation is paid by every hook process, which never runs doctor
+// (PF-16).
 var (
-	pflagInvalid = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--?[^"]+)" flag`)
-	pflagUnknown = regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'.' in )?(\S+)`)
-	pflagNeedArg = regexp.MustCompile(`^flag needs an argument: (?:'.' in )?(\S+)`)
+	pflagInvalid = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--?[^"]+)" flag`)
+	})
+	pflagUnknown = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^unknown (?:shorthand )?flag: (?:'.' in )?(\S+)`)
+	})
+	pflagNeedArg = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^flag needs an argument: (?:'.' in )?(\S+)`)
+	})
 )
 
 // offendingWords names the words of a flag error as the user wrote them
 // when it can, else "the arguments".
 func offendingWords(err error, args []string) string {
 	msg := err.Error()
-	if m := pflagInvalid.FindStringSubmatch(msg); m != nil {
+	if m := pflagInvalid().FindStringSubmatch(msg); m != nil {
 		for i, a := range args {
 			if a == m[2]+"="+m[1] {
 				return a
@@ -481,10 +490,10 @@ func offendingWords(err error, args []string) string {
 		}
 		return m[2] + " " + m[1]
 	}
-	if m := pflagUnknown.FindStringSubmatch(msg); m != nil {
+	if m := pflagUnknown().FindStringSubmatch(msg); m != nil {
 		return m[1]
 	}
-	if m := pflagNeedArg.FindStringSubmatch(msg); m != nil {
+	if m := pflagNeedArg().FindStringSubmatch(msg); m != nil {
 		return m[1]
 	}
 	return "the arguments"
@@ -520,7 +529,9 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-var gitBashDrive = regexp.MustCompile(`^/([a-zA-Z])/`)
+var gitBashDrive = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^/([a-zA-Z])/`)
+})
 
 // expandProgram resolves what the shell would: $VAR and ${VAR} (with
 // CLAUDE_PROJECT_DIR known even outside a session), a leading ~/, and on
@@ -538,7 +549,7 @@ func expandProgram(p, projDir string, h settings.Host) string {
 		}
 	}
 	if runtime.GOOS == "windows" {
-		p = gitBashDrive.ReplaceAllString(p, "$1:/")
+		p = gitBashDrive().ReplaceAllString(p, "$1:/")
 	}
 	return p
 }

@@ -1,6 +1,8 @@
 package restore
 
 import (
+	"sync"
+
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -152,8 +154,10 @@ var entries = []entry{
 }
 
 // cat is the package's own catalog; message.DefaultCatalog is left to
-// others (snapshot registers its headings there).
-var cat = func() catalog.Catalog {
+// others (snapshot registers its headings there). It is built on first use:
+// package initialisation is paid by every process, and only postcompact
+// prints a pointer (PF-16).
+var cat = sync.OnceValue(func() catalog.Catalog {
 	b := catalog.NewBuilder(catalog.Fallback(language.English))
 	for _, e := range entries {
 		if err := b.Set(language.English, e.id, e.en); err != nil {
@@ -164,8 +168,8 @@ var cat = func() catalog.Catalog {
 		}
 	}
 	return b
-}()
+})
 
 func printer(l snapshot.Lang) *message.Printer {
-	return message.NewPrinter(l.Tag(), message.Catalog(cat))
+	return message.NewPrinter(l.Tag(), message.Catalog(cat()))
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/language"
 )
@@ -24,7 +25,11 @@ func (l Lang) Tag() language.Tag {
 	return language.English
 }
 
-var langMatcher = language.NewMatcher([]language.Tag{language.English, language.Russian})
+// langMatcher is built on first use: package initialisation is paid by
+// every process, most of which never parse a language (PF-16).
+var langMatcher = sync.OnceValue(func() language.Matcher {
+	return language.NewMatcher([]language.Tag{language.English, language.Russian})
+})
 
 // ParseLang accepts "en", "ru" or any BCP 47 / POSIX locale name that maps
 // to one of them ("ru_RU.UTF-8", "en-GB"); "" gives English.
@@ -37,7 +42,7 @@ func ParseLang(s string) (Lang, error) {
 	if err != nil {
 		return English, fmt.Errorf("unknown language %q (use en or ru)", s)
 	}
-	_, idx, conf := langMatcher.Match(tag)
+	_, idx, conf := langMatcher().Match(tag)
 	if conf == language.No {
 		return English, fmt.Errorf("unsupported language %q (use en or ru)", s)
 	}

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"regexp"
 	"strings"
 	"time"
 )
@@ -43,8 +42,6 @@ func BaseName(t time.Time, sessionID string, suffix int) string {
 	return n
 }
 
-var nameRE = regexp.MustCompile(`^snap_(\d{8}-\d{6})_([A-Za-z0-9-]{1,8})(?:_([1-9]\d{0,3}))?$`)
-
 // Name is a parsed snapshot base name.
 type Name struct {
 	Time   time.Time
@@ -55,17 +52,38 @@ type Name struct {
 // ParseName parses a snapshot base name (without .md or .json). It reports
 // false for anything that is not exactly a snapshot name.
 func ParseName(base string) (Name, bool) {
-	m := nameRE.FindStringSubmatch(base)
-	if m == nil {
+	// snap_<8 digits>-<6 digits>_<1-8 of [A-Za-z0-9-]>[_<1-9999, no leading 0>],
+	// read byte by byte: a regular expression would be compiled by every
+	// process that links this package (PF-16).
+	rest, ok := strings.CutPrefix(base, NamePrefix)
+	if !ok || len(rest) < len(NameTimeLayout)+2 || rest[len(NameTimeLayout)] != '_' {
 		return Name{}, false
 	}
-	t, err := time.Parse(NameTimeLayout, m[1])
+	stamp := rest[:len(NameTimeLayout)]
+	for i := range len(stamp) {
+		if c := stamp[i]; i == 8 && c != '-' || i != 8 && (c < '0' || c > '9') {
+			return Name{}, false
+		}
+	}
+	t, err := time.Parse(NameTimeLayout, stamp)
 	if err != nil {
 		return Name{}, false
 	}
-	n := Name{Time: t.UTC(), SID8: m[2]}
-	if m[3] != "" {
-		for _, c := range m[3] {
+	sid8, suffix, hasSuffix := strings.Cut(rest[len(NameTimeLayout)+1:], "_")
+	if len(sid8) < 1 || len(sid8) > 8 || strings.IndexFunc(sid8, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}) >= 0 {
+		return Name{}, false
+	}
+	n := Name{Time: t.UTC(), SID8: sid8}
+	if hasSuffix {
+		if len(suffix) < 1 || len(suffix) > 4 || suffix[0] == '0' {
+			return Name{}, false
+		}
+		for _, c := range []byte(suffix) {
+			if c < '0' || c > '9' {
+				return Name{}, false
+			}
 			n.Suffix = n.Suffix*10 + int(c-'0')
 		}
 	}
