@@ -9,7 +9,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
-func init() { register(newCmdCompletion) }
+func init() { register("completion", newCmdCompletion) }
 
 // newCmdCompletion replaces cobra's default completion command, which
 // exits 0 with its help for an unknown shell; this one is a usage error

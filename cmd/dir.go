@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdDir(ios, g, nil) })
+	register("dir", func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdDir(ios, g, nil) })
 }
 
 // DirOptions are the inputs of "compact-guard dir".

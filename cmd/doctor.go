@@ -24,7 +24,7 @@ import (
 )
 
 func init() {
-	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdDoctor(ios, g, nil) })
+	register("doctor", func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdDoctor(ios, g, nil) })
 }
 
 // DoctorOptions are the inputs of "compact-guard doctor".

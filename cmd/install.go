@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdInstall(ios, g, nil) })
+	register("install", func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdInstall(ios, g, nil) })
 }
 
 // InstallOptions are the inputs of "compact-guard install".

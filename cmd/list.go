@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdList(ios, g, nil) })
+	register("list", func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdList(ios, g, nil) })
 }
 
 // ListOptions are the inputs of "compact-guard list".

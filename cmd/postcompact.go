@@ -16,7 +16,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-func init() { register(newCmdPostcompactDefault) }
+func init() { register("postcompact", newCmdPostcompactDefault) }
 
 // PostcompactOptions configures one run of the SessionStart(compact) and
 // PostCompact hook.

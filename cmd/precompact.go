@@ -15,7 +15,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-func init() { register(newCmdPrecompactDefault) }
+func init() { register("precompact", newCmdPrecompactDefault) }
 
 // PrecompactOptions configures one run of the PreCompact hook.
 type PrecompactOptions struct {

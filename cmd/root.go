@@ -61,6 +61,13 @@ Exit status:
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(ios *IO) *cobra.Command {
+	return newRootCmd(ios, "")
+}
+
+// newRootCmd builds the root command with only the sub-command only names,
+// or with all of them when only is "": a process runs one command, and
+// building the others costs every hook (PF-17).
+func newRootCmd(ios *IO, only string) *cobra.Command {
 	g := &GlobalOptions{}
 	root := &cobra.Command{
 		Use:   "compact-guard",
@@ -84,26 +91,51 @@ all three; "compact-guard doctor" checks the setup.` + "\n" + exitHelp,
 	root.PersistentFlags().StringVar(&g.Dir, "dir", "", "snapshot folder (default $COMPACT_GUARD_DIR, else <XDG state home>/compact-guard/snapshots)")
 	root.PersistentFlags().StringVar(&g.Lang, "lang", "", `language of the pointer and snapshot headings: "en" or "ru" (default from LC_ALL, LC_MESSAGES, LANG)`)
 
-	for _, add := range commandBuilders {
-		root.AddCommand(add(ios, g))
+	for name, add := range commandBuilders {
+		if only == "" || name == only {
+			root.AddCommand(add(ios, g))
+		}
 	}
 	addCompletions(root, g)
 	return root
 }
 
-// commandBuilders lists the sub-commands; each file registers its own in
-// init so that commands can be added without touching this file.
-var commandBuilders []func(*IO, *GlobalOptions) *cobra.Command
+// commandBuilders maps each sub-command's name to its builder; each file
+// registers its own in init so that commands can be added without touching
+// this file. (cobra lists commands by name, so the map's order is not seen.)
+var commandBuilders = map[string]func(*IO, *GlobalOptions) *cobra.Command{}
 
-func register(b func(*IO, *GlobalOptions) *cobra.Command) {
-	commandBuilders = append(commandBuilders, b)
+func register(name string, b func(*IO, *GlobalOptions) *cobra.Command) {
+	commandBuilders[name] = b
+}
+
+// commandName is the registered sub-command args run when nothing before it
+// needs the whole tree: only --dir and --lang (with their values) may come
+// first. Otherwise ("help", --help, --version, a typo, none) it is "".
+func commandName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--dir" || a == "--lang":
+			i++
+		case strings.HasPrefix(a, "--dir=") || strings.HasPrefix(a, "--lang="):
+		case strings.HasPrefix(a, "-"):
+			return ""
+		default:
+			if commandBuilders[a] == nil {
+				return ""
+			}
+			return a
+		}
+	}
+	return ""
 }
 
 // Main runs compact-guard with args and returns the process exit code. It is
 // the one place that maps errors to exit codes.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	ios := &IO{In: in, Out: out, ErrOut: errOut}
-	root := NewRootCmd(ios)
+	root := newRootCmd(ios, commandName(args))
 	root.SetArgs(args)
 	c, err := root.ExecuteC()
 	if err != nil && c != nil && c.Annotations[hookAnnotation] != "" {
@@ -120,7 +152,7 @@ func rerunHook(ios *IO, name string, args []string, err error) int {
 	fmt.Fprintln(ios.ErrOut, "compact-guard: "+err.Error())
 	ios.hookWarnings = append(ios.hookWarnings, "flags not used: "+err.Error())
 	for _, retry := range [][]string{append([]string{name}, globalFlags(args)...), {name}} {
-		root := NewRootCmd(ios)
+		root := newRootCmd(ios, name)
 		root.SetArgs(retry)
 		if _, err = root.ExecuteC(); err == nil {
 			return ExitOK

@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdShow(ios, g, nil) })
+	register("show", func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdShow(ios, g, nil) })
 }
 
 // ShowOptions are the inputs of "compact-guard show". At most one of Name,

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdUninstall(ios, g, nil) })
+	register("uninstall", func(ios *IO, g *GlobalOptions) *cobra.Command { return newCmdUninstall(ios, g, nil) })
 }
 
 // UninstallOptions are the inputs of "compact-guard uninstall".

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newCmdVersion) }
+func init() { register("version", newCmdVersion) }
 
 func newCmdVersion(ios *IO, _ *GlobalOptions) *cobra.Command {
 	return &cobra.Command{
