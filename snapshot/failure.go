@@ -1,11 +1,11 @@
 package snapshot
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"os/user"
@@ -54,10 +54,14 @@ func FailureDirs(snapshotDir string) (primary, fallback string) {
 
 // markerName is the marker's file name: the sid8 for people, and a hash of
 // the whole session id so that sessions sharing a sid8 never share a marker.
-// Nothing of the id but [A-Za-z0-9-] reaches the name (SF-51).
+// Nothing of the id but [A-Za-z0-9-] reaches the name (SF-51). The hash is
+// FNV-1a: telling sessions apart needs no cryptographic hash, and
+// crypto/sha256 would link the FIPS module, whose initialisation every
+// process pays (PF-16).
 func markerName(sessionID string) string {
-	sum := sha256.Sum256([]byte(sessionID))
-	return "fail_" + SID8(sessionID) + "_" + hex.EncodeToString(sum[:6]) + ".json"
+	h := fnv.New64a()
+	h.Write([]byte(sessionID))
+	return "fail_" + SID8(sessionID) + "_" + hex.EncodeToString(h.Sum(nil)[:6]) + ".json"
 }
 
 // WriteFailure leaves the marker for f.SessionID, replacing an earlier one.
