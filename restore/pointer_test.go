@@ -216,7 +216,7 @@ func TestPointerNoImperatives(t *testing.T) {
 	// Every message, whether or not the inputs above reach it.
 	for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
 		p := printer(lang)
-		for _, e := range entries {
+		for _, e := range entries() {
 			checkNoImperatives(t, lang, p.Sprintf(e.id, catalogArgs[e.id]...))
 		}
 	}
@@ -521,7 +521,7 @@ var catalogArgs = func() map[string][]any {
 // spec: PO-10
 func TestCatalogComplete(t *testing.T) {
 	en, ru := printer(snapshot.English), printer(snapshot.Russian)
-	for _, e := range entries {
+	for _, e := range entries() {
 		args := catalogArgs[e.id]
 		a, b := en.Sprintf(e.id, args...), ru.Sprintf(e.id, args...)
 		for _, got := range []string{a, b} {

@@ -580,7 +580,7 @@ func TestCatalogComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := map[string]bool{}
-	for _, e := range headingEntries {
+	for _, e := range headingEntries() {
 		if known[e.key] {
 			t.Errorf("duplicate catalog key %q", e.key)
 		}
