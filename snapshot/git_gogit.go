@@ -22,8 +22,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
@@ -185,33 +183,86 @@ var knownExtensions = map[string]string{
 // say this reader would misread (SHA-256 objects, reftable refs, extensions
 // it does not know), as git refuses extensions it does not know.
 func checkRepoFormat(path string) error {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	cfg := config.New()
-	if err := config.NewDecoder(f).Decode(cfg); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	if !cfg.HasSection("core") && !cfg.HasSection("extensions") {
-		return nil
-	}
-	switch v := cfg.Section("core").Option("repositoryformatversion"); v {
-	case "", "0", "1":
-	default:
-		return fmt.Errorf("repository format version %q not supported", v)
-	}
-	for _, o := range cfg.Section("extensions").Options {
-		want, ok := knownExtensions[strings.ToLower(o.Key)]
-		if !ok || want != "" && strings.ToLower(o.Value) != want {
-			return fmt.Errorf("repository extension %s=%s not supported", o.Key, o.Value)
+	for _, kv := range repoFormatSettings(string(b)) {
+		switch {
+		case kv[0] == "core.repositoryformatversion":
+			if kv[1] != "0" && kv[1] != "1" {
+				return fmt.Errorf("repository format version %q not supported", kv[1])
+			}
+		case strings.HasPrefix(kv[0], "extensions."):
+			name := strings.TrimPrefix(kv[0], "extensions.")
+			want, ok := knownExtensions[name]
+			if !ok || want != "" && strings.ToLower(kv[1]) != want {
+				return fmt.Errorf("repository extension %s=%s not supported", name, kv[1])
+			}
 		}
 	}
 	return nil
+}
+
+// repoFormatSettings reads, from a git config file, the settings of its
+// [core] and [extensions] sections as "section.key" (lower case) and value.
+// Git reads these from the repository's own file without includes. Only the
+// config syntax those two sections use is understood: quotes, escapes and
+// comments; a boolean key without a value is "true".
+func repoFormatSettings(cfg string) [][2]string {
+	var out [][2]string
+	section := ""
+	for line := range strings.Lines(cfg) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(line[1:], "]")
+			name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
+			section = strings.ToLower(name)
+			continue
+		}
+		if section != "core" && section != "extensions" || line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		key, value, hasValue := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !hasValue {
+			value = "true"
+		}
+		out = append(out, [2]string{section + "." + key, configValue(value)})
+	}
+	return out
+}
+
+// configValue unquotes a git config value and drops a trailing comment.
+func configValue(v string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'b':
+				b.WriteByte('\b')
+			default:
+				b.WriteByte(v[i])
+			}
+		case !quoted && (c == '#' || c == ';'):
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // alternates returns objects and the object folders its info/alternates
@@ -524,8 +575,7 @@ func (r *goGitRepo) status(tree plumbing.Hash) (map[string]*fileStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	patterns, _ := gitignore.ReadPatterns(wt, nil)
-	ignored := gitignore.NewMatcher(patterns)
+	ignore := newIgnoreRules(r.root, r.commonDir)
 	for _, ch := range unstaged {
 		a, err := ch.Action()
 		if err != nil {
@@ -533,7 +583,7 @@ func (r *goGitRepo) status(tree plumbing.Hash) (map[string]*fileStatus, error) {
 		}
 		// An ignored path counts only when it is tracked (deleted or
 		// changed), as in go-git and git.
-		if a == merkletrie.Insert && ignored.Match(pathParts(ch.To), ch.To.IsDir()) {
+		if a == merkletrie.Insert && ignore.ignored(ch.To.String(), ch.To.IsDir()) {
 			continue
 		}
 		fs := file(changeName(ch))
@@ -592,14 +642,6 @@ func changeName(ch merkletrie.Change) string {
 		return name
 	}
 	return ch.From.String()
-}
-
-func pathParts(p noder.Path) []string {
-	parts := make([]string, len(p))
-	for i, n := range p {
-		parts[i] = n.Name()
-	}
-	return parts
 }
 
 // subjectOf is what git's %s gives: the first paragraph, its lines joined

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,6 +303,46 @@ func gitCases() []gitCase {
 			},
 			rootOf: same, repo: true, branch: "main", subject: "lib commit",
 			changes: []GitChange{{Code: ".M", Path: "lib.txt"}}, count: 1,
+		},
+		{
+			// spec: GS-6, GS-7 (ignore rules: the user's, info/exclude, and
+			// .gitignore files at every level, with negation, anchors, **,
+			// character classes, and no re-inclusion inside an ignored folder)
+			name: "ignore rules",
+			setup: func(t *testing.T) string {
+				dir := newRepo(t, "ignores", "base", map[string]string{
+					".gitignore": "# comment\n*.log\n!keep.log\n/build/\ndocs/**/*.tmp\n**/cache\nsecret?.txt\n" +
+						"[abc]x.dat\n[!d]y.dat\nout/\n!out/special.txt\n",
+					"sub/.gitignore":    "*.md\n!README.md\n",
+					"src/build/keep.go": "package build\n",
+				})
+				write(t, filepath.Join(dir, "tracked.log"), "tracked\n")
+				tgit(t, dir, "add", "-f", "tracked.log")
+				tgit(t, dir, "commit", "-q", "-m", "base")
+				write(t, filepath.Join(dir, "tracked.log"), "changed\n")
+				write(t, filepath.Join(dir, ".git", "info", "exclude"), "local-only.txt\n")
+				xdg := t.TempDir()
+				write(t, filepath.Join(xdg, "git", "ignore"), "*.swp\n")
+				t.Setenv("XDG_CONFIG_HOME", xdg)
+				for _, f := range []string{"a.log", "keep.log", "build/x.o", "src/build/y.o", "docs/a/b/c.tmp", "docs/c.tmp",
+					"x/cache/z", "cache/q", "secret1.txt", "secret12.txt", "ax.dat", "dx.dat", "ay.dat", "dy.dat",
+					"out/special.txt", "sub/n.md", "sub/README.md", "sub/deeper/o.md", "local-only.txt", "f.swp", "plain.txt"} {
+					write(t, filepath.Join(dir, filepath.FromSlash(f)), "x\n")
+				}
+				return dir
+			},
+			rootOf: same, repo: true, branch: "main", subject: "base",
+			changes: []GitChange{
+				{Code: ".M", Path: "tracked.log"},
+				{Code: "??", Path: "dx.dat"},
+				{Code: "??", Path: "dy.dat"},
+				{Code: "??", Path: "keep.log"},
+				{Code: "??", Path: "plain.txt"},
+				{Code: "??", Path: "secret12.txt"},
+				{Code: "??", Path: "src/build/y.o"},
+				{Code: "??", Path: "sub/README.md"},
+			},
+			count: 8,
 		},
 		{
 			// spec: GS-11
@@ -692,6 +733,44 @@ func TestReadGitRecoversPanics(t *testing.T) {
 			}
 			if msg := tc.check(g); msg != "" {
 				t.Errorf("%s: %+v", msg, g)
+			}
+		})
+	}
+}
+
+// spec: GS-7 (a repository format the reader cannot read is refused, by
+// name; extensions that change nothing it does are read)
+func TestReadGitGoGitRepositoryFormat(t *testing.T) {
+	needGit(t)
+	for _, tc := range []struct {
+		name   string
+		config [][2]string
+		errHas string
+	}{
+		{"worktreeConfig", [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.worktreeConfig", "true"}}, ""},
+		{"objectFormat sha1, quoted, with a comment", [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.objectFormat", `"SHA1" ; the default`}}, ""},
+		{"objectFormat sha256", [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.objectFormat", "sha256"}}, "go-git: repository extension objectformat=sha256 not supported"},
+		{"reftable", [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.refStorage", "reftable"}}, "go-git: repository extension refstorage=reftable not supported"},
+		{"unknown extension", [][2]string{{"core.repositoryformatversion", "1"}, {"extensions.somethingNew", "true"}}, "go-git: repository extension somethingnew=true not supported"},
+		{"format version 2", [][2]string{{"core.repositoryformatversion", "2"}}, `go-git: repository format version "2" not supported`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := newRepo(t, "format", "first", map[string]string{"a.txt": "a\n"})
+			cfg, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range tc.config {
+				section, key, _ := strings.Cut(kv[0], ".")
+				fmt.Fprintf(cfg, "[%s]\n\t%s = %s\n", section, key, kv[1])
+			}
+			cfg.Close()
+			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
+			if tc.errHas == "" && (g.Error != "" || g.Subject != "first" || g.ChangeCount != 0) {
+				t.Errorf("Error, Subject, ChangeCount = %q, %q, %d; want none, first, 0", g.Error, g.Subject, g.ChangeCount)
+			}
+			if tc.errHas != "" && (g.Error != tc.errHas || g.ChangeCount != -1) {
+				t.Errorf("Error, ChangeCount = %q, %d; want %q, -1", g.Error, g.ChangeCount, tc.errHas)
 			}
 		})
 	}
