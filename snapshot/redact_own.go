@@ -204,7 +204,11 @@ type triggerRef struct {
 	bit    uint32
 }
 
-func init() {
+// triggersOnce builds the tables on first use: package initialisation is
+// paid by every process, most of which redact nothing (PF-16).
+var triggersOnce sync.Once
+
+func buildTriggers() {
 	if len(redactRules) > 32 {
 		panic("snapshot: too many redaction rules for the trigger mask")
 	}
@@ -230,6 +234,7 @@ func init() {
 
 // triggerMask says which rules have a trigger in s (bit i for redactRules[i]).
 func triggerMask(s string) uint32 {
+	triggersOnce.Do(buildTriggers)
 	var m uint32
 	for i := 0; i+1 < len(s); i++ {
 		p := uint16(s[i])<<8 | uint16(s[i+1])
