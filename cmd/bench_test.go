@@ -43,7 +43,7 @@ const benchMinFreeDisk = 4 << 30
 // benchCorpusUsers are the benchmarks that use the shared folder, in the
 // order go test runs them (source order). Each has sub-benchmarks, so the
 // testing package calls it exactly once per process whatever -count is.
-var benchCorpusUsers = []string{"BenchmarkPrecompact", "BenchmarkPostcompact"}
+var benchCorpusUsers = []string{"BenchmarkStart", "BenchmarkPrecompact", "BenchmarkPostcompact"}
 
 // benchKind describes one generated transcript of the corpus.
 type benchKind struct {
@@ -78,6 +78,7 @@ type benchCorpus struct {
 	dir     string
 	bin     string
 	wrap    string // see benchWrapMain
+	empty   string // see emptyProgram
 	repo    string
 	home    string
 	trs     map[string]*benchTranscript
@@ -141,11 +142,10 @@ func newBenchCorpus() (*benchCorpus, error) {
 	if err := os.WriteFile(filepath.Join(dir, benchOwnerFile), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		return fail(err)
 	}
-	// Built as install.sh builds it.
+	// Built as install.sh and the release build it.
 	c.bin = filepath.Join(dir, "bin", benchExe("compact-guard"))
-	build := exec.Command("go", "build", "-trimpath", "-o", c.bin, "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fail(fmt.Errorf("go build: %v\n%s", err, out))
+	if err := benchGoBuild(".", "..", c.bin); err != nil {
+		return fail(err)
 	}
 	c.wrap = filepath.Join(dir, "bin", benchExe("benchwrap"))
 	if err := buildWrapper(filepath.Join(dir, "wrap-src"), c.wrap); err != nil {
@@ -398,10 +398,16 @@ type benchRun struct {
 // wrapper does; the figures come from the wrapper.
 func (c *benchCorpus) run(b *testing.B, snapDir, cwd string, payload []byte, args ...string) benchRun {
 	b.Helper()
+	return c.runProgram(b, c.bin, snapDir, cwd, payload, args...)
+}
+
+// runProgram is run for any program exe.
+func (c *benchCorpus) runProgram(b *testing.B, exe, snapDir, cwd string, payload []byte, args ...string) benchRun {
+	b.Helper()
 	res := filepath.Join(c.dir, "run.result")
 	os.Remove(res)
 	var out, errOut bytes.Buffer
-	cmd := exec.Command(c.wrap, append([]string{res, c.bin}, args...)...)
+	cmd := exec.Command(c.wrap, append([]string{res, exe}, args...)...)
 	cmd.Dir = cwd
 	cmd.Env = benchEnv(c.home, snapDir)
 	cmd.Stdin = bytes.NewReader(payload)
@@ -410,7 +416,7 @@ func (c *benchCorpus) run(b *testing.B, snapDir, cwd string, payload []byte, arg
 	err := cmd.Run()
 	b.StopTimer()
 	if err != nil {
-		b.Fatalf("%s %s: %v\n%s", c.wrap, c.bin, err, errOut.Bytes())
+		b.Fatalf("%s %s: %v\n%s", c.wrap, exe, err, errOut.Bytes())
 	}
 	data, err := os.ReadFile(res)
 	if err != nil {

@@ -88,6 +88,9 @@ all three; "compact-guard doctor" checks the setup.` + "\n" + exitHelp,
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate("compact-guard {{.Version}} (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// completion is our own command; without this, a root built with only
+	// the command being run would get cobra's default one built for it.
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().StringVar(&g.Dir, "dir", "", "snapshot folder (default $COMPACT_GUARD_DIR, else <XDG state home>/compact-guard/snapshots)")
 	root.PersistentFlags().StringVar(&g.Lang, "lang", "", `language of the pointer and snapshot headings: "en" or "ru" (default from LC_ALL, LC_MESSAGES, LANG)`)
 
