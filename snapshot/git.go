@@ -324,6 +324,7 @@ var gitEnvDrop = map[string]bool{
 	"GIT_CEILING_DIRECTORIES":          true,
 	"GIT_DISCOVERY_ACROSS_FILESYSTEM":  true,
 	"GIT_OPTIONAL_LOCKS":               true,
+	"GIT_NO_LAZY_FETCH":                true,
 	"GIT_PAGER":                        true,
 	"PAGER":                            true,
 	"LC_ALL":                           true,
@@ -332,7 +333,10 @@ var gitEnvDrop = map[string]bool{
 
 // gitEnv is the environment git runs in: the process's own, less what could
 // point it elsewhere, with no optional locks (a snapshot must not fight the
-// user's git for index.lock), no pager, no prompt and untranslated messages.
+// user's git for index.lock, nor write the index: GS-15), no lazy fetch of
+// a partial clone's missing objects (which would run the transport the
+// repository's config names: GS-13), no pager, no prompt and untranslated
+// messages.
 func gitEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -344,6 +348,7 @@ func gitEnv() []string {
 	}
 	return append(env,
 		"GIT_OPTIONAL_LOCKS=0",
+		lazyFetchOff,
 		"GIT_PAGER=cat",
 		"PAGER=cat",
 		"LC_ALL=C",
@@ -351,15 +356,21 @@ func gitEnv() []string {
 	)
 }
 
-// runGit runs git in root with stdout going to out. A hung git is killed at
+// lazyFetchOff turns lazy fetching off (git 2.45.1, and the security
+// releases 2.39.4 to 2.44.1); a test turns it back on, to show that the
+// protocol settings of the guard stop older gits as well.
+var lazyFetchOff = "GIT_NO_LAZY_FETCH=1"
+
+// runGit runs git in root, guarded by the settings guard, with stdout going
+// to out. A hung git is killed at
 // the deadline, and its pipes are closed gitGrace later even when a child of
 // it still holds them. WaitDelay counts from the earlier of exit and
 // deadline, so it must reach past the deadline: a git that exits in time
 // keeps its output even when a loaded machine is slow to drain the pipe.
-func runGit(ctx context.Context, bin, root string, out *limitedWriter, args ...string) error {
+func runGit(ctx context.Context, bin, root string, guard []string, out *limitedWriter, args ...string) error {
 	var stderr limitedWriter
 	stderr.max = 4 << 10
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-C", root, "--no-optional-locks"}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, gitArgs(root, guard, args...)...)
 	cmd.Env = gitEnv()
 	cmd.Stdout = out
 	cmd.Stderr = &stderr
@@ -378,12 +389,19 @@ func runGit(ctx context.Context, bin, root string, out *limitedWriter, args ...s
 	return err
 }
 
-// gitStatus runs the one git status compact-guard needs and parses it while
-// it streams, keeping only MaxGitChanges entries whatever the output's size.
+// gitStatus runs the one git status compact-guard needs, guarded against the
+// repository's filter drivers and protocols, and parses it while it streams,
+// keeping only MaxGitChanges entries whatever the output's size. Submodules
+// are compared by commit: finding their changed files would run git inside
+// each, under that repository's own config (GS-14).
 func gitStatus(ctx context.Context, bin, root string) (*porcelainV2, error) {
+	guard, err := gitRepoGuard(ctx, bin, root)
+	if err != nil {
+		return nil, err
+	}
 	p := newPorcelainV2(MaxGitChanges)
 	out := &limitedWriter{w: p}
-	err := runGit(ctx, bin, root, out, "status", "--porcelain=v2", "--branch", "-z")
+	err = runGit(ctx, bin, root, guard, out, "status", "--porcelain=v2", "--branch", "-z", "--ignore-submodules=dirty")
 	if len(p.pending) > 0 {
 		// Every -z record ends in NUL: a rest without one is torn.
 		p.malformed++
@@ -394,7 +412,7 @@ func gitStatus(ctx context.Context, bin, root string) (*porcelainV2, error) {
 // gitSubject returns HEAD's subject line.
 func gitSubject(ctx context.Context, bin, root string) (string, error) {
 	out := &limitedWriter{max: 64 << 10}
-	if err := runGit(ctx, bin, root, out, "log", "-1", "--no-show-signature", "--format=%s"); err != nil {
+	if err := runGit(ctx, bin, root, gitGuard, out, "log", "-1", "--no-show-signature", "--format=%s"); err != nil {
 		return "", err
 	}
 	return cutSubject(strings.TrimRight(out.buf.String(), "\r\n")), nil

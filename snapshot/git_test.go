@@ -508,6 +508,7 @@ func TestReadGitFailureAndTimeout(t *testing.T) {
 	needGit(t)
 	dir := newRepo(t, "mixed failure", "first", map[string]string{"a.txt": "a\n"})
 	f := fakeGit(t, `case "$*" in
+*" config "*) exit 1 ;;
 *status*) echo 'fatal: bad index file' >&2; exit 128 ;;
 *) sleep 120 ;;
 esac
@@ -561,6 +562,7 @@ func TestReadGitMalformedStatus(t *testing.T) {
 	needGit(t)
 	dir := newRepo(t, "odd", "first", map[string]string{"a.txt": "a\n"})
 	odd := fakeGit(t, `case "$*" in
+*" config "*) exit 1 ;;
 *status*) printf '# branch.oid 0123\0# branch.head main\0? new.txt\0Z what\0? torn' ;;
 *) echo first ;;
 esac
