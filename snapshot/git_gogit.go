@@ -139,7 +139,9 @@ func openGoGitRepo(root string) (*goGitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
+	gitFile := ""
 	if !fi.IsDir() {
+		gitFile = r.gitDir
 		b, err := readHead(r.gitDir, 4096)
 		if err != nil {
 			return nil, err
@@ -150,6 +152,9 @@ func openGoGitRepo(root string) (*goGitRepo, error) {
 			return nil, errors.New(".git file names no gitdir")
 		}
 		r.gitDir = absUnder(root, strings.TrimSpace(dir))
+	}
+	if err := checkOwnership(root, gitFile, r.gitDir); err != nil {
+		return nil, err
 	}
 	r.commonDir = r.gitDir
 	if b, err := os.ReadFile(filepath.Join(r.gitDir, "commondir")); err == nil {
@@ -190,7 +195,8 @@ func checkRepoFormat(path string) error {
 	if err != nil {
 		return err
 	}
-	for _, kv := range repoFormatSettings(string(b)) {
+	// Git reads these from the repository's own file, without includes.
+	for _, kv := range configSettings(string(b), "core", "extensions") {
 		switch {
 		case kv[0] == "core.repositoryformatversion":
 			if kv[1] != "0" && kv[1] != "1" {
@@ -207,12 +213,12 @@ func checkRepoFormat(path string) error {
 	return nil
 }
 
-// repoFormatSettings reads, from a git config file, the settings of its
-// [core] and [extensions] sections as "section.key" (lower case) and value.
-// Git reads these from the repository's own file without includes. Only the
-// config syntax those two sections use is understood: quotes, escapes and
-// comments; a boolean key without a value is "true".
-func repoFormatSettings(cfg string) [][2]string {
+// configSettings reads, from a git config file, the settings of the named
+// sections as "section.key" (lower case) and value, in order. Only the
+// syntax those simple sections use is understood: quotes, escapes and
+// comments; a boolean key without a value is "true"; includes are not
+// followed.
+func configSettings(cfg string, sections ...string) [][2]string {
 	var out [][2]string
 	section := ""
 	for line := range strings.Lines(cfg) {
@@ -223,7 +229,7 @@ func repoFormatSettings(cfg string) [][2]string {
 			section = strings.ToLower(name)
 			continue
 		}
-		if section != "core" && section != "extensions" || line == "" || line[0] == '#' || line[0] == ';' {
+		if !slices.Contains(sections, section) || line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
 		key, value, hasValue := strings.Cut(line, "=")

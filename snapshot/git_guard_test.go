@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -471,3 +472,54 @@ func gitFolderChanges(before, after map[string]gitFileState) []string {
 	return out
 }
 
+// A repository another user owns is refused by git and by the git-less path
+// alike, unless the user's global config names it in safe.directory.
+// spec: GS-17
+func TestReadGitRepositoryOfAnotherUser(t *testing.T) {
+	needGit(t)
+	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
+		t.Skip("needs root, to give the repository to another user")
+	}
+	dir := newRepo(t, "theirs", "base", map[string]string{"a.txt": "a\n"})
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, 4242, 4242)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, tc := range []struct {
+		name, config string
+		refused      bool
+		// gitVaries: git 2.46 accepts what older gits refuse; go-git
+		// refuses it.
+		gitVaries bool
+	}{
+		{"not named", "", true, false},
+		{"named, then the list cleared", "[safe]\n\tdirectory = " + dir + "\n\tdirectory =\n", true, false},
+		{"named", "[safe]\n\tdirectory = " + dir + "\n", false, false},
+		{"the folder above, with /*", "[safe]\n\tdirectory = " + filepath.Dir(dir) + "/*\n", true, true},
+		{"every folder", "[safe]\n\tdirectory = *\n", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, global, tc.config)
+			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+			if !tc.gitVaries && tc.refused != strings.Contains(g.Error, "dubious ownership") {
+				t.Errorf("git: Error = %q, refused want %v", g.Error, tc.refused)
+			}
+			g = ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
+			want := "go-git: " + dir + " is owned by another user, and safe.directory does not name " + dir + " (git refuses it too)"
+			if tc.refused && (g.Error != want || g.Branch != "" || g.ChangeCount != -1) {
+				t.Errorf("go-git: Error, Branch, ChangeCount = %q, %q, %d; want %q, none, -1", g.Error, g.Branch, g.ChangeCount, want)
+			}
+			if !tc.refused && (g.Error != "" || g.Branch != "main" || g.Subject != "base") {
+				t.Errorf("go-git: Error, Branch, Subject = %q, %q, %q; want none, main, base", g.Error, g.Branch, g.Subject)
+			}
+		})
+	}
+}
