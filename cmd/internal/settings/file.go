@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -68,8 +69,11 @@ func backupName(path string, t time.Time) string {
 }
 
 // backupRE matches what follows "<file>.bak-" in a backup's name: the time,
-// and the number of a later backup in the same second.
-var backupRE = regexp.MustCompile(`^(\d{8}-\d{6})(?:-([1-9]\d*))?$`)
+// and the number of a later backup in the same second. It compiles on first
+// use: package initialisation is paid by every hook process (PF-16).
+var backupRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{8}-\d{6})(?:-([1-9]\d*))?$`)
+})
 
 // backup is one backup of a settings file, as its name tells.
 type backup struct {
@@ -87,7 +91,7 @@ func backupsOf(path string) []backup {
 	var bs []backup
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		m := backupRE.FindStringSubmatch(rest)
+		m := backupRE().FindStringSubmatch(rest)
 		if !ok || m == nil || !e.Type().IsRegular() {
 			continue
 		}
