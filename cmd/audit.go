@@ -19,7 +19,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-func init() { register(newCmdAuditDefault) }
+func init() { register("audit", newCmdAuditDefault) }
 
 // AuditOptions configures one audit of the user's sessions.
 type AuditOptions struct {
