@@ -63,6 +63,10 @@ per check, with a fix where one is needed:
     milliseconds (>= 1000) or are too short (< 5 s for precompact); "if"
     conditions (they stop the hook from running); disableAllHooks; the
     same hook in several files with different commands;
+  - installed Claude Code plugins (<config>/plugins/installed_plugins.json,
+    <config> being $CLAUDE_CONFIG_DIR or ~/.claude) whose hooks run
+    compact-guard: enabled or not, their binary for this machine, and a
+    plugin and a settings file registering the same hooks (they fire twice);
   - the snapshot folder (--dir, else $COMPACT_GUARD_DIR, else the default
     that 'compact-guard dir' prints; a --dir in a hook's command is not
     followed): exists (or can be created), writable, mode 0700; how many
@@ -213,6 +217,9 @@ type settingsSource struct {
 	Path  string
 	// Ignored explains why Claude Code does not read this file.
 	Ignored string
+	// Plugin is the plugin id when the entries come from an installed
+	// plugin's hooks file (doctor_plugin.go).
+	Plugin string
 }
 
 func settingsSources(h settings.Host) []settingsSource {
@@ -290,7 +297,9 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			out = append(out, checkRegistration(src, h, exe, projDir, opts.Host))
 		}
 	}
-	out = append(out, checkCoverage(regs)...)
+	pluginRegs, pluginChecks := checkPluginHooks(opts, regs)
+	out = append(out, pluginChecks...)
+	out = append(out, checkCoverage(append(regs, pluginRegs...))...)
 	return out
 }
 
@@ -583,7 +592,9 @@ func checkCoverage(regs []registration) []doctorCheck {
 				cmds[r.H.Command+"\x00"+strings.Join(r.H.ExecArgs, "\x00")] = true
 				labels = append(labels, r.Source.Label)
 			}
-			if len(cmds) > 1 {
+			// A plugin beside a settings file is reported with its own fix
+			// (checkPluginDuplicates).
+			if len(cmds) > 1 && !slices.ContainsFunc(where, func(r registration) bool { return r.Source.Plugin != "" }) {
 				out = append(out, doctorCheck{Status: checkWarn,
 					Text: fmt.Sprintf("%s runs compact-guard %s %d times (%s) with different commands", s.Event, s.Sub, len(where), strings.Join(labels, ", ")),
 					Fix:  "keep one: 'compact-guard uninstall --scope project|local' removes the others"})

@@ -1,0 +1,270 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+)
+
+// doctor's view of Claude Code plugins (specs/install.md PL-6..PL-8): the
+// client records installed plugins in <config>/plugins/installed_plugins.json
+// and enables them with "enabledPlugins" in the settings files; an enabled
+// plugin's hooks/hooks.json runs beside the settings files' hooks.
+
+// installedPlugin is one installation of a plugin, as Claude Code records it.
+type installedPlugin struct {
+	ID          string `json:"-"`
+	Scope       string `json:"scope"`
+	InstallPath string `json:"installPath"`
+	Version     string `json:"version"`
+	ProjectPath string `json:"projectPath"`
+}
+
+// pluginConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude (as doctor's host
+// sees them): where the client keeps plugins/.
+func pluginConfigDir(h settings.Host) (string, error) {
+	if d := h.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	home, err := h.Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// readInstalledPlugins reads installed_plugins.json (format version 2: an
+// object of plugin id to a list of installations). A missing file is no
+// plugin.
+func readInstalledPlugins(path string) ([]installedPlugin, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		Plugins map[string][]installedPlugin `json:"plugins"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, err
+	}
+	var out []installedPlugin
+	for id, list := range f.Plugins {
+		for _, p := range list {
+			p.ID = id
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// pluginEnabled reads "enabledPlugins" for id from the settings files, the
+// most specific one that names it deciding (local, then project, then
+// user). It returns the file that decided, "" when none names it.
+func pluginEnabled(id string, srcs []settingsSource) (bool, string) {
+	order := map[string]int{settings.ScopeLocal: 0, settings.ScopeProject: 1, settings.ScopeUser: 2}
+	best, on, from := 99, false, ""
+	for _, src := range srcs {
+		rank, ok := order[src.Scope]
+		if !ok || src.Ignored != "" || rank >= best {
+			continue
+		}
+		data, err := os.ReadFile(src.Path)
+		if err != nil {
+			continue
+		}
+		var f struct {
+			EnabledPlugins map[string]json.RawMessage `json:"enabledPlugins"`
+		}
+		if json.Unmarshal(data, &f) != nil {
+			continue
+		}
+		v, ok := f.EnabledPlugins[id]
+		if !ok {
+			continue
+		}
+		best, on, from = rank, string(v) == "true", src.Path
+	}
+	return on, from
+}
+
+// pluginHooksPaths are the hook files of a plugin installed at root: its
+// hooks/hooks.json, and the file its manifest's "hooks" names instead of or
+// beside it.
+func pluginHooksPaths(root string) []string {
+	paths := []string{filepath.Join(root, "hooks", "hooks.json")}
+	if data, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
+		var m struct {
+			Hooks any `json:"hooks"`
+		}
+		if json.Unmarshal(data, &m) == nil {
+			if s, ok := m.Hooks.(string); ok {
+				p := filepath.Join(root, filepath.FromSlash(s))
+				if p != paths[0] {
+					paths = append(paths, p)
+				}
+			}
+		}
+	}
+	return paths
+}
+
+// checkPluginHooks finds the installed, enabled plugins whose hooks run
+// compact-guard and judges each such entry. Their registrations join the
+// settings files' ones for the coverage checks; a hook registered both by
+// a plugin and by a settings file is reported here, with the fix.
+func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]registration, []doctorCheck) {
+	cfg, err := pluginConfigDir(opts.Host)
+	if err != nil {
+		return nil, nil
+	}
+	listPath := filepath.Join(cfg, "plugins", "installed_plugins.json")
+	plugins, err := readInstalledPlugins(listPath)
+	if err != nil {
+		return nil, []doctorCheck{{Status: checkWarn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
+			Fix: "run 'claude plugin list' to see whether Claude Code can read it"}}
+	}
+	projDir, _ := settings.ProjectDir(opts.Host)
+	srcs := settingsSources(opts.Host)
+	var regs []registration
+	var out []doctorCheck
+	for _, p := range plugins {
+		var found []settings.Entry
+		var hooksPath string
+		for _, hp := range pluginHooksPaths(p.InstallPath) {
+			data, err := os.ReadFile(hp)
+			if err != nil {
+				continue
+			}
+			doc, err := settings.Parse(data)
+			if err != nil {
+				continue
+			}
+			if hs := doc.Entries(""); len(hs) > 0 {
+				found, hooksPath = append(found, hs...), hp
+			}
+		}
+		if len(found) == 0 {
+			continue
+		}
+		label := fmt.Sprintf("plugin %s %s (%s scope)", p.ID, p.Version, p.Scope)
+		if p.ProjectPath != "" && projDir != "" && !sameFile(p.ProjectPath, projDir) {
+			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s is installed for %s, not this project", label, p.ProjectPath)})
+			continue
+		}
+		if on, from := pluginEnabled(p.ID, srcs); !on {
+			why := "no settings file enables it"
+			if from != "" {
+				why = "disabled in " + from
+			}
+			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", label, why)})
+			continue
+		}
+		out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s at %s:", label, p.InstallPath)})
+		src := settingsSource{Label: "plugin " + p.ID, Path: hooksPath, Plugin: p.ID}
+		for _, h := range found {
+			regs = append(regs, registration{src, h})
+			out = append(out, checkPluginEntry(p, h))
+		}
+	}
+	out = append(out, checkPluginDuplicates(regs, settingsRegs)...)
+	return regs, out
+}
+
+// checkPluginEntry judges one hook of a plugin: the program it runs, for
+// the launcher the binary for this machine, the sub-command and matcher.
+func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
+	matcher := h.Matcher
+	if !h.HasMatcher {
+		matcher = "*"
+	}
+	cmdline := strings.TrimSpace(h.Command + " " + strings.Join(h.ExecArgs, " "))
+	res := doctorCheck{Status: checkOK, Text: fmt.Sprintf("  %s [%s] runs %s", h.Event, matcher, cmdline)}
+	reinstall := "run 'claude plugin update " + p.ID + "', or uninstall and install it again"
+	var whys, fixes []string
+	fail := func(why string) {
+		res.Status = checkFail
+		whys = append(whys, why)
+		if len(fixes) == 0 {
+			fixes = append(fixes, reinstall)
+		}
+	}
+	prog := strings.ReplaceAll(h.Program, "${CLAUDE_PLUGIN_ROOT}", p.InstallPath)
+	if runtime.GOOS == "windows" && filepath.Ext(prog) == "" {
+		prog += ".exe"
+	}
+	if st, err := os.Stat(prog); err != nil || st.IsDir() || runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0 {
+		fail(fmt.Sprintf("%s is missing or not an executable file", prog))
+	} else if runtime.GOOS != "windows" && h.Program == pluginProgram {
+		bin := filepath.Join(p.InstallPath, filepath.FromSlash(PluginBinaryDir(runtime.GOOS, runtime.GOARCH)), "compact-guard")
+		if _, err := os.Stat(bin); err != nil {
+			fail(fmt.Sprintf("the plugin has no binary for %s/%s (%s)", runtime.GOOS, runtime.GOARCH, bin))
+		}
+	}
+	want := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
+	values := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
+	if want[h.Event] != h.Sub {
+		fail(fmt.Sprintf("%s does not run compact-guard %s", h.Event, h.Sub))
+	}
+	for _, v := range values[h.Event] {
+		if ok, err := settings.MatcherMatches(matcher, v); err != nil || !ok {
+			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v))
+		}
+	}
+	return finishCheck(res, whys, fixes)
+}
+
+// checkPluginDuplicates warns once per settings file that registers
+// compact-guard beside an enabled plugin: the client runs both handlers
+// (their commands differ), so every hook fires twice, two snapshots per
+// compaction and two pointers.
+func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []doctorCheck {
+	if len(pluginRegs) == 0 {
+		return nil
+	}
+	plugin := pluginRegs[0].Source.Plugin
+	var out []doctorCheck
+	seen := map[string]bool{}
+	for _, r := range settingsRegs {
+		if seen[r.Source.Path] {
+			continue
+		}
+		var events []string
+		for _, s := range settingsRegs {
+			if s.Source.Path != r.Source.Path {
+				continue
+			}
+			for _, p := range pluginRegs {
+				if p.H.Event == s.H.Event && p.H.Sub == s.H.Sub && !slices.Contains(events, s.H.Event) {
+					events = append(events, s.H.Event)
+				}
+			}
+		}
+		seen[r.Source.Path] = true
+		if len(events) == 0 {
+			continue
+		}
+		uninstall := "compact-guard uninstall"
+		if r.Source.Scope != "" && r.Source.Scope != settings.ScopeUser {
+			uninstall += " --scope " + r.Source.Scope + "' in the project folder"
+		} else {
+			uninstall += "'"
+		}
+		out = append(out, doctorCheck{Status: checkWarn,
+			Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s: each of these hooks fires twice",
+				plugin, r.Source.Label, r.Source.Path, strings.Join(events, ", ")),
+			Fix: fmt.Sprintf("keep one: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)})
+	}
+	return out
+}

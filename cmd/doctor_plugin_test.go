@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// installPlugin lays out the plugin as Claude Code installs it (the cache
+// folder, installed_plugins.json) and enables it in the user settings with
+// the extra settings JSON members given.
+func (d *docEnv) installPlugin(enabled bool, extraSettings string) string {
+	d.t.Helper()
+	cfg := filepath.Join(d.home, ".claude")
+	root := filepath.Join(cfg, "plugins", "cache", MarketplaceName, PluginName, "1.2.3")
+	d.write(filepath.Join(root, "hooks", "hooks.json"), string(PluginHooksJSON()))
+	d.write(filepath.Join(root, ".claude-plugin", "plugin.json"), `{"name":"compact-guard","version":"1.2.3"}`)
+	for _, p := range []string{
+		filepath.Join(root, "bin", "compact-guard"),
+		filepath.Join(root, "bin", "compact-guard.exe"),
+		filepath.Join(root, filepath.FromSlash(PluginBinaryDir(runtime.GOOS, runtime.GOARCH)), "compact-guard"),
+	} {
+		d.write(p, "#!/bin/sh\n")
+		if err := os.Chmod(p, 0o755); err != nil {
+			d.t.Fatal(err)
+		}
+	}
+	d.write(filepath.Join(cfg, "plugins", "installed_plugins.json"), fmt.Sprintf(
+		`{"version":2,"plugins":{%q:[{"scope":"user","installPath":%q,"version":"1.2.3"}]}}`, PluginID, root))
+	settings := fmt.Sprintf(`{"enabledPlugins":{%q:%v}%s}`, PluginID, enabled, extraSettings)
+	d.write(d.userSettings(), settings)
+	return root
+}
+
+// spec: PL-6
+func TestDoctorRecognisesPluginHooks(t *testing.T) {
+	d := newDocEnv(t)
+	root := d.installPlugin(true, "")
+	out, code := d.run()
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range [][]string{
+		{"[info]", "plugin " + PluginID + " 1.2.3 (user scope) at " + root},
+		{"[ok]", "PreCompact [manual|auto] runs ${CLAUDE_PLUGIN_ROOT}/bin/compact-guard precompact"},
+		{"[ok]", "SessionStart [compact] runs ${CLAUDE_PLUGIN_ROOT}/bin/compact-guard postcompact"},
+		{"[ok]", "PostCompact [manual|auto] runs ${CLAUDE_PLUGIN_ROOT}/bin/compact-guard postcompact"},
+		{"all checks passed"},
+	} {
+		if docLine(out, want...) == "" {
+			t.Errorf("no line with %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "no PreCompact hook") {
+		t.Errorf("the plugin's hooks do not count:\n%s", out)
+	}
+}
+
+// spec: PL-7
+func TestDoctorFlagsPluginAndSettingsTogether(t *testing.T) {
+	d := newDocEnv(t)
+	settings := d.installed()
+	d.installPlugin(true, ","+strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(settings), "{"), "}"))
+	out, code := d.run()
+	if code != ExitOK {
+		t.Errorf("exit %d (a warning must not fail):\n%s", code, out)
+	}
+	l := docLine(out, "[warn]", "both plugin "+PluginID, d.userSettings(), "PreCompact, SessionStart, PostCompact", "fires twice")
+	if !strings.Contains(l, "fix: keep one: run 'compact-guard uninstall' to keep the plugin, or 'claude plugin uninstall "+PluginID+"' to keep the settings file") {
+		t.Errorf("double registration not flagged with its fix:\n%s", out)
+	}
+	if strings.Contains(out, "with different commands") {
+		t.Errorf("the generic duplicate warning repeats the plugin one:\n%s", out)
+	}
+	if n := strings.Count(out, "[warn]"); n != 1 {
+		t.Errorf("%d warnings, want 1:\n%s", n, out)
+	}
+
+	// In the project's settings the fix names that scope.
+	d2 := newDocEnv(t)
+	d2.installPlugin(true, "")
+	d2.write(filepath.Join(d2.proj, ".claude", "settings.json"), d2.installed())
+	out, _ = d2.run()
+	if l := docLine(out, "[warn]", "both plugin", "project settings"); !strings.Contains(l, "run 'compact-guard uninstall --scope project' in the project folder to keep the plugin") {
+		t.Errorf("project scope fix:\n%s", out)
+	}
+}
+
+// spec: PL-6
+func TestDoctorPluginNotRunning(t *testing.T) {
+	// Disabled: its hooks do not count, so nothing takes snapshots.
+	d := newDocEnv(t)
+	d.installPlugin(false, "")
+	out, code := d.run()
+	if code != ExitFailure || docLine(out, "[info]", "plugin "+PluginID, "disabled in "+d.userSettings(), "do not run") == "" || docLine(out, "[FAIL]", "no PreCompact hook") == "" {
+		t.Errorf("disabled plugin: exit %d\n%s", code, out)
+	}
+
+	// Installed for another project.
+	d2 := newDocEnv(t)
+	root := d2.installPlugin(true, "")
+	list := filepath.Join(d2.home, ".claude", "plugins", "installed_plugins.json")
+	d2.write(list, fmt.Sprintf(`{"version":2,"plugins":{%q:[{"scope":"project","projectPath":%q,"installPath":%q,"version":"1.2.3"}]}}`, PluginID, t.TempDir(), root))
+	out, code = d2.run()
+	if code != ExitFailure || docLine(out, "[info]", "plugin "+PluginID, "not this project") == "" {
+		t.Errorf("plugin of another project: exit %d\n%s", code, out)
+	}
+
+	// No binary for this machine in the plugin.
+	d3 := newDocEnv(t)
+	root = d3.installPlugin(true, "")
+	if err := os.RemoveAll(filepath.Join(root, filepath.FromSlash(PluginBinaryDir(runtime.GOOS, runtime.GOARCH)))); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" {
+		out, code = d3.run()
+		l := docLine(out, "[FAIL]", "PreCompact", "no binary for "+runtime.GOOS+"/"+runtime.GOARCH)
+		if code != ExitFailure || !strings.Contains(l, "fix: run 'claude plugin update "+PluginID+"'") {
+			t.Errorf("missing platform binary: exit %d\n%s", code, out)
+		}
+	}
+}
