@@ -727,6 +727,7 @@ const (
 	e2eRecordingHooks                 // the recording hook, for every event
 	// compact-guard's hooks, and the recording hook beside them, silent
 	e2eGuardAndRecordingHooks
+	e2eNoHooks // none: the scenario installs them (e2e_install_test.go)
 )
 
 // e2eWorld is one scenario's temporary HOME with its hook registration,
