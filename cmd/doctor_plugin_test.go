@@ -109,6 +109,15 @@ func TestDoctorPluginNotRunning(t *testing.T) {
 		t.Errorf("plugin of another project: exit %d\n%s", code, out)
 	}
 
+	// A list the client wrote that doctor cannot read.
+	d4 := newDocEnv(t)
+	d4.installPlugin(true, "")
+	d4.write(filepath.Join(d4.home, ".claude", "plugins", "installed_plugins.json"), "{")
+	out, _ = d4.run()
+	if docLine(out, "[warn]", "installed plugins", "installed_plugins.json") == "" {
+		t.Errorf("unreadable installed_plugins.json:\n%s", out)
+	}
+
 	// No binary for this machine in the plugin.
 	d3 := newDocEnv(t)
 	root = d3.installPlugin(true, "")
