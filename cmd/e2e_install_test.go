@@ -41,7 +41,7 @@ func TestE2EInstall(t *testing.T) {
 	dist := e2eRequireDist(t)
 	for _, sc := range []struct {
 		name string
-		run  func(*testing.T, string, e2eDist)
+		run  func(*testing.T, e2eClient, e2eDist)
 	}{
 		{"PL8_Plugin", e2eScenarioPlugin},
 		{"NP4_Npx", e2eScenarioNpx},
@@ -178,13 +178,13 @@ func (w *e2eWorld) run(dir string, extraEnv []string, name string, args ...strin
 // GIT_SSL_CAINFO). That server holds a git repository with this
 // repository's marketplace file and the release build's plugin archive.
 // Nothing leaves the machine.
-func e2eScenarioPlugin(t *testing.T, claude string, dist e2eDist) {
+func e2eScenarioPlugin(t *testing.T, claude e2eClient, dist e2eDist) {
 	srv := e2eNewGitHub(t, dist)
 	w := e2eNewWorld(t, e2eBinaries{}, claude, e2eNoHooks)
 	w.ExtraEnv = append(w.ExtraEnv, srv.Env...)
 
-	w.run(w.Home, nil, claude, "plugin", "marketplace", "add", "compact-guard/compact-guard")
-	out := w.run(w.Home, nil, claude, "plugin", "install", "compact-guard@compact-guard-tools")
+	w.run(w.Home, nil, claude.Argv[0], "plugin", "marketplace", "add", "compact-guard/compact-guard")
+	out := w.run(w.Home, nil, claude.Argv[0], "plugin", "install", "compact-guard@compact-guard-tools")
 	if !strings.Contains(out, "compact-guard@compact-guard-tools") {
 		t.Errorf("plugin install said:\n%s", out)
 	}
@@ -537,7 +537,7 @@ log: { type: stdout, format: pretty, level: warn }
 // e2eScenarioNpx publishes the release's npm packages with npm to a local
 // registry, then runs `npx compact-guard install` with a new npm cache and a
 // HOME holding nothing of compact-guard, as a user without Go would.
-func e2eScenarioNpx(t *testing.T, claude string, dist e2eDist) {
+func e2eScenarioNpx(t *testing.T, claude e2eClient, dist e2eDist) {
 	reg := e2eStartRegistry(t, e2eRequireVerdaccio(t))
 	w := e2eNewWorld(t, e2eBinaries{}, claude, e2eNoHooks)
 	npmrc := filepath.Join(t.TempDir(), "npmrc")
