@@ -39,13 +39,16 @@ type DoctorOptions struct {
 	Now        func() time.Time
 	// SelfTest runs the round trip (doctorSelfTest); tests substitute it.
 	SelfTest func() doctorCheck
+	// ClaudeVersion asks the Claude Code on PATH for its release
+	// (claudeVersion); tests substitute it.
+	ClaudeVersion func() (version, from string)
 	// Fancy selects ✓ ✗ ! marks (a terminal) over [ok] [FAIL] [warn];
 	// Color adds colour to them.
 	Fancy, Color bool
 }
 
 func newCmdDoctor(ios *IO, g *GlobalOptions, runF func(*DoctorOptions) error) *cobra.Command {
-	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest}
+	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest, ClaudeVersion: claudeVersion}
 	c := &cobra.Command{
 		Use:   "doctor [--no-self-test]",
 		Short: "Check the setup: hooks, binary, snapshot folder, log, and a round trip",
@@ -300,6 +303,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	pluginRegs, pluginChecks := checkPluginHooks(opts, regs)
 	out = append(out, pluginChecks...)
 	out = append(out, checkCoverage(append(regs, pluginRegs...))...)
+	out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
 	return out
 }
 

@@ -27,6 +27,8 @@ type docEnv struct {
 	env    map[string]string
 	now    time.Time
 	selfOK doctorCheck
+	// client is what `claude --version` says, "" for no claude on PATH.
+	client string
 }
 
 func newDocEnv(t *testing.T) *docEnv {
@@ -72,7 +74,7 @@ func (d *docEnv) installed() string {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	if _, err := doc.Install(d.exe); err != nil {
+	if _, err := doc.Install(d.exe, ""); err != nil {
 		d.t.Fatal(err)
 	}
 	return string(doc.Bytes())
@@ -91,8 +93,9 @@ func (d *docEnv) run() (string, int) {
 			Home:   func() (string, error) { return d.home, nil },
 			Getwd:  func() (string, error) { return d.proj, nil },
 		},
-		Now:      func() time.Time { return d.now },
-		SelfTest: func() doctorCheck { return d.selfOK },
+		Now:           func() time.Time { return d.now },
+		SelfTest:      func() doctorCheck { return d.selfOK },
+		ClaudeVersion: func() (string, string) { return d.client, "'claude --version'" },
 	}
 	err := doctorRun(opts)
 	return out.String(), exitCode(err, &errOut)
@@ -143,6 +146,22 @@ func TestDoctorAllGood(t *testing.T) {
 	}
 	if strings.Contains(out, "[FAIL]") || strings.Contains(out, "[warn]") {
 		t.Errorf("unexpected problem reported:\n%s", out)
+	}
+}
+
+// spec: DR-14
+func TestDoctorFlagsAnEventTheClientDoesNotKnow(t *testing.T) {
+	d := newDocEnv(t)
+	d.write(d.userSettings(), d.installed())
+	d.client = "2.0.76"
+	out, code := d.run()
+	line := docLine(out, "[FAIL]", d.userSettings(), "registers PostCompact, which Claude Code 2.0.76 ('claude --version') does not know")
+	if code != ExitFailure || line == "" || !strings.Contains(line, "fix: run 'compact-guard install' (it leaves PostCompact out") {
+		t.Errorf("exit %d, want a failure with the fix:\n%s", code, out)
+	}
+	d.client = "2.1.328"
+	if out, code := d.run(); code != ExitOK || strings.Contains(out, "does not know") {
+		t.Errorf("2.1.328: exit %d:\n%s", code, out)
 	}
 }
 

@@ -30,6 +30,9 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
   PreCompact   matcher "manual|auto"  "<this binary>" precompact   timeout 60 s
   SessionStart matcher "compact"      "<this binary>" postcompact  timeout 15 s
   PostCompact  matcher "manual|auto"  "<this binary>" postcompact  timeout 15 s
+               (left out for Claude Code before 2.1.76, which loads no hook
+               from a file naming it: the release is --claude-version, else
+               the one the claude program on PATH reports)
 
 The command is this binary's absolute path (symlinks resolved), in double
 quotes so that spaces work in sh and in Git Bash, which Claude Code uses for
@@ -56,7 +59,9 @@ read, parsed or written, 2 bad flags.`,
 		Example: `  compact-guard install
   compact-guard install --scope local --dry-run
   compact-guard install --settings ./my-settings.json`,
-	}, run)
+	}, run, func(c *cobra.Command, opts *SettingsOptions) {
+		c.Flags().StringVar(&opts.ClaudeVersion, "claude-version", "", "the Claude Code release the hooks are for (default: the one the claude program on PATH reports)")
+	})
 }
 
 func installRun(opts *InstallOptions) error {
@@ -71,6 +76,16 @@ func installRun(opts *InstallOptions) error {
 	if err != nil {
 		return err
 	}
+	client, from := opts.ClaudeVersion, "--claude-version"
+	if client == "" && opts.FindClaude != nil {
+		client, from = opts.FindClaude()
+	}
+	for _, h := range settings.Hooks {
+		if !h.KnownTo(client) {
+			fmt.Fprintf(opts.IO.ErrOut, "note: Claude Code %s (%s) does not know %s, which came in %s; it is left out, since that release loads no hook from a settings file that names it\n",
+				client, from, h.Event, h.Since)
+		}
+	}
 	res, err := settings.Edit{
 		Path:   path,
 		DryRun: opts.DryRun,
@@ -81,7 +96,7 @@ func installRun(opts *InstallOptions) error {
 			}
 			return 0o700
 		}(),
-		Change: func(d *settings.Document) ([]settings.Change, error) { return d.Install(exe) },
+		Change: func(d *settings.Document) ([]settings.Change, error) { return d.Install(exe, client) },
 	}.Apply()
 	if err != nil {
 		return err

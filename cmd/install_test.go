@@ -37,7 +37,8 @@ func instRun(t *testing.T, uninstall bool, path, exe string, dryRun bool) (strin
 	if uninstall {
 		err = uninstallRun(&UninstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
 	} else {
-		err = installRun(&InstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
+		err = installRun(&InstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now,
+			FindClaude: func() (string, string) { return "", "" }})
 	}
 	return out.String(), errOut.String(), err
 }
@@ -950,5 +951,32 @@ func TestSetupHelpNamesOnlyRealFlags(t *testing.T) {
 		if i := strings.LastIndex(c.Long, "\nExit status:"); i < 0 || strings.Contains(c.Long[i+1:], "\n\n") {
 			t.Errorf("%s --help does not end with its exit statuses", name)
 		}
+	}
+}
+
+// spec: IN-18
+func TestInstallForAnOldClient(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	var out, errOut bytes.Buffer
+	opts := &InstallOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: settings.ScopeUser, Settings: p,
+		Executable: func() (string, error) { return instExe, nil }, Host: instNoHost(t), Now: func() time.Time { return instFixedNow },
+		FindClaude: func() (string, string) { return "2.0.76", "'/usr/bin/claude --version'" }}
+	if err := installRun(opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "Claude Code 2.0.76 ('/usr/bin/claude --version') does not know PostCompact") {
+		t.Errorf("stderr does not say why PostCompact is left out:\n%s", errOut.String())
+	}
+	if b := instRead(t, p); bytes.Contains(b, []byte("PostCompact")) || !bytes.Contains(b, []byte("PreCompact")) {
+		t.Errorf("settings for 2.0.76:\n%s", b)
+	}
+	// --claude-version wins over what is on PATH.
+	opts.ClaudeVersion = "2.1.328"
+	errOut.Reset()
+	if err := installRun(opts); err != nil {
+		t.Fatal(err)
+	}
+	if b := instRead(t, p); !bytes.Contains(b, []byte("PostCompact")) || errOut.Len() != 0 {
+		t.Errorf("settings for 2.1.328 (stderr %q):\n%s", errOut.String(), b)
 	}
 }

@@ -30,6 +30,12 @@ type SettingsOptions struct {
 	Executable func() (string, error)
 	Host       settings.Host
 	Now        func() time.Time
+	// ClaudeVersion is the Claude Code release install writes for (flag
+	// --claude-version); "" asks FindClaude (IN-18).
+	ClaudeVersion string
+	// FindClaude asks the Claude Code on PATH for its release
+	// (claudeVersion); tests substitute it.
+	FindClaude func() (version, from string)
 }
 
 // settingsScopesHelp lists the files behind --scope; Claude Code reads all
@@ -49,9 +55,13 @@ const settingsFlagsHelp = `Settings files (Claude Code reads all of them and mer
 
 // newSettingsCmd completes install's or uninstall's command c with what the
 // two share: no arguments, --scope, --settings and --dry-run, their checks,
-// and the options; run does the command's own work.
-func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error) *cobra.Command {
-	opts := &SettingsOptions{IO: ios, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now}
+// and the options; run does the command's own work, and more adds a
+// command's own flags.
+func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error, more ...func(*cobra.Command, *SettingsOptions)) *cobra.Command {
+	opts := &SettingsOptions{IO: ios, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, FindClaude: claudeVersion}
+	for _, m := range more {
+		m(c, opts)
+	}
 	c.Args = cobra.NoArgs
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		switch opts.Scope {

@@ -219,8 +219,10 @@ type groupJSON struct {
 
 // Install merges compact-guard's registrations for the binary exe into the
 // document (IN-6) and returns what it changed; no change means the file is
-// up to date.
-func (d *Document) Install(exe string) ([]Change, error) {
+// up to date. client is the Claude Code release the hooks are for ("" when
+// not known): a registration for an event it does not know is left out,
+// and one of ours already there is removed (IN-18).
+func (d *Document) Install(exe, client string) ([]Change, error) {
 	root := d.rootObject()
 	switch hooks := member(root, "hooks").(type) {
 	case nil:
@@ -236,7 +238,18 @@ func (d *Document) Install(exe string) ([]Change, error) {
 		return nil, errors.New(`"hooks" is not an object`)
 	}
 	var changes []Change
+	drop := map[*hujson.Object]bool{}
 	for _, s := range Hooks {
+		if !s.KnownTo(client) {
+			for _, e := range d.Entries(exe) {
+				if e.Event == s.Event && e.Sub == s.Sub {
+					drop[e.handler] = true
+					changes = append(changes, Change{Verb: "removed", Hook: s,
+						What: fmt.Sprintf("Claude Code %s does not know %s (it came in %s) and would load no hook from this file", client, s.Event, s.Since)})
+				}
+			}
+			continue
+		}
 		c, ok, err := d.installOne(s, exe)
 		if err != nil {
 			return nil, err
@@ -244,6 +257,9 @@ func (d *Document) Install(exe string) ([]Change, error) {
 		if ok {
 			changes = append(changes, c)
 		}
+	}
+	if len(drop) > 0 {
+		d.removeHandlers(drop)
 	}
 	return changes, nil
 }

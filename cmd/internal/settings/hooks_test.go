@@ -79,7 +79,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 			in := fmt.Sprintf(`{"hooks": {%q: [{"matcher": %q, "hooks": [{"type": "command", "command": %q, "timeout": %s}]}]}}`,
 				c.event, matcher, c.in, c.timeoutIn)
 			d := mustParse(t, in)
-			changes, err := d.Install(instExe)
+			changes, err := d.Install(instExe, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 
 			// spec: IN-7 — and again: nothing to do.
 			before := d.Bytes()
-			if changes, err := d.Install(instExe); err != nil || len(changes) != 0 || !bytes.Equal(before, d.Bytes()) {
+			if changes, err := d.Install(instExe, ""); err != nil || len(changes) != 0 || !bytes.Equal(before, d.Bytes()) {
 				t.Errorf("second install changed the file: %v %v", err, changes)
 			}
 		})
@@ -112,7 +112,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
 	in := `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["--dir", "/a b/$x", "precompact", "--keep", "9"], "timeout": 60}]}]}}`
 	d := mustParse(t, in)
-	if _, err := d.Install(instExe); err != nil {
+	if _, err := d.Install(instExe, ""); err != nil {
 		t.Fatal(err)
 	}
 	h := ourEntry(t, d, "PreCompact")
@@ -129,7 +129,7 @@ func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
 // spec: IN-6
 func TestInstallRefusesAnExecFormArgumentNoShellWordHolds(t *testing.T) {
 	d := mustParse(t, `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["precompact", "--state-file", "a\u0001b"]}]}]}}`)
-	if _, err := d.Install(instExe); err == nil || !strings.Contains(err.Error(), "cannot be written as a shell word") {
+	if _, err := d.Install(instExe, ""); err == nil || !strings.Contains(err.Error(), "cannot be written as a shell word") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -153,7 +153,7 @@ func TestInstallFixesMatcher(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := mustParse(t, c.in)
-			if _, err := d.Install(instExe); err != nil {
+			if _, err := d.Install(instExe, ""); err != nil {
 				t.Fatal(err)
 			}
 			var got struct{ Hooks map[string]any }
@@ -198,6 +198,68 @@ func TestMatcherMatches(t *testing.T) {
 	} {
 		if got, _ := MatcherMatches(c.m, c.v); got != c.want {
 			t.Errorf("matcher %q on %q: %v", c.m, c.v, got)
+		}
+	}
+}
+
+// spec: IN-18
+func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
+	events := func(d *Document) []string {
+		var out []string
+		for _, e := range d.Entries(instExe) {
+			out = append(out, e.Event)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		client string
+		want   []string
+	}{
+		{"", []string{"PreCompact", "SessionStart", "PostCompact"}},
+		{"2.1.76", []string{"PreCompact", "SessionStart", "PostCompact"}},
+		{"2.1.328", []string{"PreCompact", "SessionStart", "PostCompact"}},
+		{"2.1.75", []string{"PreCompact", "SessionStart"}},
+		{"2.0.76", []string{"PreCompact", "SessionStart"}},
+	} {
+		d := mustParse(t, `{}`)
+		if _, err := d.Install(instExe, c.client); err != nil {
+			t.Fatal(err)
+		}
+		if got := events(d); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("client %q: registered %v, want %v", c.client, got, c.want)
+		}
+	}
+	// Installed for a newer release, then for an older one: our PostCompact
+	// goes, with the reason, and nothing else of the file changes.
+	d := mustParse(t, `{"model": "x"}`)
+	if _, err := d.Install(instExe, ""); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := d.Install(instExe, "2.0.76")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Verb != "removed" || changes[0].Hook.Event != "PostCompact" || !strings.Contains(changes[0].What, "2.0.76") {
+		t.Errorf("changes = %v", changes)
+	}
+	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart"}) {
+		t.Errorf("registered %v", got)
+	}
+	if changes, _ := d.Install(instExe, "2.0.76"); len(changes) != 0 {
+		t.Errorf("second install changed %v", changes)
+	}
+}
+
+func TestVersionBefore(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2.0.76", "2.1.76", true}, {"2.1.75", "2.1.76", true}, {"2.1.76", "2.1.76", false},
+		{"2.1.119", "2.1.76", false}, {"2.1.76-beta", "2.1.76", false}, {"10.0.0", "9.9.9", false}, {"2.1", "2.1.0", true},
+	} {
+		if got := VersionBefore(c.a, c.b); got != c.want {
+			t.Errorf("VersionBefore(%q, %q) = %v", c.a, c.b, got)
 		}
 	}
 }

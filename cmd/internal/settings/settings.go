@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Hook is one hook registration compact-guard owns.
@@ -17,6 +18,47 @@ type Hook struct {
 	Matcher string
 	Sub     string // the compact-guard sub-command it runs
 	Timeout int    // seconds
+	// Since is the first Claude Code release that knows Event, "" when
+	// every release does. Older releases load no hook at all from a
+	// settings file that names an event they do not know (measured with
+	// 2.0.76 and PostCompact, specs/e2e.md E2E-10).
+	Since string
+}
+
+// KnownTo reports whether the Claude Code release client knows h's event;
+// an unknown release ("") is taken to know them all.
+func (h Hook) KnownTo(client string) bool {
+	return client == "" || h.Since == "" || !VersionBefore(client, h.Since)
+}
+
+// VersionBefore reports whether release a (x.y.z, anything after the
+// numbers ignored) comes before release b.
+func VersionBefore(a, b string) bool {
+	pa, pb := versionParts(a), versionParts(b)
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return len(pa) < len(pb)
+}
+
+func versionParts(v string) []int {
+	var out []int
+	for _, f := range strings.Split(v, ".") {
+		n, i := 0, 0
+		for ; i < len(f) && f[i] >= '0' && f[i] <= '9'; i++ {
+			n = n*10 + int(f[i]-'0')
+		}
+		if i == 0 {
+			break
+		}
+		out = append(out, n)
+		if i < len(f) {
+			break
+		}
+	}
+	return out
 }
 
 // Hooks are the registrations install writes, in the order it adds them.
@@ -25,7 +67,7 @@ type Hook struct {
 var Hooks = []Hook{
 	{Event: "PreCompact", Matcher: "manual|auto", Sub: "precompact", Timeout: 60},
 	{Event: "SessionStart", Matcher: "compact", Sub: "postcompact", Timeout: 15},
-	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15},
+	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15, Since: "2.1.76"},
 }
 
 // Settings scopes, as Claude Code names them.
