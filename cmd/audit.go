@@ -116,7 +116,8 @@ type AuditCompaction struct {
 	// Delivered is "yes" when the transcript records a compact-guard
 	// context given to the model after the compaction, "no" when it
 	// records hook runs there but none of ours, "unknown" when it records
-	// no hook run at all (clients before 2.1.120 write none).
+	// no hook run at all, or when the client (before 2.1.120) drops what
+	// it recorded if the session was resumed in a new process.
 	Delivered string `json:"delivered"`
 	// Named is the snapshot the pointer named; Notice is set when a failure
 	// notice was delivered instead.
@@ -125,6 +126,12 @@ type AuditCompaction struct {
 	// Own is set when the pointer named Snapshot.
 	Own bool `json:"own"`
 }
+
+// resumeKeepsContext is the first Claude Code release that sends a
+// SessionStart context to the model after the session is resumed in a new
+// process (reference §0; E2E-11/E2E-12 saw 2.1.119 record it and not send
+// it after --resume).
+const resumeKeepsContext = "2.1.120"
 
 // auditRun returns exitError{1} when a pointer named another compaction's
 // snapshot.
@@ -250,12 +257,13 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 	if !s.Partial {
 		prev = -1
 	}
+	var prevTime time.Time // of the boundary before, zero for none known
 	for i, c := range comps {
 		a := AuditCompaction{Index: i + 1, Time: c.Time, Trigger: c.Trigger, PreTokens: c.PreTokens, Delivered: "unknown"}
 		if c.Version != "" {
 			s.Version = c.Version
 		}
-		if r := selectsnap.TakenFor(records, path, prev, c.Offset, c.Time); r != nil {
+		if r := selectsnap.TakenFor(records, path, prevTime, c.Time, prev, c.Offset); r != nil {
 			a.Snapshot = r.Name
 		}
 		for _, text := range c.Contexts {
@@ -268,9 +276,14 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 		if a.Delivered == "unknown" && c.HookRecords > 0 {
 			a.Delivered = "no"
 		}
+		if a.Delivered == "yes" && c.Version != "" && settings.VersionBefore(c.Version, resumeKeepsContext) {
+			// Recorded, but such a release sends it only while the same
+			// process goes on: after --resume the model never sees it.
+			a.Delivered = "unknown"
+		}
 		a.Own = a.Named != "" && a.Named == a.Snapshot
 		s.Compactions = append(s.Compactions, a)
-		prev = c.Offset
+		prev, prevTime = c.Offset, c.Time
 	}
 	return s
 }

@@ -743,6 +743,9 @@ type e2eWorld struct {
 	Log     string
 	// RecordDir holds the recording hook's payloads.
 	RecordDir string
+	// BinDir comes first on PATH and holds `claude`, the client, as a
+	// user's PATH does (install asks it for its release, IN-18).
+	BinDir string
 	// ExtraEnv is added to every client run.
 	ExtraEnv []string
 
@@ -763,10 +766,14 @@ func e2eNewWorld(t *testing.T, bins e2eBinaries, claude e2eClient, hooks e2eHook
 	w.SnapDir = filepath.Join(w.Home, ".local", "state", "compact guard данные", "snapshots")
 	w.Log = filepath.Join(filepath.Dir(w.SnapDir), "compact-guard.log")
 	w.Settings = filepath.Join(w.Home, ".claude", "settings.json")
-	for _, d := range []string{w.Home, filepath.Join(w.Home, ".claude"), w.RecordDir} {
+	w.BinDir = filepath.Join(root, "bin")
+	for _, d := range []string{w.Home, filepath.Join(w.Home, ".claude"), w.RecordDir, w.BinDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if len(claude.Argv) > 0 {
+		e2eClaudeShim(t, w.BinDir, claude)
 	}
 	switch hooks {
 	case e2eGuardHooks:
@@ -942,6 +949,8 @@ func e2eBaseEnv() []string {
 // env is the client's environment for a run against fake.
 func (w *e2eWorld) env(fake *e2eFake) []string {
 	env := append(e2eBaseEnv(),
+		// Later duplicates win: this PATH replaces the test's.
+		"PATH="+w.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+w.Home,
 		"USERPROFILE="+w.Home,
 		"XDG_CONFIG_HOME="+filepath.Join(w.Home, ".config"),
@@ -1517,5 +1526,28 @@ func (u *e2eTUI) Submit(text string, submitted func() bool) {
 		if tries == 2 || !strings.Contains(input(), text) {
 			u.w.t.Fatalf("interactive client: %q was not acted on; the screen:\n%s", text, u.Screen())
 		}
+	}
+}
+
+// e2eClaudeShim makes `claude` in dir start the client: a link to the
+// native binary, or a script running cli.js with node.
+func e2eClaudeShim(t *testing.T, dir string, c e2eClient) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		return // the Windows e2e is not run; PATH keeps the machine's claude, if any
+	}
+	p := filepath.Join(dir, "claude")
+	if len(c.Argv) == 1 {
+		if err := os.Symlink(c.Argv[0], p); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	script := "#!/bin/sh\nexec"
+	for _, a := range c.Argv {
+		script += " '" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	if err := os.WriteFile(p, []byte(script+` "$@"`+"\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,23 +7,29 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
-// TakenFor returns, among a session's records, the snapshot taken for the
-// compaction whose boundary starts at boundary (written at boundaryTime),
-// the compaction before it having its boundary at prev (-1 when there is
-// none): the newest record made from transcriptPath whose coverage ends
-// within [prev, boundary] and that was created before the boundary was
-// written. PreCompact runs before the compaction, so its snapshot covers
-// the transcript up to at most the boundary, and from after the previous
-// one; a refused compaction's snapshot in the same stretch is older (SS-14).
+// TakenFor returns, among a session's records, the snapshot taken for a
+// compaction (SS-14): the newest record made from transcriptPath and
+// created in (after, at], where at is the compaction boundary's timestamp
+// and after the previous boundary's (zero for none). PreCompact runs
+// before the compaction request, and the boundary's time is taken when the
+// summary is ready; a refused compaction's snapshot in the same stretch is
+// older. Times, not offsets: a client that writes the transcript late
+// (2.1.119 in stream-json mode wrote a compaction's boundary after the next
+// PreCompact had read the file) leaves offsets that do not tell the
+// compactions apart. When the boundary has no time (at is zero), the record
+// must cover the transcript up to an offset in [prev, boundary] instead.
 // nil when there is none.
-func TakenFor(records []*snapshot.Record, transcriptPath string, prev, boundary int64, boundaryTime time.Time) *snapshot.Record {
+func TakenFor(records []*snapshot.Record, transcriptPath string, after, at time.Time, prev, boundary int64) *snapshot.Record {
 	var best *snapshot.Record
 	for _, r := range records {
-		s := r.Coverage.TranscriptSize
-		if !samePath(r.TranscriptPath, transcriptPath) || s < prev || s > boundary {
+		if !samePath(r.TranscriptPath, transcriptPath) {
 			continue
 		}
-		if !boundaryTime.IsZero() && r.CreatedAt.After(boundaryTime.Add(time.Minute)) {
+		if at.IsZero() {
+			if s := r.Coverage.TranscriptSize; s < prev || s > boundary {
+				continue
+			}
+		} else if !r.CreatedAt.After(after) || r.CreatedAt.After(at) {
 			continue
 		}
 		if best == nil || r.CreatedAt.After(best.CreatedAt) {

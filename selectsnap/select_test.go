@@ -534,12 +534,22 @@ func TestTakenForAndNamedSnapshot(t *testing.T) {
 		rec(-time.Minute, 3500, tpath),                // the next compaction's
 		rec(-5*time.Minute, 2800, tpath),              // created after the boundary: not this one's
 	}
-	boundaryTime := now.Add(-7 * time.Minute)
-	if got := TakenFor(recs, tpath, 1000, 3000, boundaryTime); got != own {
+	before, boundaryTime := now.Add(-15*time.Minute), now.Add(-7*time.Minute)
+	if got := TakenFor(recs, tpath, before, boundaryTime, 1000, 3000); got != own {
 		t.Errorf("TakenFor = %+v, want %s", got, own.Name)
 	}
-	if got := TakenFor(recs, tpath, 3000, 3400, boundaryTime); got != nil {
+	if got := TakenFor(recs, tpath, boundaryTime, now.Add(-6*time.Minute), 3000, 3400); got != nil {
 		t.Errorf("a compaction with no snapshot got %s", got.Name)
+	}
+	// A client that wrote the boundary late: the next compaction's snapshot
+	// covers exactly up to this boundary's offset, and times still tell.
+	late := rec(-6*time.Minute, 3000, tpath)
+	if got := TakenFor(append(recs, late), tpath, before, boundaryTime, 1000, 3000); got != own {
+		t.Errorf("with a later snapshot at the boundary's offset: %+v, want %s", got, own.Name)
+	}
+	// Without a boundary time, offsets decide.
+	if got := TakenFor(recs, tpath, time.Time{}, time.Time{}, 1000, 3000); got == nil || got.Coverage.TranscriptSize < 1000 || got.Coverage.TranscriptSize > 3000 {
+		t.Errorf("by offsets: %+v", got)
 	}
 	name := own.Name
 	for text, want := range map[string]string{
