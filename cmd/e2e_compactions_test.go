@@ -32,6 +32,7 @@ func TestE2ECompactions(t *testing.T) {
 		{"E2E12_StreamJSON_2.1.119", e2eScenarioStreamJSONCompactions("2.1.119")},
 		{"E2E12_StreamJSON_2.0.76", e2eScenarioStreamJSONCompactions("2.0.76")},
 		{"E2E13_Auto", e2eScenarioAutoCompactions},
+		{"E2E11_NoPreCompact", e2eScenarioCompactionWithoutPreCompact},
 		{"E2E14_TUI", e2eScenarioTUICompactions},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
@@ -202,6 +203,75 @@ func e2eHeadlessCompactions(t *testing.T, bins e2eBinaries, version string) {
 	}
 	e2eCheckConfirmed(t, fake, w.SnapDir, sid)
 	w.CheckAudit(sid, 4)
+}
+
+// spec: E2E-11
+//
+// e2eScenarioCompactionWithoutPreCompact: compactions whose PreCompact hook
+// never ran get no pointer, neither after a turn nor right after a
+// compaction that had one: never the earlier compaction's snapshot.
+func e2eScenarioCompactionWithoutPreCompact(t *testing.T, bins e2eBinaries) {
+	claude := e2eRequireClaude(t)
+	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
+	proj := w.NewProject("проект без снимка")
+	fake := e2eNewFake(t, 2000)
+	e2eFailOnExit(t, fake)
+	e2eScriptEditTurn(fake, proj, 1)
+	sid := w.Claude(fake, proj, "", e2eCompactionPrompt(1)).SessionID
+	w.Compact(fake, proj, sid, "with its snapshot")
+	// PreCompact is taken out: the next compactions have no snapshot.
+	e2eDropHook(t, w.Settings, "PreCompact")
+	w.Compact(fake, proj, sid, "right after, without PreCompact")
+	e2eScriptEditTurn(fake, proj, 2)
+	w.Claude(fake, proj, sid, e2eCompactionPrompt(2))
+	w.Compact(fake, proj, sid, "after a turn, without PreCompact")
+	fake.Script(e2eReply{e2eText("Three compactions, one snapshot.")})
+	w.Claude(fake, proj, sid, "What was I doing?")
+
+	snaps := e2eSnapshots(t, w.SnapDir, sid)
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots of the session, want 1", len(snaps))
+	}
+	reqs := fake.Requests()
+	k := 0
+	for i, r := range reqs {
+		if r.Kind != "summary" {
+			continue
+		}
+		k++
+		var next *e2eRequest
+		for _, n := range reqs[i+1:] {
+			if n.Kind == "tools" || n.Kind == "summary" {
+				next = n
+				break
+			}
+		}
+		if next == nil {
+			t.Fatalf("compaction %d: no request after it", k)
+		}
+		named := strings.Contains(e2eAllText(next), snaps[0].Base+".md")
+		if k == 1 && !named {
+			t.Errorf("compaction 1: request #%d does not carry its pointer", next.Seq)
+		}
+		if k > 1 {
+			// The first pointer lies in the summarised conversation of the
+			// next compaction request, not in a SessionStart context.
+			for _, c := range e2eAdditionalContexts(next) {
+				if strings.Contains(c, snaps[0].Base) {
+					t.Errorf("compaction %d (no PreCompact): request #%d is handed the first compaction's snapshot:\n%s", k, next.Seq, c)
+				}
+			}
+		}
+	}
+	if k != 3 {
+		t.Fatalf("%d compactions, want 3", k)
+	}
+	// Each SessionStart without its snapshot logs the one it turned down
+	// (by its prompt id, on this release: SS-8a).
+	if !w.LogHas(`outcome=none duration=`, 2) || !w.LogHas(`newer_turned_down=1 turned_down="`+snaps[0].Base+`: `, 2) {
+		b, _ := os.ReadFile(w.Log)
+		t.Errorf("the log does not name the snapshot turned down twice:\n%s", b)
+	}
 }
 
 // spec: E2E-12
