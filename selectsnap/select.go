@@ -40,9 +40,10 @@ var ErrNoSessionID = errors.New("no session id to select a snapshot for")
 type Transcript interface {
 	// Size is the transcript's size; nothing past it is read.
 	Size() int64
-	// LastBoundaryIn is the offset of the last compact_boundary line that
-	// starts within [from, to), -1 when there is none.
-	LastBoundaryIn(ctx context.Context, from, to int64) (int64, error)
+	// BoundariesIn is the offsets of the last n distinct compaction
+	// boundaries that start within [from, to), newest first; an entry
+	// written twice counts once.
+	BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64, error)
 	// NewestResponseAfter is the time of the last model response that starts
 	// at or after from and is timestamped after after.
 	NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error)
@@ -346,19 +347,15 @@ func (c *compactionCheck) check(ctx context.Context, tk Taken) (string, error) {
 }
 
 func (c *compactionCheck) checkTranscript(ctx context.Context, tk Taken) (string, error) {
-	size := c.t.Size()
-	last, err := c.t.LastBoundaryIn(ctx, tk.Size, size)
+	bs, err := c.t.BoundariesIn(ctx, tk.Size, c.t.Size(), 2)
 	if err != nil {
 		return "", err
 	}
-	if last >= 0 {
-		before, err := c.t.LastBoundaryIn(ctx, tk.Size, last)
-		if err != nil {
-			return "", err
-		}
-		if before >= 0 {
-			return fmt.Sprintf("taken before an earlier compaction (boundaries at %d and %d follow its %d bytes)", before, last, tk.Size), nil
-		}
+	if len(bs) == 2 {
+		return fmt.Sprintf("taken before an earlier compaction (boundaries at %d and %d follow its %d bytes)", bs[1], bs[0], tk.Size), nil
+	}
+	if len(bs) == 1 {
+		last := bs[0]
 		for _, h := range tk.Handled {
 			if last >= h.Size {
 				return fmt.Sprintf("handed to an earlier compaction (%s at %s, when the transcript held %d bytes; a boundary at %d follows)",

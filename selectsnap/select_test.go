@@ -46,18 +46,18 @@ func (f *fakeTranscript) Size() int64 {
 	return f.size
 }
 
-func (f *fakeTranscript) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
+func (f *fakeTranscript) BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64, error) {
 	f.calls++
 	if f.err != nil {
-		return 0, f.err
+		return nil, f.err
 	}
-	last := int64(-1)
-	for _, b := range f.boundaries {
-		if b >= from && b < to {
-			last = max(last, b)
+	var out []int64
+	for i := len(f.boundaries) - 1; i >= 0 && len(out) < n; i-- {
+		if b := f.boundaries[i]; b >= from && b < to {
+			out = append(out, b)
 		}
 	}
-	return last, nil
+	return out, nil
 }
 
 func (f *fakeTranscript) NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error) {

@@ -1,8 +1,10 @@
 package transcript
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -42,16 +44,29 @@ var hookNeedle = []byte(`hook_`)
 // (TR-35). It reads backwards from the end, so a caller bounds its cost by
 // from.
 func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error) {
+	// Newest first; a boundary entry written twice (the same uuid) is one
+	// compaction, at its first line (TR-36).
 	var offs []int64
+	var ids []string
 	err := f.scanBack(ctx, from, f.size, boundaryNeedle, func(start int64, line []byte) bool {
-		if IsBoundaryLine(line) {
-			offs = append(offs, start)
+		if !IsBoundaryLine(line) {
+			return false
 		}
+		id := lineUUID(line)
+		for i, seen := range ids {
+			if id != "" && seen == id {
+				offs[i] = start
+				return false
+			}
+		}
+		offs, ids = append(offs, start), append(ids, id)
 		return false
 	})
 	if err != nil {
 		return nil, err
 	}
+	// The copies moved some starts back: keep them newest first.
+	slices.SortFunc(offs, func(a, b int64) int { return cmp.Compare(b, a) })
 	out := make([]Compaction, 0, len(offs))
 	var buf []byte
 	for i := len(offs) - 1; i >= 0; i-- {

@@ -44,6 +44,10 @@ const (
 type Extractor struct {
 	st Stats
 
+	// boundaryIDs are the uuids of the boundaries counted, so that one
+	// written twice counts once.
+	boundaryIDs map[string]bool
+
 	prompts     []Prompt
 	lastTyped   string // text of the newest typed prompt, for last-prompt comparison
 	lastTypedTx string // same, text blocks only (no "[image]")
@@ -205,6 +209,7 @@ const (
 	kOrigin
 	kCompactMetadata
 	kLastPrompt
+	kUUID
 	nTop
 )
 
@@ -463,6 +468,8 @@ func topKey(key []byte) int {
 		return kOrigin
 	case "compactMetadata":
 		return kCompactMetadata
+	case "uuid":
+		return kUUID
 	case "lastPrompt":
 		return kLastPrompt
 	}
@@ -493,6 +500,17 @@ func (x *Extractor) note(line []byte) time.Time {
 // boundary handles a compact_boundary: one more compaction, and the usage
 // before it no longer describes the context.
 func (x *Extractor) boundary(line []byte) {
+	// The same boundary entry written twice (seen with 2.1.119 writing a
+	// session's transcript late) is one compaction (TR-27).
+	if id, ok := x.e.top[kUUID].str(line); ok && id != "" {
+		if x.boundaryIDs == nil {
+			x.boundaryIDs = map[string]bool{}
+		}
+		if x.boundaryIDs[id] {
+			return
+		}
+		x.boundaryIDs[id] = true
+	}
 	x.compactions++
 	model := ""
 	if x.usage != nil {

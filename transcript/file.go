@@ -109,6 +109,44 @@ func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 	return f.lastBoundaryIn(ctx, from, to)
 }
 
+// BoundariesIn returns the starts of the last n distinct compaction
+// boundaries that start within [from, to), newest first (TR-36): a
+// boundary entry written twice (the same uuid) counts once, at its first
+// line, since a client that writes its transcript late was seen to repeat
+// one.
+func (f *File) BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64, error) {
+	var out []int64
+	var ids []string
+	err := f.scanBack(ctx, from, to, boundaryNeedle, func(start int64, line []byte) bool {
+		if !IsBoundaryLine(line) {
+			return false
+		}
+		id := lineUUID(line)
+		for i, seen := range ids {
+			if id != "" && seen == id {
+				out[i] = start // an earlier copy of the same entry
+				return false
+			}
+		}
+		if len(out) == n {
+			return true
+		}
+		out, ids = append(out, start), append(ids, id)
+		return false
+	})
+	return out, err
+}
+
+// lineUUID is the top-level uuid of an entry line, "" for none.
+func lineUUID(line []byte) string {
+	var e entry
+	if classify(line, true, &e) != lineEntry {
+		return ""
+	}
+	id, _ := e.top[kUUID].str(bytes.TrimSuffix(line, []byte("\r")))
+	return id
+}
+
 // lastBoundaryIn returns the start of the last boundary line that starts in
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {

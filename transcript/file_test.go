@@ -558,3 +558,41 @@ func TestTR35Compactions(t *testing.T) {
 		t.Errorf("from past the first: %+v %v", got, err)
 	}
 }
+
+// spec: TR-36 TR-27
+// A boundary entry written twice (the same uuid, as 2.1.119 was seen to do
+// when it wrote a session's transcript late) is one compaction for every
+// reader: BoundariesIn, Compactions and the extractor's count.
+func TestTR36BoundaryWrittenTwice(t *testing.T) {
+	withID := func(n int, id string) string {
+		return mustJSON(obj{"type": "system", "subtype": "compact_boundary", "isSidechain": false, "uuid": id,
+			"timestamp": ts(n), "compactMetadata": obj{"trigger": "manual", "preTokens": 100}})
+	}
+	lines := []string{
+		prompt(1, "one", nil),
+		withID(2, "b-1"),
+		prompt(3, "two", nil),
+		withID(2, "b-1"), // the same entry again
+		prompt(4, "three", nil),
+		withID(5, "b-2"),
+		boundary(6, nil), // no uuid: always its own
+	}
+	f := open(t, writeLines(t, lines...))
+	off := func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
+	ctx := context.Background()
+	got, err := f.BoundariesIn(ctx, 0, f.Size(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eqSlice(t, "three newest, the copy counted once at its first line", got, []int64{off(6), off(5), off(1)})
+	got, _ = f.BoundariesIn(ctx, off(2), off(6), 2)
+	eqSlice(t, "after the first copy, the second copy alone", got, []int64{off(5), off(3)})
+	comps, err := f.Compactions(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comps) != 3 || comps[0].Offset != off(1) {
+		t.Errorf("Compactions = %+v, want 3, the first at %d", comps, off(1))
+	}
+	eq(t, "extractor's count", extract(lines...).Compactions, 3)
+}
