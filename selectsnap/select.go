@@ -40,10 +40,10 @@ var ErrNoSessionID = errors.New("no session id to select a snapshot for")
 type Transcript interface {
 	// Size is the transcript's size; nothing past it is read.
 	Size() int64
-	// BoundariesIn is the offsets of the last n distinct compaction
-	// boundaries that start within [from, to), newest first; an entry
-	// written twice counts once.
-	BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64, error)
+	// BoundariesAfter is the offsets of the last n distinct compaction
+	// boundaries that start within [from, to) and are timestamped after
+	// after, newest first; an entry written twice counts once.
+	BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error)
 	// NewestResponseAfter is the time of the last model response that starts
 	// at or after from and is timestamped after after.
 	NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error)
@@ -347,7 +347,11 @@ func (c *compactionCheck) check(ctx context.Context, tk Taken) (string, error) {
 }
 
 func (c *compactionCheck) checkTranscript(ctx context.Context, tk Taken) (string, error) {
-	bs, err := c.t.BoundariesIn(ctx, tk.Size, c.t.Size(), 2)
+	// Only boundaries of compactions that happened after the snapshot was
+	// taken count: a boundary's time is taken when its summary is ready,
+	// after that compaction's PreCompact; one an earlier compaction's
+	// client wrote late carries an earlier time.
+	bs, err := c.t.BoundariesAfter(ctx, tk.Size, c.t.Size(), tk.At, 2)
 	if err != nil {
 		return "", err
 	}

@@ -29,6 +29,9 @@ var now = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 type fakeTranscript struct {
 	size       int64
 	boundaries []int64
+	// boundaryAt gives a boundary's time (relative to now); without one
+	// it counts as after every snapshot.
+	boundaryAt map[int64]time.Duration
 	responses  []fakeResponse
 	err        error
 	calls      int
@@ -46,14 +49,18 @@ func (f *fakeTranscript) Size() int64 {
 	return f.size
 }
 
-func (f *fakeTranscript) BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64, error) {
+func (f *fakeTranscript) BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error) {
 	f.calls++
 	if f.err != nil {
 		return nil, f.err
 	}
 	var out []int64
 	for i := len(f.boundaries) - 1; i >= 0 && len(out) < n; i-- {
-		if b := f.boundaries[i]; b >= from && b < to {
+		b := f.boundaries[i]
+		if at, ok := f.boundaryAt[b]; ok && !now.Add(at).After(after) {
+			continue
+		}
+		if b >= from && b < to {
 			out = append(out, b)
 		}
 	}
@@ -230,6 +237,10 @@ func TestSelect(t *testing.T) {
 		{name: "a prompt id on one side only decides nothing", promptID: "p2", snaps: []snap{{at: -1 * min, size: 9000}}, transcript: &fakeTranscript{}, want: 0},
 		// spec: SS-8a
 		{name: "another prompt, with the transcript unreadable", promptID: "p3", snaps: []snap{{at: -2 * min, size: 5000, edit: withPrompt("p2")}}, want: -1, rejected: []string{"another prompt"}},
+		// spec: SS-8b
+		{name: "an earlier compaction's boundary written late, after the snapshot's bytes, does not count", snaps: []snap{{at: -1 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3100, 3500}, boundaryAt: map[int64]time.Duration{3100: -2 * min}}, want: 0},
+		// spec: SS-8c
+		{name: "delivered, then an earlier compaction's boundary written late: the same compaction's PostCompact", snaps: []snap{{at: -1 * min, size: 3000, delivered: 3050}}, transcript: &fakeTranscript{boundaries: []int64{3100}, boundaryAt: map[int64]time.Duration{3100: -2 * min}}, want: 0},
 		// spec: SS-8b
 		{name: "two boundaries after it: an earlier compaction's", snaps: []snap{{at: -10 * min, size: 3000}}, transcript: &fakeTranscript{boundaries: []int64{3000, 9500}}, want: -1, rejected: []string{"before an earlier compaction"}},
 		// spec: SS-8b

@@ -52,7 +52,7 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 		if !IsBoundaryLine(line) {
 			return false
 		}
-		id := lineUUID(line)
+		id, _ := lineIDTime(line)
 		for i, seen := range ids {
 			if id != "" && seen == id {
 				offs[i] = start

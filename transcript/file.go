@@ -109,19 +109,27 @@ func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 	return f.lastBoundaryIn(ctx, from, to)
 }
 
-// BoundariesIn returns the starts of the last n distinct compaction
-// boundaries that start within [from, to), newest first (TR-36): a
-// boundary entry written twice (the same uuid) counts once, at its first
-// line, since a client that writes its transcript late was seen to repeat
-// one.
-func (f *File) BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64, error) {
+// BoundariesAfter returns the starts of the last n distinct compaction
+// boundaries that start within [from, to) and are timestamped after after
+// (or carry no timestamp), newest first (TR-36). A boundary entry written
+// twice (the same uuid) counts once, at its first line; one timestamped at
+// or before after is passed over. Both come from a client that writes its
+// transcript late (2.1.119 in stream-json mode): it repeated an entry, and
+// wrote a compaction's boundary only after the next compaction's PreCompact
+// had read the file, so a boundary's place alone does not say when its
+// compaction happened, while its time (taken when the summary was ready)
+// does.
+func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error) {
 	var out []int64
 	var ids []string
 	err := f.scanBack(ctx, from, to, boundaryNeedle, func(start int64, line []byte) bool {
 		if !IsBoundaryLine(line) {
 			return false
 		}
-		id := lineUUID(line)
+		id, ts := lineIDTime(line)
+		if !ts.IsZero() && !ts.After(after) {
+			return false
+		}
 		for i, seen := range ids {
 			if id != "" && seen == id {
 				out[i] = start // an earlier copy of the same entry
@@ -137,15 +145,22 @@ func (f *File) BoundariesIn(ctx context.Context, from, to int64, n int) ([]int64
 	return out, err
 }
 
-// lineUUID is the top-level uuid of an entry line, "" for none.
-func lineUUID(line []byte) string {
+// lineIDTime is the top-level uuid and timestamp of an entry line, "" and
+// zero for none.
+func lineIDTime(line []byte) (string, time.Time) {
 	var e entry
 	if classify(line, true, &e) != lineEntry {
-		return ""
+		return "", time.Time{}
 	}
-	id, _ := e.top[kUUID].str(bytes.TrimSuffix(line, []byte("\r")))
-	return id
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	id, _ := e.top[kUUID].str(line)
+	var t time.Time
+	if s, ok := e.top[kTimestamp].str(line); ok {
+		t, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	return id, t
 }
+
 
 // lastBoundaryIn returns the start of the last boundary line that starts in
 // [from, to), or -1.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func open(t *testing.T, path string) *File {
@@ -562,7 +563,8 @@ func TestTR35Compactions(t *testing.T) {
 // spec: TR-36 TR-27
 // A boundary entry written twice (the same uuid, as 2.1.119 was seen to do
 // when it wrote a session's transcript late) is one compaction for every
-// reader: BoundariesIn, Compactions and the extractor's count.
+// reader: BoundariesAfter, Compactions and the extractor's count; and a
+// boundary's time, not its place, says whether it came after a moment.
 func TestTR36BoundaryWrittenTwice(t *testing.T) {
 	withID := func(n int, id string) string {
 		return mustJSON(obj{"type": "system", "subtype": "compact_boundary", "isSidechain": false, "uuid": id,
@@ -580,13 +582,19 @@ func TestTR36BoundaryWrittenTwice(t *testing.T) {
 	f := open(t, writeLines(t, lines...))
 	off := func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
 	ctx := context.Background()
-	got, err := f.BoundariesIn(ctx, 0, f.Size(), 3)
+	got, err := f.BoundariesAfter(ctx, 0, f.Size(), time.Time{}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eqSlice(t, "three newest, the copy counted once at its first line", got, []int64{off(6), off(5), off(1)})
-	got, _ = f.BoundariesIn(ctx, off(2), off(6), 2)
+	got, _ = f.BoundariesAfter(ctx, off(2), off(6), time.Time{}, 2)
 	eqSlice(t, "after the first copy, the second copy alone", got, []int64{off(5), off(3)})
+	// A boundary timestamped at or before the given time is an earlier
+	// compaction's, however late it was written.
+	got, _ = f.BoundariesAfter(ctx, off(2), f.Size(), tsTime(2), 2)
+	eqSlice(t, "after t2", got, []int64{off(6), off(5)})
+	got, _ = f.BoundariesAfter(ctx, off(2), f.Size(), tsTime(5), 2)
+	eqSlice(t, "after t5, only the one without a time", got, []int64{off(6)})
 	comps, err := f.Compactions(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
