@@ -161,7 +161,6 @@ func lineIDTime(line []byte) (string, time.Time) {
 	return id, t
 }
 
-
 // lastBoundaryIn returns the start of the last boundary line that starts in
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
