@@ -34,7 +34,10 @@ func complete(t *testing.T, args ...string) ([]string, string) {
 // completionDir is a snapshot folder with snapshots of two sessions.
 func completionDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	base := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
 	for i, sid := range []string{"aaaa1111-x", "bbbb2222-y", "aaaa1111-x"} {
 		name := snapshot.BaseName(base.Add(time.Duration(i)*time.Minute), sid, 0)

@@ -632,6 +632,15 @@ func checkSnapshotDir(dir string) doctorCheck {
 	if !st.IsDir() {
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not a folder", dir), Fix: "move it away"}
 	}
+	// precompact refuses a folder another user owns or others can open, and
+	// postcompact reads nothing from it (SEC-14, SEC-15).
+	if err := snapshot.CheckPrivateDir(dir); err != nil {
+		fix := "choose a folder of your own with COMPACT_GUARD_DIR in Claude Code's environment"
+		if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+			fix = "chmod 700 " + dir
+		}
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: compact-guard refuses it: %v", dir, err), Fix: fix}
+	}
 	if err := probeWritable(dir); err != nil {
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %v", dir, err), Fix: "chmod 700 " + dir}
 	}
@@ -639,10 +648,6 @@ func checkSnapshotDir(dir string) doctorCheck {
 	what := "no snapshots yet"
 	if count > 0 {
 		what = fmt.Sprintf("%d snapshot(s), newest %s", count, newest.Local().Format("2006-01-02 15:04"))
-	}
-	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return doctorCheck{Status: checkWarn, Text: fmt.Sprintf("snapshot folder %s has mode %04o: other users can read snapshots (%s)", dir, st.Mode().Perm(), what),
-			Fix: "chmod 700 " + dir}
 	}
 	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("snapshot folder %s: writable, private (%s)", dir, what)}
 }

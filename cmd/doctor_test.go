@@ -333,7 +333,7 @@ func TestDoctorFlagsSettingsProblems(t *testing.T) {
 	})
 }
 
-// spec: DR-6
+// spec: DR-6, SEC-15
 func TestDoctorSnapshotFolder(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Unix permission bits")
@@ -345,9 +345,14 @@ func TestDoctorSnapshotFolder(t *testing.T) {
 	}
 	os.Chmod(d.snaps, 0o755)
 	d.write(filepath.Join(d.snaps, "snap_20260101-120000_abcdef12.json"), "{}")
+	// precompact refuses it, so doctor fails it (SEC-15), and nothing in
+	// it changes.
 	out, code := d.run()
-	if l := docLine(out, "[warn]", "has mode 0755", "1 snapshot(s)"); code != ExitOK || !strings.Contains(l, "fix: chmod 700 "+d.snaps) {
+	if l := docLine(out, "[FAIL]", "compact-guard refuses it", "group or others have access (mode 0755)"); code != ExitFailure || !strings.Contains(l, "fix: chmod 700 "+d.snaps) {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if fi, _ := os.Stat(d.snaps); fi.Mode().Perm() != 0o755 {
+		t.Errorf("doctor changed the folder's mode to %v", fi.Mode().Perm())
 	}
 	os.Chmod(d.snaps, 0o700)
 	if out, _ := d.run(); docLine(out, "[ok]", "snapshot folder", "writable, private") == "" {

@@ -50,7 +50,7 @@ func lsMain(dir string, args ...string) (string, string, int) {
 
 // spec: LS-1, LS-2
 func TestListTable(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
 	older := lsSave(t, dir, "3f2a9c1e-aaaa-4bbb-8ccc-000000000001", 3*time.Hour, func(r *snapshot.Record) {
 		r.Trigger = "manual"
 		r.Totals = &transcript.Totals{Prompts: 17, Commands: 40}
@@ -85,7 +85,7 @@ func TestListTable(t *testing.T) {
 
 // spec: LS-2, LS-3
 func TestListJSONAndSessionFilter(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
 	a := lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", time.Hour, nil)
 	lsSave(t, dir, "bbbbbbbb-0000-4000-8000-000000000002", 2*time.Hour, nil)
 	out, errOut, code := lsMain(dir, "list", "--json", "--session", "aaaa")
@@ -120,7 +120,7 @@ func TestListEmptyAndUnreadable(t *testing.T) {
 		t.Errorf("missing folder, json: exit %d %q", code, out)
 	}
 
-	dir = t.TempDir()
+	dir = filepath.Join(t.TempDir(), "snaps")
 	lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", time.Hour, nil)
 	bad := "snap_20260314-100000_deadbeef"
 	if err := os.WriteFile(filepath.Join(dir, bad+".json"), []byte("{broken"), 0o600); err != nil {
@@ -134,7 +134,7 @@ func TestListEmptyAndUnreadable(t *testing.T) {
 
 // spec: LS-5
 func TestShowSelectors(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
 	older := lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", 2*time.Hour, nil)
 	newer := lsSave(t, dir, "bbbbbbbb-0000-4000-8000-000000000002", time.Hour, nil)
 	read := func(name string) string {
@@ -173,7 +173,7 @@ func TestShowSelectors(t *testing.T) {
 // older version, nothing at all), in the record's language; --full renders
 // everything.
 func TestShowRendersTheRecord(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
 	name := lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", time.Hour, func(r *snapshot.Record) {
 		r.Commands = []transcript.Command{{Tool: "Bash", Command: "go test ./...", Description: "Run the tests", Outcome: transcript.OutcomeError, ExitCode: new(1)}}
 	})
@@ -200,7 +200,7 @@ func TestShowRendersTheRecord(t *testing.T) {
 		t.Errorf("show without the .md: exit %d\n%s", code, out)
 	}
 
-	ru := t.TempDir()
+	ru := filepath.Join(t.TempDir(), "snaps")
 	rec.Name, rec.Lang = "", ""
 	if _, _, err := (&snapshot.Store{Dir: ru}).Save(rec, snapshot.Russian); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestShowRendersTheRecord(t *testing.T) {
 
 // spec: LS-7
 func TestShowErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
 	lsSave(t, dir, "aaaaaaaa-0000-4000-8000-000000000001", time.Hour, nil)
 	cases := []struct {
 		args     []string

@@ -223,7 +223,13 @@ func findThisCompaction(ctx context.Context, opts *PostcompactOptions, p Payload
 	entry.TurnedDown, entry.NewerTurnedDown = turnedDown(rejected, choice)
 
 	var failure *snapshot.Failure
-	if fl, err := snapshot.ReadFailure(opts.Dir, sessionID); err == nil && fl != nil && fl.SessionID == sessionID {
+	fl, ferr := snapshot.ReadFailure(opts.Dir, sessionID)
+	if ferr != nil {
+		// Another user's marker, or one others could write, never reaches
+		// the session (SEC-16).
+		entry.Warnings = append(entry.Warnings, "failure marker ignored: "+ferr.Error())
+	}
+	if fl != nil && fl.SessionID == sessionID {
 		age := now.Sub(fl.Time)
 		reason, _, cerr := selectsnap.CheckFailure(ctx, sel, fl)
 		switch {

@@ -96,8 +96,9 @@ type Rejection struct {
 
 // openFile is swapped by tests to count which files selection opens. It
 // opens only a regular file, and never blocks: a .json swapped for a FIFO
-// after the folder was listed would otherwise hang the hook.
-var openFile = func(name string) (io.ReadCloser, error) { return snapshot.OpenRegular(name) }
+// after the folder was listed would otherwise hang the hook. The file must
+// be the user's and closed to writes by others (SEC-13).
+var openFile = func(name string) (io.ReadCloser, error) { return snapshot.OpenTrusted(name) }
 
 type candidate struct {
 	base string
@@ -121,6 +122,15 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 	}
 	if o.MaxFuture <= 0 {
 		o.MaxFuture = DefaultMaxFuture
+	}
+	// A folder precompact would refuse to write to is not read from either
+	// (SEC-14): anyone who can write to it could have put the records there.
+	err := snapshot.CheckPrivateDir(o.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("snapshot folder: %w", err)
 	}
 	entries, err := readDirUnsorted(o.Dir)
 	if err != nil {
@@ -192,12 +202,14 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 			continue
 		}
 		jsonPath := filepath.Join(o.Dir, c.base+".json")
-		rec, reason := readRecord(jsonPath, c.base, o.SessionID)
+		rec, reason := readRecord(jsonPath, c.base, c.name, o.SessionID)
 		if reason == "" {
 			if isReg, ok := md[c.base]; !ok {
 				reason = "no .md file"
 			} else if !isReg {
 				reason = ".md is not a regular file"
+			} else if err := snapshot.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
+				reason = ".md " + untrustedReason(err)
 			}
 		}
 		if reason == "" && o.TranscriptPath != "" && !samePath(rec.TranscriptPath, o.TranscriptPath) {
@@ -217,6 +229,11 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 		var dl *snapshot.Delivery
 		if delivered[c.base] {
 			d, derr := snapshot.ReadDelivery(o.Dir, c.base, o.SessionID)
+			if errors.Is(derr, snapshot.ErrUntrusted) {
+				// Not the user's: ignored, as if absent, and said (SEC-16).
+				rejected = append(rejected, Rejection{c.base + snapshot.DeliverySuffix, "ignored: " + untrustedReason(derr)})
+				d, derr = nil, nil
+			}
 			if derr != nil {
 				rejected = append(rejected, Rejection{c.base, "delivery record: " + derr.Error()})
 				continue
@@ -282,8 +299,11 @@ func CheckFailure(ctx context.Context, o Options, f *snapshot.Failure) (reason, 
 
 // readRecord reads and checks one .json file; the reason is empty when the
 // record is usable.
-func readRecord(path, base, sessionID string) (*snapshot.Record, string) {
+func readRecord(path, base string, name snapshot.Name, sessionID string) (*snapshot.Record, string) {
 	f, err := openFile(path)
+	if errors.Is(err, snapshot.ErrUntrusted) {
+		return nil, untrustedReason(err)
+	}
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
 	}
@@ -308,7 +328,21 @@ func readRecord(path, base, sessionID string) (*snapshot.Record, string) {
 	if rec.SessionID != sessionID {
 		return nil, "recorded for another session with the same sid8"
 	}
+	if !snapshot.NameTimeMatches(name, rec.CreatedAt) {
+		return nil, fmt.Sprintf("created_at %s is not the time in its name (SEC-17)", rec.CreatedAt.UTC().Format(time.RFC3339))
+	}
 	return &rec, ""
+}
+
+// untrustedReason is "not trusted: <why>" for an error about a file that
+// is another user's or open to writes by others, without its path (the log
+// names the snapshot already); the error's text otherwise.
+func untrustedReason(err error) string {
+	var ue *snapshot.UntrustedError
+	if errors.As(err, &ue) {
+		return "not trusted: " + ue.Why
+	}
+	return err.Error()
 }
 
 // compactionCheck tells what was taken for the compaction that just

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,9 @@ type snap struct {
 	// delivered, when set, is the transcript size recorded by a SessionStart
 	// delivery (SF-53).
 	delivered int64
+	// jsonMode, mdMode, deliveredMode, when set, are given to the files
+	// after they are written (SEC-13).
+	jsonMode, mdMode, deliveredMode os.FileMode
 }
 
 func (s snap) base() string {
@@ -143,6 +147,13 @@ func writeSnap(t testing.TB, dir string, s snap) string {
 			t.Fatal(err)
 		}
 	}
+	for ext, mode := range map[string]os.FileMode{".json": s.jsonMode, ".md": s.mdMode, snapshot.DeliverySuffix: s.deliveredMode} {
+		if mode != 0 {
+			if err := os.Chmod(filepath.Join(dir, base+ext), mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	return base
 }
 
@@ -176,6 +187,7 @@ func TestSelect(t *testing.T) {
 		unrelated  int
 		want       int // index into snaps of the expected choice, -1 for none
 		rejected   []string
+		posix      bool // needs POSIX modes
 	}{
 		// spec: SS-1
 		{name: "own session", snaps: []snap{{at: -2 * min}}, want: 0},
@@ -209,6 +221,14 @@ func TestSelect(t *testing.T) {
 		{name: "unknown schema", snaps: []snap{{at: -1 * min, edit: func(r *snapshot.Record) { r.Schema = 99 }}}, want: -1, rejected: []string{"unknown schema 99"}},
 		// spec: SS-4
 		{name: "name field differs from file", snaps: []snap{{at: -1 * min, edit: func(r *snapshot.Record) { r.Name = "snap_20260314-115900_5f1c2a9e_3" }}}, want: -1, rejected: []string{"differs from the file name"}},
+		// spec: SS-4, SEC-17
+		{name: "created_at later than its name", snaps: []snap{{at: -5 * min}, {at: -1 * min, edit: func(r *snapshot.Record) { r.CreatedAt = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC) }}}, want: 0, rejected: []string{"is not the time in its name"}},
+		// spec: SS-4, SEC-13, SEC-16
+		{name: "json writable by others", posix: true, snaps: []snap{{at: -5 * min}, {at: -1 * min, jsonMode: 0o666}}, want: 0, rejected: []string{"not trusted: group or others can write to it (mode 0666)"}},
+		// spec: SS-4, SEC-13, SEC-16
+		{name: "md writable by group", posix: true, snaps: []snap{{at: -5 * min}, {at: -1 * min, mdMode: 0o620}}, want: 0, rejected: []string{".md not trusted: group or others can write to it (mode 0620)"}},
+		// spec: SS-8c, SEC-13, SEC-16
+		{name: "a delivery record writable by others is ignored", posix: true, snaps: []snap{{at: -3 * min, size: 3000, delivered: 3100, deliveredMode: 0o606}}, transcript: &fakeTranscript{boundaries: []int64{1000, 3200}}, want: 0, rejected: []string{"ignored: not trusted"}},
 		// spec: SS-4
 		{name: "missing md", snaps: []snap{{at: -5 * min}, {at: -1 * min, noMD: true}}, want: 0, rejected: []string{"no .md file"}},
 		// spec: SS-3
@@ -268,7 +288,10 @@ func TestSelect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			if tc.posix && runtime.GOOS == "windows" {
+				t.Skip("POSIX modes; Windows checks the owner only (SEC-18)")
+			}
+			dir := privateDir(t)
 			var bases []string
 			for _, s := range tc.snaps {
 				bases = append(bases, writeSnap(t, dir, s))
@@ -305,7 +328,7 @@ func TestSelect(t *testing.T) {
 				if !strings.Contains(r.Reason, tc.rejected[i]) {
 					t.Errorf("rejection %d = %+v, want reason with %q", i, r, tc.rejected[i])
 				}
-				if _, ok := snapshot.ParseName(r.Name); !ok {
+				if _, ok := snapshot.ParseName(strings.TrimSuffix(r.Name, snapshot.DeliverySuffix)); !ok {
 					t.Errorf("rejection %d names %q", i, r.Name)
 				}
 			}
@@ -325,7 +348,7 @@ func confirmedAt(size int64) func(*snapshot.Record) {
 
 // spec: SS-9
 func TestSelectUnverified(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	writeSnap(t, dir, snap{at: -time.Minute, size: 9000})
 	for _, tc := range []struct {
 		name string
@@ -351,7 +374,7 @@ func TestSelectUnverified(t *testing.T) {
 
 // spec: SS-3
 func TestSelectOpensOnlyOwnSession(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	writeUnrelated(t, dir, 1000)
 	for i := range 39 {
 		writeSnap(t, dir, snap{at: -time.Duration(i) * time.Second, session: fmt.Sprintf("%08d-other", i)})
@@ -383,7 +406,7 @@ func TestSelectOpensOnlyOwnSession(t *testing.T) {
 
 // spec: SS-3
 func TestSelectNoTranscriptReadWithoutCandidates(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	writeUnrelated(t, dir, 10)
 	ft := &fakeTranscript{boundaries: []int64{10}}
 	got, rej, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now, Transcript: ft, TranscriptPath: tpath})
@@ -395,7 +418,7 @@ func TestSelectNoTranscriptReadWithoutCandidates(t *testing.T) {
 	}
 }
 
-// spec: SS-10
+// spec: SS-10, SEC-14
 func TestSelectFolderErrors(t *testing.T) {
 	got, rej, err := Select(context.Background(), Options{Dir: filepath.Join(t.TempDir(), "missing"), SessionID: ownID, Now: now})
 	if err != nil || got != nil || rej != nil {
@@ -408,6 +431,18 @@ func TestSelectFolderErrors(t *testing.T) {
 	if _, _, err := Select(context.Background(), Options{Dir: file, SessionID: ownID, Now: now}); err == nil {
 		t.Fatal("a regular file as the folder gave no error")
 	}
+	if runtime.GOOS != "windows" {
+		// A folder precompact would refuse is not read (SEC-14), even
+		// though it holds the session's snapshot.
+		open := privateDir(t)
+		writeSnap(t, open, snap{at: -time.Minute})
+		if err := os.Chmod(open, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got != nil || !errors.Is(err, snapshot.ErrUntrusted) {
+			t.Fatalf("folder open to others: chose %v, err %v; want none and an untrusted error", got, err)
+		}
+	}
 	for _, id := range []string{"", snapshot.Unknown} {
 		if _, _, err := Select(context.Background(), Options{Dir: t.TempDir(), SessionID: id, Now: now}); !errors.Is(err, ErrNoSessionID) {
 			t.Fatalf("session id %q: err = %v", id, err)
@@ -417,7 +452,7 @@ func TestSelectFolderErrors(t *testing.T) {
 
 // spec: SS-4
 func TestSelectNonRegular(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	older := writeSnap(t, dir, snap{at: -5 * time.Minute})
 	// A directory under a snapshot name must not be read.
 	if err := os.Mkdir(filepath.Join(dir, snapshot.BaseName(now.Add(-time.Minute), ownID, 0)+".json"), 0o700); err != nil {
@@ -434,7 +469,7 @@ func TestSelectNonRegular(t *testing.T) {
 
 // spec: SS-4
 func TestSelectOversized(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	writeSnap(t, dir, snap{at: -time.Minute, json: `{"schema":1,"x":"` + strings.Repeat("a", MaxRecordBytes) + `"}`})
 	got, rej, err := Select(context.Background(), Options{Dir: dir, SessionID: ownID, Now: now})
 	if err != nil || got != nil || len(rej) != 1 || !strings.Contains(rej[0].Reason, "larger than") {
@@ -444,7 +479,7 @@ func TestSelectOversized(t *testing.T) {
 
 // spec: SS-10
 func TestSelectCanceled(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	writeSnap(t, dir, snap{at: -time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -455,7 +490,7 @@ func TestSelectCanceled(t *testing.T) {
 
 // spec: SS-11
 func BenchmarkSelect(b *testing.B) {
-	dir := b.TempDir()
+	dir := privateDir(b)
 	writeUnrelated(b, dir, 1000)
 	for i := range 38 {
 		writeSnap(b, dir, snap{at: -time.Duration(i) * 20 * time.Second, session: fmt.Sprintf("%08d-other", i)})
@@ -515,7 +550,7 @@ func TestCheckFailure(t *testing.T) {
 
 // spec: SS-1
 func TestSelectIgnoresDeliveryFilesAsCandidates(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	base := writeSnap(t, dir, snap{at: -time.Minute, size: 9000, delivered: 9100})
 	// A delivery record without its snapshot is no candidate either.
 	if err := os.WriteFile(filepath.Join(dir, snapshot.BaseName(now.Add(-30*time.Second), ownID, 0)+snapshot.DeliverySuffix), []byte("{}"), 0o600); err != nil {
@@ -575,4 +610,15 @@ func TestTakenForAndNamedSnapshot(t *testing.T) {
 			t.Errorf("NamedSnapshot(%q) = %q, want %q", text, got, want)
 		}
 	}
+}
+
+// privateDir is a fresh snapshot folder as precompact creates it, 0700:
+// selection reads nothing from a folder others can open (SEC-14).
+func privateDir(t testing.TB) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), "snaps")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

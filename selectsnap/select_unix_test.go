@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // A candidate .json swapped for a FIFO after the folder was listed is
@@ -20,7 +22,7 @@ func TestReadRecordRefusesFIFO(t *testing.T) {
 	}
 	var reason string
 	done := make(chan struct{})
-	go func() { _, reason = readRecord(path, "x", "s"); close(done) }()
+	go func() { _, reason = readRecord(path, "x", snapshot.Name{}, "s"); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):

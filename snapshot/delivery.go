@@ -61,9 +61,10 @@ func WriteDelivery(dir, name string, d Delivery) error {
 
 // ReadDelivery returns the delivery recorded for the snapshot named name in
 // dir; nil, nil when there is none. A file that is not a regular file, is
-// too large, does not decode or names another session is an error.
+// not trusted (SEC-13: the error wraps ErrUntrusted), is too large, does not
+// decode or names another session is an error.
 func ReadDelivery(dir, name, sessionID string) (*Delivery, error) {
-	data, err := readRegular(DeliveryPath(dir, name), maxDeliveryBytes)
+	data, err := ReadTrusted(DeliveryPath(dir, name), maxDeliveryBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -52,13 +51,13 @@ func FailureDirs(snapshotDir string) (primary, fallback string) {
 	return primary, fallback
 }
 
-// markerName is the marker's file name: the sid8 for people, and a hash of
+// MarkerName is the marker's file name: the sid8 for people, and a hash of
 // the whole session id so that sessions sharing a sid8 never share a marker.
 // Nothing of the id but [A-Za-z0-9-] reaches the name (SF-51). The hash is
 // FNV-1a: telling sessions apart needs no cryptographic hash, and
 // crypto/sha256 would link the FIPS module, whose initialisation every
 // process pays (PF-16).
-func markerName(sessionID string) string {
+func MarkerName(sessionID string) string {
 	h := fnv.New64a()
 	h.Write([]byte(sessionID))
 	return "fail_" + SID8(sessionID) + "_" + hex.EncodeToString(h.Sum(nil)[:6]) + ".json"
@@ -78,35 +77,34 @@ func WriteFailure(snapshotDir string, f Failure) error {
 	}
 	data = append(data, '\n')
 	primary, fallback := FailureDirs(snapshotDir)
-	name := markerName(f.SessionID)
-	err1 := writeMarker(primary, name, data, false)
+	name := MarkerName(f.SessionID)
+	err1 := writeMarker(primary, name, data)
 	if err1 == nil {
 		return nil
 	}
-	if err2 := writeMarker(fallback, name, data, true); err2 != nil {
+	if err2 := writeMarker(fallback, name, data); err2 != nil {
 		return fmt.Errorf("write failure marker: %w", errors.Join(err1, err2))
 	}
 	return nil
 }
 
-func writeMarker(dir, name string, data []byte, shared bool) error {
-	if shared {
-		if err := ensureOwnDir(dir, true); err != nil {
-			return err
-		}
-	} else {
-		// The folder above the snapshot folder may be anyone's (--dir
-		// /tmp/x): make ours 0700 when missing, never narrow an existing one,
-		// and use it only when it is this user's and closed to others.
-		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-			return err
-		}
-		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		if err := ensureOwnDir(dir, false); err != nil {
-			return err
-		}
+// writeMarker writes the marker into dir, making dir 0700 when missing.
+// dir is used only when it is a real folder of this user's closed to others
+// and its own folder is one others cannot swap entries in (SEC-14); an
+// existing folder is never chmod-ed (SEC-15).
+func writeMarker(dir, name string, data []byte) error {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return err
+	}
+	if err := checkSharedDir(parent); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err := checkPrivateDirNoFollow(dir); err != nil {
+		return err
 	}
 	now := time.Now()
 	cleanStaleIn(dir, now)
@@ -115,28 +113,30 @@ func writeMarker(dir, name string, data []byte, shared bool) error {
 }
 
 // ReadFailure returns the session's marker, the newer one when both folders
-// hold one; nil, nil when there is none. A marker in the shared temp folder
-// counts only when that folder belongs to this user and no one else can
-// write to it, so that another user cannot plant text for the pointer.
+// hold one; nil when there is none. A marker counts only when it, its
+// folder and the folder above pass the trust checks (SEC-13, SEC-14), so
+// that another user cannot plant text for the pointer. The error says why
+// a marker found was not used; it may come with a marker that was.
 func ReadFailure(snapshotDir, sessionID string) (*Failure, error) {
 	primary, fallback := FailureDirs(snapshotDir)
-	name := markerName(sessionID)
+	name := MarkerName(sessionID)
 	var best *Failure
 	var errs []error
 	for _, dir := range []string{primary, fallback} {
 		path := filepath.Join(dir, name)
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			continue
+		if _, err := os.Lstat(path); err != nil {
+			continue // no marker there (or no folder, or a file in its place)
 		}
-		if dir == fallback {
-			if err := ensureOwnDir(dir, false); err != nil {
-				errs = append(errs, err)
-				continue
-			}
+		err := checkSharedDir(filepath.Dir(dir))
+		if err == nil {
+			err = checkPrivateDirNoFollow(dir)
 		}
-		data, err := readRegular(path, maxMarkerBytes)
+		var data []byte
+		if err == nil {
+			data, err = ReadTrusted(path, maxMarkerBytes)
+		}
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("failure marker %s: %w", path, err))
 			continue
 		}
 		var f Failure
@@ -151,16 +151,13 @@ func ReadFailure(snapshotDir, sessionID string) (*Failure, error) {
 			best = &f
 		}
 	}
-	if best != nil {
-		return best, nil
-	}
-	return nil, errors.Join(errs...)
+	return best, errors.Join(errs...)
 }
 
 // ClearFailure removes the session's markers, after a snapshot was written.
 func ClearFailure(snapshotDir, sessionID string) {
 	primary, fallback := FailureDirs(snapshotDir)
-	name := markerName(sessionID)
+	name := MarkerName(sessionID)
 	os.Remove(filepath.Join(primary, name))
 	os.Remove(filepath.Join(fallback, name))
 }
@@ -179,37 +176,6 @@ func removeOldMarkers(dir string, now time.Time) {
 			os.Remove(filepath.Join(dir, n))
 		}
 	}
-}
-
-// ensureOwnDir checks a folder in a place others can write to (the temp
-// folder): it must be a real folder, not a symlink, owned by this user, and
-// closed to others. With create it is made (0700) when missing and narrowed
-// to 0700 when it is this user's but open to others.
-func ensureOwnDir(dir string, create bool) error {
-	if create {
-		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	if !ownedByMe(fi) {
-		return fmt.Errorf("%s belongs to another user", dir)
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		if !create {
-			return fmt.Errorf("%s is open to other users", dir)
-		}
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // userTag names this user in the shared temp folder: the uid where there is

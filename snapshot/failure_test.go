@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -117,7 +118,7 @@ func TestFailureMarkerFallback(t *testing.T) {
 	if filepath.Dir(fallback) != tmp || !strings.HasPrefix(filepath.Base(fallback), "compact-guard-") {
 		t.Fatalf("fallback %s is not in %s", fallback, tmp)
 	}
-	if _, err := os.Stat(filepath.Join(fallback, markerName(sid))); err != nil {
+	if _, err := os.Stat(filepath.Join(fallback, MarkerName(sid))); err != nil {
 		t.Fatal(err)
 	}
 	f, err := ReadFailure(snapDir, sid)
@@ -139,7 +140,7 @@ func TestFailureMarkerFallback(t *testing.T) {
 	}
 }
 
-// spec: SF-52
+// spec: SF-52, SEC-14, SEC-15
 func TestFailureFallbackMustBeOwn(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the temp folder is per user on Windows")
@@ -166,17 +167,22 @@ func TestFailureFallbackMustBeOwn(t *testing.T) {
 
 	// A marker in a folder others can write to is not believed.
 	os.Mkdir(fallback, 0o700)
-	os.WriteFile(filepath.Join(fallback, markerName(sid)), []byte(`{"session_id":"planted-session","reason":"planted"}`), 0o600)
+	os.WriteFile(filepath.Join(fallback, MarkerName(sid)), []byte(`{"session_id":"planted-session","reason":"planted"}`), 0o600)
 	os.Chmod(fallback, 0o777)
-	if f, err := ReadFailure(snapDir, sid); f != nil || err == nil {
+	if f, err := ReadFailure(snapDir, sid); f != nil || !errors.Is(err, ErrUntrusted) {
 		t.Fatalf("believed a marker in a world-writable folder: %+v %v", f, err)
 	}
-	// Writing narrows the user's own folder back to 0700.
+	// Nor is it written to, or narrowed: compact-guard changes no folder
+	// mode (SEC-15).
+	if err := WriteFailure(snapDir, Failure{SessionID: sid, Reason: "real"}); err == nil {
+		t.Fatal("wrote into a world-writable fallback folder")
+	}
+	if fi, _ := os.Stat(fallback); fi.Mode().Perm() != 0o777 {
+		t.Fatalf("fallback mode changed to %v", fi.Mode())
+	}
+	os.Chmod(fallback, 0o700)
 	if err := WriteFailure(snapDir, Failure{SessionID: sid, Reason: "real"}); err != nil {
 		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(fallback); fi.Mode().Perm() != 0o700 {
-		t.Fatalf("fallback mode %v", fi.Mode())
 	}
 	if f, _ := ReadFailure(snapDir, sid); f == nil || f.Reason != "real" {
 		t.Fatalf("ReadFailure = %+v", f)
@@ -202,7 +208,7 @@ func TestFailureOldMarkersRemoved(t *testing.T) {
 	snapDir := filepath.Join(t.TempDir(), "snapshots")
 	primary, _ := FailureDirs(snapDir)
 	WriteFailure(snapDir, Failure{SessionID: "old-one", Reason: "x"})
-	old := filepath.Join(primary, markerName("old-one"))
+	old := filepath.Join(primary, MarkerName("old-one"))
 	past := time.Now().Add(-markerMaxAge - time.Hour)
 	os.Chtimes(old, past, past)
 	WriteFailure(snapDir, Failure{SessionID: "new-one", Reason: "y"})

@@ -6,6 +6,7 @@ package snapshot
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,6 +35,10 @@ func checkOwnership(root, gitFile, gitDir string) error {
 	}
 	return nil
 }
+
+// pathOwnedByMe reports whether this user owns the file, as git decides it
+// (on Windows: the user, or the Administrators group for an administrator).
+func pathOwnedByMe(path string, fi fs.FileInfo) bool { return ownerOfPath(path, fi).mine }
 
 // safeDirectory reports whether the safe.directory settings of the system
 // and global config files name root: "*" or the path itself (after ~/); an

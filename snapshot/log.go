@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -28,22 +27,19 @@ const trimLockStale = time.Minute
 // AppendLog appends one line to the log at path, creating its folder (0700)
 // when missing and the file (0600). An existing folder is left as it is: it
 // is the folder above the snapshot folder, which may be the user's home or
-// /tmp (SEC-1). Control characters, newlines included, are escaped so
-// that an entry is always one line; a line is cut at 16 KiB. The line is
-// written with one append, so that lines of processes logging at once do not
-// mix (SF-60).
+// /tmp (SEC-1); it must be one others cannot swap the log in (SEC-14), and
+// the log a file of this user's that no one else can write to (SEC-13):
+// otherwise nothing is written and the error says why. Control characters,
+// newlines included, are escaped so that an entry is always one line; a
+// line is cut at 16 KiB. The line is written with one append, so that lines
+// of processes logging at once do not mix (SF-60).
 func AppendLog(path string, line string) error {
-	if err := ensureLogDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("log folder: %w", err)
-	}
-	line = escapeInline(line)
-	line = textcut.Marked(textcut.Bytes(line, maxLogLine))
-	// A FIFO, device or symlink at the log's name is refused, never waited
-	// on: a hook blocked on its log would block the compaction.
-	f, err := openRegular(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openLog(path)
 	if err != nil {
 		return err
 	}
+	line = escapeInline(line)
+	line = textcut.Marked(textcut.Bytes(line, maxLogLine))
 	_, err = f.Write([]byte(line + "\n"))
 	fi, serr := f.Stat()
 	if cerr := f.Close(); err == nil {
@@ -52,32 +48,43 @@ func AppendLog(path string, line string) error {
 	if err != nil {
 		return err
 	}
-	if serr != nil {
-		return nil
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		os.Chmod(path, 0o600)
-	}
-	if fi.Size() > MaxLogBytes {
+	if serr == nil && fi.Size() > MaxLogBytes {
 		return trimLog(path)
 	}
 	return nil
 }
 
+// openLog opens the log for appending, creating its folder and the file
+// when missing. A FIFO, device or symlink at the log's name is refused,
+// never waited on: a hook blocked on its log would block the compaction. A
+// log of this user's that others could read is narrowed to 0600 on the open
+// file, never through the path.
+func openLog(path string) (*os.File, error) {
+	if err := ensureLogDir(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("log folder: %w", err)
+	}
+	f, fi, err := openRegularInfo(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if why := fileProblem(ownerOfFile(f, fi), fi); why != "" {
+		f.Close()
+		return nil, &UntrustedError{path, why}
+	}
+	if posixModes && fi.Mode().Perm()&0o077 != 0 {
+		f.Chmod(0o600)
+	}
+	return f, nil
+}
+
 // ensureLogDir creates dir 0700 when missing. Unlike ensurePrivateDir it
-// never narrows an existing folder: that folder is not compact-guard's own.
+// accepts a folder open to others, as long as they cannot swap the log in
+// it (checkSharedDir): that folder is not compact-guard's own.
 func ensureLogDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	return nil
+	return checkSharedDir(dir)
 }
 
 // trimLog replaces the log with its newest half, starting at a line, through
@@ -114,7 +121,7 @@ func trimLog(path string) error {
 // a first line it came into half-way. cut says whether anything was left
 // out.
 func readTail(path string, limit int64) (tail []byte, cut bool, err error) {
-	f, err := OpenRegular(path)
+	f, err := OpenTrusted(path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -145,10 +152,14 @@ func readTail(path string, limit int64) (tail []byte, cut bool, err error) {
 }
 
 // RecentLogLines returns the last n lines of the log, oldest first; nil, nil
-// when there is no log yet (SF-62).
+// when there is no log yet (SF-62). A log AppendLog would not write to is
+// not read either: its lines may be anyone's (SEC-16).
 func RecentLogLines(path string, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
+	}
+	if err := checkSharedDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	tail, _, err := readTail(path, 2*MaxLogBytes)
 	if errors.Is(err, fs.ErrNotExist) {

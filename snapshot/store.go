@@ -1,11 +1,9 @@
 package snapshot
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -107,12 +105,8 @@ func (s *Store) keep() int {
 // is killed (SF-30 to SF-36). What went wrong after the snapshot was in place
 // (latest.json, pruning, syncing the folder) is returned as warnings.
 func (s *Store) Save(r *Record, lang Lang) (mdPath string, warnings []string, err error) {
-	fixed, err := ensurePrivateDir(s.Dir)
-	if err != nil {
+	if err := ensurePrivateDir(s.Dir); err != nil {
 		return "", nil, fmt.Errorf("snapshot folder: %w", err)
-	}
-	if fixed != "" {
-		warnings = append(warnings, fixed)
 	}
 	warnings = append(warnings, s.cleanStale()...)
 
@@ -280,7 +274,7 @@ func (s *Store) Latest() (*Latest, error) {
 }
 
 func readLatest(path string) (*Latest, error) {
-	data, err := readRegular(path, 1<<20)
+	data, err := ReadTrusted(path, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -296,6 +290,9 @@ func readLatest(path string) (*Latest, error) {
 // that are not snapshot names, and snapshot names without a .json, are left
 // out (SF-37).
 func (s *Store) Entries() ([]Entry, error) {
+	if err := CheckPrivateDir(s.Dir); err != nil {
+		return nil, err
+	}
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, err
@@ -345,13 +342,18 @@ func sortEntries(es []Entry) {
 }
 
 // Load reads and checks one record: the name must be a snapshot name, the
-// file a regular file of at most MaxRecordBytes, the schema known and the
-// recorded name equal to the file's (SF-38).
+// folder and the file trusted (SEC-13, SEC-14), the file a regular file of
+// at most MaxRecordBytes, the schema known, the recorded name equal to the
+// file's and created_at within the second the name gives (SF-38, SEC-17).
 func (s *Store) Load(name string) (*Record, error) {
-	if _, ok := ParseName(name); !ok {
+	n, ok := ParseName(name)
+	if !ok {
 		return nil, fmt.Errorf("%q is not a snapshot name", name)
 	}
-	data, err := readRegular(filepath.Join(s.Dir, name+".json"), MaxRecordBytes)
+	if err := CheckPrivateDir(s.Dir); err != nil {
+		return nil, err
+	}
+	data, err := ReadTrusted(filepath.Join(s.Dir, name+".json"), MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +367,17 @@ func (s *Store) Load(name string) (*Record, error) {
 	if r.Name != name {
 		return nil, fmt.Errorf("snapshot %s: record names %q", name, r.Name)
 	}
+	if !NameTimeMatches(n, r.CreatedAt) {
+		return nil, fmt.Errorf("snapshot %s: created_at %s is not the time in its name", name, r.CreatedAt.UTC().Format(time.RFC3339))
+	}
 	return &r, nil
+}
+
+// NameTimeMatches reports whether createdAt falls within the second that
+// the snapshot name n gives: Save names a snapshot after its created_at,
+// so a record claiming another time was not written as it says (SEC-17).
+func NameTimeMatches(n Name, createdAt time.Time) bool {
+	return createdAt.UTC().Truncate(time.Second).Equal(n.Time)
 }
 
 // sessionRecords calls fn with the session's readable records, newest first,
@@ -554,30 +566,19 @@ func cleanStaleIn(dir string, now time.Time) []string {
 	return warnings
 }
 
-// ensurePrivateDir creates dir (and its parents) 0700 and narrows an
-// existing dir that others can read to 0700; it returns a note when it had
-// to. Windows has no such mode bits: its folders inherit the profile's ACL.
-func ensurePrivateDir(dir string) (note string, err error) {
+// ensurePrivateDir creates dir (and its missing parents) 0700 and accepts
+// it, new or existing, only as CheckPrivateDir does: a folder compact-guard
+// did not create is never chmod-ed, through a symlink or not, so no sticky
+// bit or project folder mode is ever changed (SF-33, SEC-15). Windows has
+// no such mode bits: its folders inherit the profile's ACL.
+func ensurePrivateDir(dir string) error {
 	if dir == "" {
-		return "", errors.New("no folder given")
+		return errors.New("no folder given")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return err
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a folder", dir)
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("folder %s was mode %04o; set to 0700", dir, fi.Mode().Perm()), nil
-	}
-	return "", nil
+	return CheckPrivateDir(dir)
 }
 
 // writeTemp writes data to a new hidden temp file in dir (mode 0600) and
@@ -630,48 +631,31 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// readRegular reads a regular file of at most max bytes; a FIFO, a device or
-// a symlink put in its place is refused rather than read (it could block or
-// never end).
-func readRegular(path string, max int64) ([]byte, error) {
-	f, err := OpenRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err := io.Copy(&b, io.LimitReader(f, max+1)); err != nil {
-		return nil, err
-	}
-	if int64(b.Len()) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
-	}
-	return b.Bytes(), nil
-}
-
 // OpenRegular opens path for reading only when it is a regular file and not
 // a symlink. The open itself never blocks: a FIFO swapped in for a snapshot
 // file between listing the folder and opening it is refused, not waited on.
 func OpenRegular(path string) (*os.File, error) {
-	return openRegular(path, os.O_RDONLY, 0)
+	f, _, err := openRegularInfo(path, os.O_RDONLY, 0)
+	return f, err
 }
 
-// openRegular is os.OpenFile that never blocks on a FIFO, does not follow a
-// final symlink and refuses whatever is not a regular file once opened
-// (checked on the open file, so nothing can be swapped in after the check).
-func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+// openRegularInfo is os.OpenFile that never blocks on a FIFO, does not
+// follow a final symlink and refuses whatever is not a regular file once
+// opened (checked on the open file, so nothing can be swapped in after the
+// check). It returns the open file's stat for further checks.
+func openRegularInfo(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	f, err := openNoBlock(path, flag, perm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	return f, nil
+	return f, fi, nil
 }

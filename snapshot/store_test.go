@@ -116,26 +116,66 @@ func hidden(t *testing.T, dir string) []string {
 	return out
 }
 
-// spec: SF-33
-func TestSaveNarrowsFolderMode(t *testing.T) {
+// An existing snapshot folder open to others is refused, never chmod-ed,
+// whether it is given directly or through a symlink, and a sticky bit stays;
+// the folders Save creates are 0700.
+// spec: SF-33, SEC-15
+func TestSaveLeavesExistingFolders(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no POSIX modes on Windows")
 	}
-	s := newStore(t)
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		mode os.FileMode
+		link bool
+	}{
+		{"0755", 0o755, false},
+		{"0777-sticky", 0o777 | os.ModeSticky, false},
+		{"0750", 0o750, false},
+		{"symlink-to-0755", 0o755, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			real := filepath.Join(base, "real")
+			if err := os.Mkdir(real, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(real, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			dir := real
+			if tc.link {
+				dir = filepath.Join(base, "link")
+				if err := os.Symlink(real, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := &Store{Dir: dir}
+			_, _, err := s.Save(rec("sess-mode", t0, ""), English)
+			if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "group or others have access") {
+				t.Fatalf("Save into a %s folder: %v, want a refusal naming the mode", tc.name, err)
+			}
+			fi, _ := os.Stat(real)
+			if got := fi.Mode() & (os.ModePerm | os.ModeSticky); got != tc.mode {
+				t.Errorf("folder mode changed from %v to %v", tc.mode, got)
+			}
+			if des, _ := os.ReadDir(real); len(des) != 0 {
+				t.Errorf("files written into a refused folder: %v", des)
+			}
+		})
 	}
-	os.Chmod(s.Dir, 0o755)
-	_, warns, err := s.Save(rec("sess-mode", t0, ""), English)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != 0o700 {
-		t.Errorf("folder mode %v, want 0700", fi.Mode().Perm())
-	}
-	if len(warns) != 1 || !strings.Contains(warns[0], "set to 0700") {
-		t.Errorf("warnings %q, want one about the mode", warns)
-	}
+	t.Run("created", func(t *testing.T) {
+		base := t.TempDir()
+		s := &Store{Dir: filepath.Join(base, "a", "b")}
+		if _, _, err := s.Save(rec("sess-mode", t0, ""), English); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{filepath.Join(base, "a"), s.Dir} {
+			if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o700 {
+				t.Errorf("%s created with mode %v, want 0700", d, fi.Mode().Perm())
+			}
+		}
+	})
 }
 
 // spec: SF-30
@@ -656,7 +696,7 @@ func TestConcurrentSaves(t *testing.T) {
 	}
 
 	t.Run("goroutines", func(t *testing.T) {
-		s := &Store{Dir: t.TempDir(), Keep: 40}
+		s := &Store{Dir: filepath.Join(t.TempDir(), "snaps"), Keep: 40}
 		pre := prefill(t, s, 40, now.Add(-time.Hour))
 		var wg sync.WaitGroup
 		var markers []string
@@ -680,7 +720,7 @@ func TestConcurrentSaves(t *testing.T) {
 		if testing.Short() {
 			t.Skip("re-executes the test binary")
 		}
-		dir := t.TempDir()
+		dir := filepath.Join(t.TempDir(), "snaps")
 		s := &Store{Dir: dir, Keep: 40}
 		pre := prefill(t, s, 40, now.Add(-time.Hour))
 		const procs, each = 12, 2

@@ -24,7 +24,7 @@ func TestSaveSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary")
 	}
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snaps")
 	s := &Store{Dir: dir, Keep: 12}
 	earlier := prefill(t, s, 4, time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))
 	// latest.json from the prefill names 2099: start over so that the

@@ -1,9 +1,0 @@
-//go:build !windows
-
-package snapshot
-
-import "io/fs"
-
-// pathOwnedByMe reports whether this user owns the file (on unix its uid;
-// elsewhere, as ownedByMe, always).
-func pathOwnedByMe(_ string, fi fs.FileInfo) bool { return ownedByMe(fi) }
