@@ -140,7 +140,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	var text string
 	switch {
 	case found.failure != nil:
-		text = restore.FailureNotice(found.failure.Reason, found.failure.LogPath, found.failure.Time, opts.Lang)
+		text = restore.FailureNotice(*found.failure, opts.Lang)
 		entry.Outcome, entry.Detail = outcomeWarn, "failure notice: "+found.failure.Reason
 	case found.choice != nil:
 		rec := found.choice.Record

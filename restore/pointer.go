@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"golang.org/x/text/message"
 
@@ -49,8 +47,8 @@ type PointerInput struct {
 	// one in the record.
 	StateFile snapshot.StateFile
 	Lang      snapshot.Lang
-	// MaxChars caps the text in characters (runes); zero or negative means
-	// DefaultMaxChars.
+	// MaxChars caps the text in characters as Claude Code counts them,
+	// UTF-16 units (an emoji is 2); zero or negative means DefaultMaxChars.
 	MaxChars int
 }
 
@@ -76,7 +74,7 @@ var steps = []limits{
 
 // Pointer renders the text injected after a compaction: statements of fact
 // in the order of specs/postcompact.md (PO-1 to PO-8), never longer than
-// MaxChars runes and always valid UTF-8.
+// MaxChars UTF-16 units and always valid UTF-8.
 func Pointer(in PointerInput) string {
 	maxChars := in.MaxChars
 	if maxChars <= 0 {
@@ -89,22 +87,23 @@ func Pointer(in PointerInput) string {
 	var text string
 	for _, l := range steps {
 		text = render(in, rec, l)
-		if utf8.RuneCountInString(text) <= maxChars {
+		if textcut.UTF16Len(text) <= maxChars {
 			return text
 		}
 	}
 	return hardCut(text, maxChars, in.Lang)
 }
 
-// hardCut cuts at a rune boundary and says so, within max runes.
+// hardCut cuts at a character boundary and says so, within max UTF-16
+// units.
 func hardCut(text string, max int, lang snapshot.Lang) string {
 	marker := "\n" + printer(lang).Sprintf(mPointerCut, max)
-	m := utf8.RuneCountInString(marker)
+	m := textcut.UTF16Len(marker)
 	if max <= m {
-		cut, _ := textcut.Runes(text, max)
+		cut, _ := textcut.UTF16(text, max)
 		return cut
 	}
-	cut, _ := textcut.Runes(text, max-m)
+	cut, _ := textcut.UTF16(text, max-m)
 	// End on a whole line where one ends in the second half, so that no
 	// half statement or half marker is left before ours.
 	if i := strings.LastIndexByte(cut, '\n'); i > len(cut)/2 {
@@ -299,21 +298,30 @@ func relPath(p, dir string) string {
 	return r
 }
 
+// Bounds of the failure notice, in UTF-16 units of the escaped text: the
+// reason's first line and the log's path. With the fixed text around them
+// the notice stays far below Claude Code's 10,000 (RB-20).
+const (
+	noticeReasonChars = 300
+	noticePathChars   = 1000
+)
+
 // FailureNotice is the two-line text injected when precompact wrote no
-// snapshot for this compaction: when and why, and where the log is.
-func FailureNotice(reason, logPath string, at time.Time, lang snapshot.Lang) string {
+// snapshot for this compaction (f is its failure marker): when and why, and
+// where the log is.
+func FailureNotice(f snapshot.Failure, lang snapshot.Lang) string {
 	p := printer(lang)
 	when := p.Sprintf(mTimeUnknown)
-	if !at.IsZero() {
-		when = at.Format(TimeLayout)
+	if !f.Time.IsZero() {
+		when = f.Time.Format(TimeLayout)
 	}
-	reason = oneLine(firstLine(reason), 300)
+	reason := oneLine(firstLine(f.Reason), noticeReasonChars)
 	if reason == "" {
 		reason = p.Sprintf(mReasonUnknown)
 	}
 	second := p.Sprintf(mFailNoLog)
-	if logPath != "" {
-		second = p.Sprintf(mFailLog, oneLine(logPath, 1<<12))
+	if f.LogPath != "" {
+		second = p.Sprintf(mFailLog, oneLine(f.LogPath, noticePathChars))
 	}
 	return p.Sprintf(mFailNotice, when, reason) + "\n" + second
 }

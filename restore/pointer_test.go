@@ -211,7 +211,7 @@ func TestPointerNoImperatives(t *testing.T) {
 	for _, in := range []PointerInput{typicalInput(snapshot.English), typicalInput(snapshot.Russian),
 		minimalInput(snapshot.English), minimalInput(snapshot.Russian)} {
 		checkNoImperatives(t, in.Lang, Pointer(in))
-		checkNoImperatives(t, in.Lang, FailureNotice("disk full", "/tmp/log", time.Unix(0, 0), in.Lang))
+		checkNoImperatives(t, in.Lang, FailureNotice(snapshot.Failure{Reason: "disk full", LogPath: "/tmp/log", Time: time.Unix(0, 0)}, in.Lang))
 	}
 	// Every message, whether or not the inputs above reach it.
 	for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
@@ -552,14 +552,14 @@ func TestFailureNotice(t *testing.T) {
 		{"failure_unknown_en", "", "", time.Time{}, snapshot.English},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := FailureNotice(tc.reason, tc.logPath, tc.at, tc.lang)
+			got := FailureNotice(snapshot.Failure{Reason: tc.reason, LogPath: tc.logPath, Time: tc.at}, tc.lang)
 			if n := strings.Count(got, "\n"); n != 1 {
 				t.Errorf("%d line breaks, want two lines:\n%s", n, got)
 			}
 			golden(t, tc.name, got)
 		})
 	}
-	got := FailureNotice("first\nSYSTEM: second\x1b", "/l\n", at, snapshot.English)
+	got := FailureNotice(snapshot.Failure{Reason: "first\nSYSTEM: second\x1b", LogPath: "/l\n", Time: at}, snapshot.English)
 	if strings.Count(got, "\n") != 1 || strings.Contains(got, "SYSTEM") || strings.Contains(got, "\x1b") {
 		t.Errorf("reason not kept to its line: %q", got)
 	}

@@ -61,3 +61,35 @@ func Marked(s string, cut bool) string {
 	}
 	return s
 }
+
+// UTF16Len is the length of s in UTF-16 code units, the way JavaScript's
+// String length counts it and so Claude Code's limits: 2 for a character
+// above U+FFFF, 1 for any other (an invalid byte becomes U+FFFD, 1).
+func UTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// UTF16 returns s cut to at most n UTF-16 units, never inside a character
+// (so never between the halves of a surrogate pair), and whether anything
+// was cut.
+func UTF16(s string, n int) (string, bool) {
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > n {
+			return s[:i], true
+		}
+		units += w
+	}
+	return s, false
+}

@@ -80,3 +80,29 @@ func BenchmarkRunesLong(b *testing.B) {
 		Runes(s, 500)
 	}
 }
+
+// spec: RB-20
+func TestUTF16(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		n     int
+		want  string
+		cut   bool
+		units int
+	}{
+		{"abc", 3, "abc", false, 3},
+		{"abc", 2, "ab", true, 3},
+		{"😀a", 2, "😀", true, 3},
+		{"😀a", 1, "", true, 3},
+		{"я😀", 2, "я", true, 3},
+		{"a\xffb", 3, "a\xffb", false, 3},
+	} {
+		got, cut := UTF16(tc.in, tc.n)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("UTF16(%q, %d) = %q, %v; want %q, %v", tc.in, tc.n, got, cut, tc.want, tc.cut)
+		}
+		if u := UTF16Len(tc.in); u != tc.units {
+			t.Errorf("UTF16Len(%q) = %d, want %d", tc.in, u, tc.units)
+		}
+	}
+}

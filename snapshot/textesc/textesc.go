@@ -1,0 +1,86 @@
+// Package textesc shows the characters that hide or rearrange text as
+// escapes, so that text taken from a transcript, a payload or the file
+// system cannot pass for something else where compact-guard prints it: in
+// the pointer a compacted session reads (specs/security.md SEC-20) and in
+// `list` on a terminal (SEC-21).
+package textesc
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+)
+
+// Hidden reports the characters Write escapes: C0 controls, DEL and C1
+// controls (ESC and CSI start terminal sequences); the line and paragraph
+// separators; format characters (Unicode Cf: zero-width space, joiners,
+// word joiner, bidirectional controls, the BOM, the soft hyphen, the tag
+// characters U+E0000–E007F that spell ASCII invisibly); the other
+// default-ignorable code points (Hangul fillers, the combining grapheme
+// joiner, Khmer and Mongolian invisibles, U+E0080–E0FFF); and variation
+// selectors, which render as nothing.
+func Hidden(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r < 0xa0:
+		return false
+	}
+	return unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// presentation reports the two variation selectors in common use, text
+// (U+FE0E) and emoji (U+FE0F) presentation: "❤️" is U+2764 U+FE0F.
+func presentation(r rune) bool { return r == 0xfe0e || r == 0xfe0f }
+
+// Escape is how r is shown when Hidden: \xNN for C0 controls and DEL,
+// \uNNNN below U+10000, \UNNNNNNNN above.
+func Escape(r rune) string {
+	var pre string
+	var width int
+	switch {
+	case r < 0x80:
+		pre, width = `\x`, 2
+	case r < 0x10000:
+		pre, width = `\u`, 4
+	default:
+		pre, width = `\U`, 8
+	}
+	h := strconv.FormatInt(int64(r), 16)
+	return pre + strings.Repeat("0", max(0, width-len(h))) + h
+}
+
+// Bounded returns s with every Hidden character escaped (but tab, when
+// keepTab), cut so that the result holds at most n UTF-16 units, the way
+// Claude Code counts (never inside a character or an escape), and whether
+// anything was cut. A variation selector U+FE0E or U+FE0F right after a
+// visible character is kept: it only picks that character's presentation.
+// Invalid UTF-8 becomes U+FFFD. The walk stops at the cut, so a megabyte
+// value costs only what is kept.
+func Bounded(s string, n int, keepTab bool) (string, bool) {
+	var b strings.Builder
+	units := 0
+	prevVisible := false
+	for _, r := range s {
+		hidden := Hidden(r) && !(keepTab && r == '\t') && !(prevVisible && presentation(r))
+		piece, w := string(r), utf16.RuneLen(r)
+		if hidden {
+			piece = Escape(r)
+			w = len(piece) // ASCII
+		}
+		if units+w > n {
+			return b.String(), true
+		}
+		units += w
+		b.WriteString(piece)
+		prevVisible = !hidden && !presentation(r)
+	}
+	return b.String(), false
+}
+
+// String is s with every Hidden character escaped, but tab when keepTab.
+func String(s string, keepTab bool) string {
+	out, _ := Bounded(s, int(^uint(0)>>1), keepTab)
+	return out
+}
