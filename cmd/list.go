@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textesc"
 )
 
 func init() {
@@ -161,7 +162,7 @@ func listRun(opts *ListOptions) error {
 		return enc.Encode(items)
 	}
 	if len(items) == 0 {
-		_, err := fmt.Fprintf(opts.IO.Out, "no snapshots in %s\n", dir)
+		_, err := fmt.Fprintf(opts.IO.Out, "no snapshots in %s\n", textesc.String(dir, false))
 		return err
 	}
 	return writeListTable(opts.IO.Out, items, opts.Now(), homeDirOrEmpty())
@@ -172,22 +173,27 @@ func homeDirOrEmpty() string {
 	return h
 }
 
+// writeListTable prints the table. Every field that comes from a record
+// or the file system is escaped (textesc): a cwd or session id holding ESC,
+// CSI, a tab or an invisible character cannot drive the terminal, shift
+// the columns or hide text (SEC-21).
 func writeListTable(w io.Writer, items []listItem, now time.Time, home string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTIME\tAGE\tSESSION\tTRIGGER\tCONFIRMED\tCONTEXT\tFILES\tPROMPTS\tCWD")
+	esc := func(s string) string { return textesc.String(s, false) }
 	for _, it := range items {
 		if it.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t?\t?\t?\t?\t?\tunreadable: %s\n", it.Name, it.Time.Local().Format("2006-01-02 15:04:05"),
-				formatAge(now.Sub(it.Time)), shortSession(it.SessionID), it.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t?\t?\t?\t?\t?\tunreadable: %s\n", esc(it.Name), it.Time.Local().Format("2006-01-02 15:04:05"),
+				formatAge(now.Sub(it.Time)), esc(shortSession(it.SessionID)), esc(it.Error))
 			continue
 		}
 		confirmed := "no"
 		if it.Confirmed {
 			confirmed = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", it.Name, it.Time.Local().Format("2006-01-02 15:04:05"),
-			formatAge(now.Sub(it.Time)), shortSession(it.SessionID), it.Trigger, confirmed, formatTokens(it.ContextTokens),
-			it.Files, it.Prompts, tildePath(it.Cwd, home))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", esc(it.Name), it.Time.Local().Format("2006-01-02 15:04:05"),
+			formatAge(now.Sub(it.Time)), esc(shortSession(it.SessionID)), esc(it.Trigger), confirmed, formatTokens(it.ContextTokens),
+			it.Files, it.Prompts, esc(tildePath(it.Cwd, home)))
 	}
 	return tw.Flush()
 }

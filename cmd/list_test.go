@@ -263,3 +263,36 @@ func TestListFormatting(t *testing.T) {
 		t.Errorf("tildePath outside home: %q", got)
 	}
 }
+
+// A cwd, session id or trigger holding terminal control sequences, tabs or
+// invisible characters is printed escaped: it cannot clear the screen, set
+// the title, shift the columns or hide text.
+// spec: SEC-21, LS-1
+func TestListEscapesTerminalSequences(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snaps")
+	lsSave(t, dir, "\x1b[2J\u200bid-with-escapes", time.Hour, func(r *snapshot.Record) {
+		r.Cwd = "/work/\x1b]0;pwned\x07proj\x1b[31m\tred\u009b1m\u202e\U000e0041"
+		r.Trigger = "auto\x1b[8m"
+	})
+	bad := "snap_20260314-100000_deadbeef"
+	if err := os.WriteFile(filepath.Join(dir, bad+".json"), []byte("{\"x\":\"\x1b[2J\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := lsMain(dir, "list")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, r := range strings.TrimSuffix(out, "\n") {
+		if r != '\n' && (r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x200b || r == 0x202e || r == 0xe0041) {
+			t.Fatalf("list printed %U raw:\n%q", r, out)
+		}
+	}
+	for _, want := range []string{`/work/\x1b]0;pwned\x07proj\x1b[31m\x09red\u009b1m\u202e\U000e0041`, `auto\x1b[8m`, `\x1b[2J\u200bi`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 3 {
+		t.Errorf("%d lines, want a header and two snapshots:\n%s", len(lines), out)
+	}
+}
