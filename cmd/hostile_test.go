@@ -581,7 +581,8 @@ func rbRunHostile(t *testing.T, makers []rbHostileMaker) {
 // snapshot folder cannot be written (RB-5): exit 0, nothing on stdout,
 // nothing under a snapshot name, the failure logged (or, when the log's own
 // folder is unwritable, on stderr), a marker, and postcompact's failure
-// notice with the reason and, when the log could be written, its path.
+// notice with the reason and the log's path, saying whether the log could be
+// written.
 func rbCheckUnwritable(t *testing.T, w *rbWorld, reason *regexp.Regexp, logWritable bool) {
 	t.Helper()
 	sid := "0f3c2a1b/../../unwritable" // only the hash and sid8 reach the marker's name (SF-51)
@@ -614,9 +615,14 @@ func rbCheckUnwritable(t *testing.T, w *rbWorld, reason *regexp.Regexp, logWrita
 	if !strings.Contains(text, "wrote no snapshot") || !reason.MatchString(text) {
 		t.Errorf("postcompact does not give the failure notice with %s:\n%s", reason, text)
 	}
-	// The notice names the log only when the log could be written.
-	if strings.Contains(text, w.Log()) != logWritable {
-		t.Errorf("log writable %v, yet the notice names the log %s: %v:\n%s", logWritable, w.Log(), !logWritable, text)
+	// The notice names the log as written only when it could be; otherwise
+	// it says that no log could be written, and where it was tried (RB-26).
+	want := "The compact-guard log is at " + w.Log()
+	if !logWritable {
+		want = "No compact-guard log could be written (tried " + w.Log() + ": "
+	}
+	if !strings.Contains(text, want) {
+		t.Errorf("log writable %v: the notice lacks %q:\n%s", logWritable, want, text)
 	}
 }
 

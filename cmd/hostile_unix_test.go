@@ -148,7 +148,7 @@ func rbMountTmpfs(t *testing.T, dir, opts string) {
 // TestRBUnwritableFolderUnix: a full file system, a read-only one, a folder
 // without write permission and a parent folder without it (the last two
 // only when not root, whom permissions do not stop).
-// spec: RB-5 (PC-1, PC-2, PC-17, SF-30, SF-50, SF-52, PO-C5)
+// spec: RB-5, RB-26 (PC-1, PC-2, PC-17, SF-30, SF-50, SF-52, PO-C5)
 func TestRBUnwritableFolderUnix(t *testing.T) {
 	t.Parallel()
 	t.Run("disk-full", func(t *testing.T) {
@@ -174,6 +174,16 @@ func TestRBUnwritableFolderUnix(t *testing.T) {
 		w := rbNewWorld(t)
 		rbMountTmpfs(t, w.Snaps, "ro,mode=0700")
 		rbCheckUnwritable(t, w, regexp.MustCompile(`read-only file system`), true)
+	})
+	t.Run("read-only-log-folder", func(t *testing.T) {
+		// spec: RB-26
+		// The whole state folder is read-only: neither the snapshot nor the
+		// log can be written, and the notice must not name the log as if it
+		// had been.
+		t.Parallel()
+		w := rbNewWorld(t)
+		rbMountTmpfs(t, filepath.Dir(w.Snaps), "ro,mode=0700")
+		rbCheckUnwritable(t, w, regexp.MustCompile(`read-only file system`), false)
 	})
 	t.Run("no-write-permission", func(t *testing.T) {
 		t.Parallel()

@@ -130,14 +130,16 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	if serr != nil {
 		entry.Detail = "snapshot not written: " + serr.Error()
 		if sessionID != "" {
-			// The notice names the log only when the log can exist.
-			lp := logPath(opts.Dir)
-			if os.MkdirAll(filepath.Dir(lp), 0o700) != nil {
-				lp = ""
+			// The notice names the log as written only when a line can be
+			// appended to it now; otherwise it says where it was tried and
+			// why it failed (RB-26).
+			lp, logErr := logPath(opts.Dir), ""
+			if err := snapshot.CheckLog(lp); err != nil {
+				logErr = err.Error()
 			}
 			ferr := snapshot.WriteFailure(opts.Dir, snapshot.Failure{
-				SessionID: sessionID, Time: start, Reason: serr.Error(),
-				LogPath: lp, TranscriptSize: rec.Coverage.TranscriptSize, PromptID: rec.PromptID,
+				SessionID: sessionID, Time: start, Reason: serr.Error(), LogPath: lp, LogError: logErr,
+				TranscriptSize: rec.Coverage.TranscriptSize, PromptID: rec.PromptID,
 			})
 			if ferr != nil {
 				entry.Detail += "; failure marker not written: " + ferr.Error()

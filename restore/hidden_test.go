@@ -135,6 +135,7 @@ func TestPointerUnderClientLimitInUTF16(t *testing.T) {
 	long := strings.Repeat("😀\U000e0041", 50000)
 	for _, f := range []snapshot.Failure{
 		{Reason: long, LogPath: long, Time: time.Unix(0, 0)},
+		{Reason: long, LogPath: long, LogError: long, Time: time.Unix(0, 0)},
 	} {
 		for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
 			if got := units(t, FailureNotice(f, lang)); got >= 10000 {

@@ -51,6 +51,7 @@ const (
 	mFailNotice       = "fail-notice"
 	mFailLog          = "fail-log"
 	mFailNoLog        = "fail-no-log"
+	mFailLogUnwritten = "fail-log-not-written"
 	mReasonUnknown    = "reason-unknown"
 )
 
@@ -152,6 +153,7 @@ func entries() []entry {
 			s("compact-guard не записал снимок перед этим сжатием (%s): %s")},
 		{mFailLog, s("The compact-guard log is at %s"), s("Журнал compact-guard: %s")},
 		{mFailNoLog, s("No compact-guard log file is known."), s("Файл журнала compact-guard неизвестен.")},
+		{mFailLogUnwritten, s("No compact-guard log could be written (tried %s: %s)."), s("Журнал compact-guard записать не удалось (путь %s: %s).")},
 		{mReasonUnknown, s("reason unknown"), s("причина неизвестна")},
 	}
 }

@@ -308,7 +308,7 @@ const (
 
 // FailureNotice is the two-line text injected when precompact wrote no
 // snapshot for this compaction (f is its failure marker): when and why, and
-// where the log is.
+// where the log is, or that no log could be written and where it was tried.
 func FailureNotice(f snapshot.Failure, lang snapshot.Lang) string {
 	p := printer(lang)
 	when := p.Sprintf(mTimeUnknown)
@@ -320,7 +320,10 @@ func FailureNotice(f snapshot.Failure, lang snapshot.Lang) string {
 		reason = p.Sprintf(mReasonUnknown)
 	}
 	second := p.Sprintf(mFailNoLog)
-	if f.LogPath != "" {
+	switch {
+	case f.LogPath != "" && f.LogError != "":
+		second = p.Sprintf(mFailLogUnwritten, oneLine(f.LogPath, noticePathChars), oneLine(firstLine(f.LogError), noticeReasonChars))
+	case f.LogPath != "":
 		second = p.Sprintf(mFailLog, oneLine(f.LogPath, noticePathChars))
 	}
 	return p.Sprintf(mFailNotice, when, reason) + "\n" + second

@@ -212,6 +212,7 @@ func TestPointerNoImperatives(t *testing.T) {
 		minimalInput(snapshot.English), minimalInput(snapshot.Russian)} {
 		checkNoImperatives(t, in.Lang, Pointer(in))
 		checkNoImperatives(t, in.Lang, FailureNotice(snapshot.Failure{Reason: "disk full", LogPath: "/tmp/log", Time: time.Unix(0, 0)}, in.Lang))
+		checkNoImperatives(t, in.Lang, FailureNotice(snapshot.Failure{Reason: "disk full", LogPath: "/tmp/log", LogError: "read-only file system", Time: time.Unix(0, 0)}, in.Lang))
 	}
 	// Every message, whether or not the inputs above reach it.
 	for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
@@ -514,7 +515,7 @@ var catalogArgs = func() map[string][]any {
 		mMore: num, mMoreFolders: num, mTasksHeader: num, mGitFailed: str, mGitBranch: {"a", "b", "c"},
 		mGitDetached: {"a", "b"}, mGitNoCommits: {"a", "b"}, mGitError: str, mGitChanges: num,
 		mCmdFailedCode: {"a", "1"}, mCmdFailed: str, mStateFound: str, mStateMissing: str, mStateMissingNone: str,
-		mPointerCut: num, mFailNotice: {"a", "b"}, mFailLog: str,
+		mPointerCut: num, mFailNotice: {"a", "b"}, mFailLog: str, mFailLogUnwritten: {"a", "b"},
 	}
 }()
 

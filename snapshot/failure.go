@@ -34,6 +34,10 @@ type Failure struct {
 	Time      time.Time `json:"time"`
 	Reason    string    `json:"reason"`
 	LogPath   string    `json:"log_path"`
+	// LogError is set when the log at LogPath could not be written, with
+	// why: the notice then says that no log was written, and where it was
+	// tried (RB-26).
+	LogError string `json:"log_error,omitempty"`
 	// TranscriptSize is how far the transcript reached when precompact ran,
 	// so that postcompact can tell which compaction the marker is about.
 	TranscriptSize int64 `json:"transcript_size"`

