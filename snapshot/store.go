@@ -119,6 +119,7 @@ func (s *Store) Save(r *Record, lang Lang) (mdPath string, warnings []string, er
 		lang = English
 	}
 	r.Lang = lang
+	warnings = append(warnings, fitRecord(r)...)
 
 	name, err := s.place(r, lang)
 	if err != nil {
@@ -206,8 +207,8 @@ func (s *Store) placeReserved(r *Record, lang Lang, name string) (bool, error) {
 	}
 	js = append(js, '\n')
 	if len(js) > MaxRecordBytes {
-		// Load would refuse it: better no snapshot and a failure marker
-		// than one that no reader can open.
+		// fitRecord left it larger than Load reads: better no snapshot and
+		// a failure marker than one that no reader can open.
 		return false, fmt.Errorf("snapshot record is %d bytes, over the %d-byte limit", len(js), MaxRecordBytes)
 	}
 	md := RenderMarkdown(r, lang)

@@ -11,11 +11,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 func newStore(t *testing.T) *Store {
@@ -808,27 +811,64 @@ func TestSpecNamesEveryField(t *testing.T) {
 	}
 }
 
-// spec: SF-30, SF-38
-func TestSaveRefusesRecordLoadCannotRead(t *testing.T) {
-	s := newStore(t)
-	r := rec("sess-huge", t0, "")
-	for i := 0; i < 5000; i++ {
-		r.Warnings = append(r.Warnings, strings.Repeat("w", 1000))
-	}
-	if _, _, err := s.Save(r, English); err == nil || !strings.Contains(err.Error(), "limit") {
-		t.Fatalf("Save of a %d-warning record: %v", len(r.Warnings), err)
-	}
-	if r.Name != "" {
-		t.Errorf("failed Save left name %q", r.Name)
-	}
-	if es, _ := s.Entries(); len(es) != 0 {
-		t.Fatalf("entries after a failed Save: %v", es)
-	}
-	des, _ := os.ReadDir(s.Dir)
-	for _, de := range des {
-		if de.Name() != LatestFile {
-			t.Errorf("left %s behind", de.Name())
+// A record whose JSON would be over the 4 MiB Load reads is trimmed and
+// written, saying in its warnings what was cut, instead of leaving no
+// snapshot at all.
+// spec: RB-22, SF-30, SF-38
+func TestSaveTrimsRecordOverLimit(t *testing.T) {
+	huge := func() *Record {
+		r := rec("sess-huge", t0, "")
+		ci := strings.Repeat("c", 6<<20)
+		r.CustomInstructions = &ci
+		for i := 0; i < 5000; i++ {
+			r.Warnings = append(r.Warnings, strings.Repeat("w", 1000))
 		}
+		for i := 0; i < transcript.MaxFiles; i++ {
+			r.Files = append(r.Files, transcript.FileEdit{Path: fmt.Sprintf("/p/%04d/%s", i, strings.Repeat("я", transcript.MaxPathChars-8)), Edits: 1, LastTool: "Write"})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Record)
+		want []string
+	}{
+		{"custom-instructions", func(r *Record) { r.Files, r.Warnings = nil, nil }, []string{"custom instructions cut at 4000 characters"}},
+		{"files", func(r *Record) { r.CustomInstructions, r.Warnings = nil, nil }, []string{"files: the 100 most recent of 1000 kept", "file paths cut at 1000 characters"}},
+		{"everything", func(*Record) {}, []string{"custom instructions cut", "warnings: the last 50 of 5000 kept", "files: the 100 most recent of 1000 kept"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			r := huge()
+			tc.edit(r)
+			_, warns, err := s.Save(r, English)
+			if err != nil {
+				t.Fatalf("Save of an oversized record: %v", err)
+			}
+			got, err := s.Load(r.Name)
+			if err != nil {
+				t.Fatalf("Load of the trimmed record: %v", err)
+			}
+			fi, _ := os.Stat(filepath.Join(s.Dir, r.Name+".json"))
+			if fi.Size() > MaxRecordBytes {
+				t.Errorf("record is %d bytes, over %d", fi.Size(), MaxRecordBytes)
+			}
+			note := got.Warnings[len(got.Warnings)-1]
+			if !strings.HasPrefix(note, "record trimmed to fit the 4194304-byte limit") {
+				t.Fatalf("last warning %q does not say the record was trimmed", note)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(note, w) {
+					t.Errorf("trim note %q lacks %q", note, w)
+				}
+			}
+			if !slices.Contains(warns, note) {
+				t.Errorf("Save's warnings %q lack the trim note", warns)
+			}
+			if len(got.Files) > 0 && got.Files[0].Path != r.Files[0].Path {
+				t.Errorf("the most recent file was not kept first")
+			}
+		})
 	}
 }
 
