@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -210,4 +211,70 @@ func TestRBUnwritableFolderUnix(t *testing.T) {
 		t.Cleanup(func() { os.Chmod(locked, 0o700) })
 		rbCheckUnwritable(t, w, regexp.MustCompile(`permission denied`), false)
 	})
+}
+
+// runClosedPipes runs the binary with stdout and stderr pipes whose
+// readers are gone, as when the client stopped reading, and returns its
+// exit code (-1 when a signal ended it).
+func (w *rbWorld) runClosedPipes(t *testing.T, stdin []byte, args ...string) int {
+	t.Helper()
+	cmd := exec.Command(rbBinary(t), args...)
+	cmd.Env = w.env
+	cmd.Dir = w.Root
+	cmd.Stdin = strings.NewReader(string(stdin))
+	for _, dst := range []**os.File{new(*os.File), new(*os.File)} {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		*dst = wr
+		t.Cleanup(func() { wr.Close() })
+		if cmd.Stdout == nil {
+			cmd.Stdout = wr
+		} else {
+			cmd.Stderr = wr
+		}
+	}
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(rbHangGuard):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("compact-guard %s did not finish within %s", strings.Join(args, " "), rbHangGuard)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// TestRBClosedPipes: hooks whose stdout and stderr are pipes nobody reads
+// any more exit 0 and still do their work; they do not die of SIGPIPE
+// (exit 141). Other commands may fail as usual.
+// spec: RB-21 (PC-1, PO-C1)
+func TestRBClosedPipes(t *testing.T) {
+	t.Parallel()
+	w := rbNewWorld(t)
+	sid := "a1b2c3d4-0000-4000-8000-00000000c105"
+	tr := rbWriteFile(t, filepath.Join(w.Root, "t.jsonl"), rbTranscript(sid, "Keep this prompt", "/p/a.go", "", false))
+	// A flag that does not parse makes precompact write to stderr.
+	if code := w.runClosedPipes(t, rbPrePayload(sid, tr, ""), "precompact", "--bogus"); code != 0 {
+		t.Fatalf("precompact with closed pipes: exit %d, want 0", code)
+	}
+	if _, rec := rbSessionSnapshot(t, rbCheckFolder(t, w.Snaps), sid); rec == nil {
+		t.Fatal("precompact with closed pipes wrote no snapshot")
+	}
+	// postcompact writes the pointer to stdout.
+	if code := w.runClosedPipes(t, rbStartPayload(sid, tr, ""), "postcompact"); code != 0 {
+		t.Fatalf("postcompact with closed pipes: exit %d, want 0", code)
+	}
+	if line := rbOneNewLogLine(t, w, 1); !strings.Contains(line, "postcompact session="+sid+" outcome=failed") || !strings.Contains(line, "writing hook output") {
+		t.Errorf("postcompact's log line does not say its output was lost: %q", line)
+	}
+	if code := w.runClosedPipes(t, nil, "dir"); code == 0 {
+		t.Errorf("dir with a closed stdout exited 0; only hooks ignore a broken pipe")
+	}
 }

@@ -140,6 +140,11 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	ios := &IO{In: in, Out: out, ErrOut: errOut}
 	root := newRootCmd(ios, commandName(args))
 	root.SetArgs(args)
+	if c, _, err := root.Find(args); err == nil && c.Annotations[hookAnnotation] != "" {
+		// A hook exits 0 even when the client closed its stdout or stderr;
+		// other commands keep the usual death by SIGPIPE (`list | head`).
+		ignoreBrokenPipe()
+	}
 	c, err := root.ExecuteC()
 	if err != nil && c != nil && c.Annotations[hookAnnotation] != "" {
 		return rerunHook(ios, c.Name(), args, err)
