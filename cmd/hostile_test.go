@@ -800,3 +800,41 @@ func TestRBStdinLeftOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestRBHelpFlagInHook: -h or --help in a hook's command (a slip in
+// settings.json) prints the help on stderr, and the hook still runs as if
+// the flag were absent, saying so in its log line; run by hand at a terminal
+// (or with stdin from /dev/null) it only prints the help.
+// spec: RB-24 (PC-21, PC-2)
+func TestRBHelpFlagInHook(t *testing.T) {
+	t.Parallel()
+	w := rbNewWorld(t)
+	sid := "a1b2c3d4-0000-4000-8000-0000000000h1"
+	tr := rbWriteFile(t, filepath.Join(w.Root, "t.jsonl"), rbTranscript(sid, "Keep this prompt", "/p/a.go", "", false))
+	r := w.precompact(t, rbPrePayload(sid, tr, ""), "--keep", "5", "-h")
+	if !strings.Contains(r.Stderr, "Usage:") {
+		t.Errorf("precompact -h printed no help on stderr: %q", r.Stderr)
+	}
+	if _, rec := rbSessionSnapshot(t, rbCheckFolder(t, w.Snaps), sid); rec == nil {
+		t.Fatal("precompact -h wrote no snapshot")
+	}
+	if line := rbOneNewLogLine(t, w, 0); !strings.Contains(line, "outcome=warn") || !strings.Contains(line, "flags not used: --help") {
+		t.Errorf("the log line does not say --help was not used: %q", line)
+	}
+	out := w.run(t, rbStartPayload(sid, tr, ""), "postcompact", "--help")
+	if out.Code != 0 || !strings.Contains(rbHookContext(t, out.Stdout), "Keep this prompt") || !strings.Contains(out.Stderr, "Usage:") {
+		t.Errorf("postcompact --help: exit %d, stdout %q, stderr %.100q", out.Code, out.Stdout, out.Stderr)
+	}
+
+	// By hand, with no payload piped in, help is all there is.
+	cmd := exec.Command(rbBinary(t), "precompact", "--help")
+	cmd.Env = w.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stdout.Len() != 0 || !strings.Contains(stderr.String(), "Usage:") {
+		t.Errorf("precompact --help by hand: %v, stdout %q, stderr %.100q", err, stdout.String(), stderr.String())
+	}
+	if n := len(rbLogLines(t, w.Log())); n != 2 {
+		t.Errorf("precompact --help by hand ran the hook: the log has %d lines, want 2", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 
@@ -149,7 +150,42 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	if err != nil && c != nil && c.Annotations[hookAnnotation] != "" {
 		return rerunHook(ios, c.Name(), args, err)
 	}
+	if err == nil && c != nil && c.Annotations[hookAnnotation] != "" && helpAsked(c) && !interactive(in) {
+		return runHookDespiteHelp(ios, c)
+	}
 	return exitCode(err, errOut)
+}
+
+// helpAsked reports whether -h or --help was given to c: cobra then printed
+// the help and ran nothing.
+func helpAsked(c *cobra.Command) bool {
+	f := c.Flags().Lookup("help")
+	return f != nil && f.Changed && f.Value.String() == "true"
+}
+
+// interactive reports a stdin that is a character device: a terminal (or
+// /dev/null), where a person typed the command. Claude Code hands a hook its
+// payload through a pipe.
+func interactive(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// runHookDespiteHelp runs a hook whose command line asked for help (-h in
+// settings.json) as if the flag were absent: cobra printed the help on
+// stderr (PC-21) and ran nothing, which would cost the compaction its
+// snapshot or pointer. The log line says the flag was not used (RB-24).
+func runHookDespiteHelp(ios *IO, c *cobra.Command) int {
+	ios.hookWarnings = append(ios.hookWarnings, "flags not used: --help (a hook runs as if it were absent; the help went to stderr)")
+	_ = c.Flags().Set("help", "false")
+	if err := c.RunE(c, c.Flags().Args()); err != nil {
+		fmt.Fprintln(ios.ErrOut, "compact-guard: "+err.Error())
+	}
+	return ExitOK
 }
 
 // rerunHook runs a hook whose flags did not parse with fewer of them, so
