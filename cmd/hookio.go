@@ -168,9 +168,11 @@ func wholeObject(raw []byte, codePage int) bool {
 }
 
 // decodeStdin turns stdin bytes into UTF-8: a BOM wins and is stripped; valid
-// UTF-8 is kept; UTF-16 without a BOM is recognised by its NUL bytes; anything
-// else is decoded from the legacy code page (PowerShell 5 and cmd.exe pipe
-// text that way).
+// UTF-8 is kept; UTF-16 without a BOM is recognised by its NUL bytes; UTF-8
+// with a few invalid bytes stays UTF-8, each run of invalid bytes becoming
+// U+FFFD, so that one stray byte does not change every other character
+// (RB-23); only text that is clearly not UTF-8 is decoded from the legacy
+// code page (PowerShell 5 and cmd.exe pipe text that way).
 func decodeStdin(b []byte, codePage int) ([]byte, string) {
 	switch {
 	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
@@ -188,8 +190,34 @@ func decodeStdin(b []byte, codePage int) ([]byte, string) {
 	if utf8.Valid(b) {
 		return b, "utf-8"
 	}
+	if mostlyUTF8(b) {
+		return bytes.ToValidUTF8(b, []byte("\uFFFD")), "utf-8(invalid bytes replaced)"
+	}
 	enc, name := legacyEncoding(codePage)
 	return decodeWith(enc, b, name)
+}
+
+// mostlyUTF8 reports text that is UTF-8 with some invalid bytes: it holds
+// at least one valid multi-byte UTF-8 character, and no fewer of them than
+// bytes that are not part of one. Text in a legacy code page almost never
+// does: a byte above 0x7F there is a letter, and a letter followed by the
+// continuation bytes UTF-8 needs (0x80–0xBF, mostly punctuation) is rare.
+func mostlyUTF8(b []byte) bool {
+	valid, invalid := 0, 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			invalid++
+		} else {
+			valid++
+		}
+		i += size
+	}
+	return valid > 0 && valid >= invalid
 }
 
 func decodeWith(enc encoding.Encoding, b []byte, name string) ([]byte, string) {

@@ -35,7 +35,7 @@ func encode1251(t *testing.T, s string) []byte {
 	return b
 }
 
-// spec: PC-5
+// spec: PC-5, RB-23
 func TestDecodeStdin(t *testing.T) {
 	const js = `{"session_id":"s-1","cwd":"C:\\Users\\Иван\\My Project"}`
 	tests := []struct {
@@ -56,6 +56,12 @@ func TestDecodeStdin(t *testing.T) {
 		{"utf-16le without BOM, characters with a zero byte", encodeUTF16(t, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, unicode.LittleEndian, false), 0, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, "utf-16le"},
 		{"utf-16be without BOM, characters with a zero byte", encodeUTF16(t, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, unicode.BigEndian, false), 0, `{"session_id":"s-1","cwd":"C:\\一\\Ѐ"}`, "utf-16be"},
 		{"legacy bytes default to windows-1252 off Windows", []byte("{\"a\":\"caf\xe9\"}"), 1252, `{"a":"café"}`, "windows-1252"},
+		// spec: RB-23
+		{"utf-8 with one invalid byte stays utf-8", []byte("{\"session_id\":\"сессия-№1\",\"cwd\":\"/x\xff\"}"), 1252, "{\"session_id\":\"сессия-№1\",\"cwd\":\"/x\ufffd\"}", "utf-8(invalid bytes replaced)"},
+		// spec: RB-23
+		{"utf-8 with a cut character stays utf-8", []byte("{\"session_id\":\"é-1\",\"cwd\":\"/\xd0\"}"), 1251, "{\"session_id\":\"é-1\",\"cwd\":\"/\ufffd\"}", "utf-8(invalid bytes replaced)"},
+		// spec: RB-23
+		{"windows-1251 with a chance utf-8 pair is windows-1251", encode1251(t, `{"cwd":"C:\Users\Иван\Мои документы\ВЂ"}`), 1251, `{"cwd":"C:\Users\Иван\Мои документы\ВЂ"}`, "windows-1251"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -801,6 +801,29 @@ func TestRBStdinLeftOpen(t *testing.T) {
 	}
 }
 
+// TestRBInvalidByteKeepsSessionID: a PreCompact payload in UTF-8 with one
+// invalid byte (in its custom instructions) is still read as UTF-8, so a
+// non-ASCII session id stays what it is and the SessionStart payload, clean,
+// finds the snapshot. Decoded as Windows-1252 the id changed and the
+// session got no pointer.
+// spec: RB-23 (PC-5)
+func TestRBInvalidByteKeepsSessionID(t *testing.T) {
+	t.Parallel()
+	w := rbNewWorld(t)
+	sid := "сессия-№1"
+	tr := rbWriteFile(t, filepath.Join(w.Root, "t.jsonl"), rbTranscript(sid, "Keep this prompt", "/p/a.go", "", false))
+	clean := rbPrePayload(sid, tr, "")
+	pre := append(bytes.TrimSuffix(clean, []byte("}")), []byte(",\"custom_instructions\":\"keep \xff this\"}")...)
+	w.precompact(t, pre)
+	_, rec := rbSessionSnapshot(t, rbCheckFolder(t, w.Snaps), sid)
+	if rec.CustomInstructions == nil || *rec.CustomInstructions != "keep \ufffd this" {
+		t.Errorf("custom instructions %v, want the invalid byte as U+FFFD", rec.CustomInstructions)
+	}
+	if text, _ := w.postcompact(t, rbStartPayload(sid, tr, "")); !strings.Contains(text, "Keep this prompt") {
+		t.Errorf("no pointer for the session:\n%s", text)
+	}
+}
+
 // TestRBHelpFlagInHook: -h or --help in a hook's command (a slip in
 // settings.json) prints the help on stderr, and the hook still runs as if
 // the flag were absent, saying so in its log line; run by hand at a terminal
