@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
@@ -165,12 +167,12 @@ func NewExtractor(seed *Facts) *Extractor {
 	for i := len(seed.Files) - 1; i >= 0; i-- {
 		f := seed.Files[i]
 		x.fileSeq++
-		if r, ok := x.files[f.Path]; ok {
+		if r, ok := x.files[fileKey(f.Path)]; ok {
 			r.Edits += f.Edits
 			r.LastTool, r.LastTime, r.seq = f.LastTool, f.LastTime, x.fileSeq
 			continue
 		}
-		x.files[f.Path] = &fileRec{FileEdit: f, seq: x.fileSeq}
+		x.files[fileKey(f.Path)] = &fileRec{FileEdit: f, seq: x.fileSeq}
 	}
 	for _, c := range seed.Commands {
 		x.commands = append(x.commands, new(c))
@@ -996,11 +998,11 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	switch {
 	case pc.path != "":
 		x.fileSeq++
-		if f, found := x.files[pc.path]; found {
+		if f, found := x.files[fileKey(pc.path)]; found {
 			f.Edits++
 			f.LastTool, f.LastTime, f.seq = pc.tool, pc.time, x.fileSeq
 		} else {
-			x.files[pc.path] = &fileRec{FileEdit: FileEdit{Path: pc.path, Edits: 1, LastTool: pc.tool, LastTime: pc.time}, seq: x.fileSeq}
+			x.files[fileKey(pc.path)] = &fileRec{FileEdit: FileEdit{Path: pc.path, Edits: 1, LastTool: pc.tool, LastTime: pc.time}, seq: x.fileSeq}
 			x.pruneFiles()
 		}
 	case pc.tool == "TodoWrite" && pc.todoOK:
@@ -1058,6 +1060,11 @@ func (x *Extractor) updateTask(u taskUpdate) {
 	}
 }
 
+// fileKey is the edited-file list's key for a path: its NFC form, so that
+// one path written in two Unicode normal forms (macOS hands out NFD, people
+// and editors type NFC) is one file; the spelling first seen is kept (RB-25).
+func fileKey(path string) string { return norm.NFC.String(path) }
+
 func byRecency(a, b *fileRec) int { return cmp.Compare(b.seq, a.seq) }
 
 func (x *Extractor) pruneFiles() {
@@ -1070,7 +1077,7 @@ func (x *Extractor) pruneFiles() {
 	}
 	slices.SortFunc(recs, byRecency)
 	for _, f := range recs[MaxFiles:] {
-		delete(x.files, f.Path)
+		delete(x.files, fileKey(f.Path))
 	}
 }
 
