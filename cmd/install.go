@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -72,12 +73,12 @@ func installRun(opts *InstallOptions) error {
 	if isTemporaryBuild(exe) {
 		return fmt.Errorf("refusing to register %s: it is a temporary build that disappears when 'go run' ends; build it first with 'go build -o ~/.local/bin/compact-guard .'", exe)
 	}
-	path, err := settings.PathFor(opts.Scope, opts.Settings, opts.Host)
+	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
 	client, from := opts.ClaudeVersion, "--claude-version"
-	if client == "" && opts.FindClaude != nil {
+	if client == "" && opts.FindClaude != nil && opts.Agent.IsClaude() {
 		client, from = opts.FindClaude()
 	}
 	for _, h := range settings.Hooks {
@@ -86,7 +87,9 @@ func installRun(opts *InstallOptions) error {
 				client, from, h.Event, h.Since)
 		}
 	}
+	var plan settings.TrustPlan
 	res, err := settings.Edit{
+		Agent:  opts.Agent,
 		Path:   path,
 		DryRun: opts.DryRun,
 		Now:    opts.Now,
@@ -96,7 +99,14 @@ func installRun(opts *InstallOptions) error {
 			}
 			return 0o700
 		}(),
-		Change: func(d *settings.Document) ([]settings.Change, error) { return d.Install(exe, client) },
+		Change: func(d *settings.Document) ([]settings.Change, error) {
+			before := d.Handlers(exe)
+			changes, err := d.Install(exe, client)
+			if err == nil && opts.Agent == settings.AgentCodex {
+				plan = settings.PlanTrust(path, before, d.Handlers(exe))
+			}
+			return changes, err
+		},
 	}.Apply()
 	if err != nil {
 		return err
@@ -104,24 +114,93 @@ func installRun(opts *InstallOptions) error {
 	out := opts.IO.Out
 	if len(res.Changes) == 0 {
 		fmt.Fprintf(out, "compact-guard hooks already installed in %s\n", res.Path)
-		return nil
+	} else {
+		verb := "updated"
+		if !res.Existed {
+			verb = "created"
+		}
+		printEdit(out, verb+" "+res.Path, res, opts.DryRun)
 	}
-	verb := "updated"
-	if !res.Existed {
-		verb = "created"
+	trusted := false
+	if opts.Agent == settings.AgentCodex {
+		tr, err := trustCodexHooks(opts, plan)
+		if err != nil {
+			return err
+		}
+		if trusted = tr.Changed(); !trusted {
+			fmt.Fprintf(out, "trust already recorded in %s\n", tr.Path)
+		}
+		if opts.Settings == "" && opts.Scope == settings.ScopeProject && !opts.DryRun {
+			proj := filepath.Dir(filepath.Dir(path))
+			if cfg, err := readCodexConfigFile(tr.Path); err == nil && !codexProjectTrusted(cfg, proj) {
+				fmt.Fprintf(opts.IO.ErrOut, "note: Codex loads %s only in a trusted project: trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s\n",
+					path, proj, proj, tr.Path)
+			}
+		}
 	}
-	printEdit(out, verb+" "+res.Path, res, opts.DryRun)
-	if opts.DryRun {
+	if opts.DryRun || len(res.Changes) == 0 && !trusted {
 		return nil
 	}
 	if opts.Settings == "" && opts.Scope == settings.ScopeProject {
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope local keeps them personal\n", filepath.Base(res.Path))
 	}
-	if opts.Settings == "" && opts.Scope != settings.ScopeUser {
+	if opts.Settings == "" && opts.Scope != settings.ScopeUser && opts.Agent.IsClaude() {
 		if wd := filepath.Dir(filepath.Dir(res.Path)); settings.GitRootAbove(wd) != "" && settings.GitRootAbove(wd) != wd {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is inside the git work tree %s; Claude Code reads .claude/ in the folder it is started in\n", wd, settings.GitRootAbove(wd))
 		}
 	}
-	fmt.Fprintln(out, "check the setup with: compact-guard doctor")
+	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", agentFlag(opts.Agent))
 	return nil
+}
+
+// agentFlag is the --agent flag that repeats a command for agent a, ""
+// for Claude Code.
+func agentFlag(a settings.Agent) string {
+	if a.IsClaude() {
+		return ""
+	}
+	return " --agent " + string(a)
+}
+
+// trustCodexHooks carries out plan in Codex's config.toml (IN-19) and
+// prints what changed.
+func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan) (*settings.TrustResult, error) {
+	home, err := settings.CodexHome(opts.Host)
+	if err != nil {
+		return nil, err
+	}
+	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now}.Apply()
+	if err != nil {
+		return nil, err
+	}
+	printTrust(opts.IO.Out, res, opts.DryRun)
+	return res, nil
+}
+
+// printTrust says what a trust edit did (or, in a dry run, would do).
+func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
+	switch {
+	case !res.Changed():
+		return
+	case dryRun:
+		fmt.Fprintf(out, "would change %s (dry run, nothing written):\n%s", res.Path, res.Diff)
+		return
+	}
+	verb := "updated"
+	if !res.Existed {
+		verb = "created"
+	}
+	fmt.Fprintf(out, "%s %s (Codex runs only the hooks it trusts there)\n", verb, res.Path)
+	if res.Backup != "" {
+		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, backupCount(res.BackupsKept, res.BackupsRemoved))
+	}
+	for _, k := range res.Trusted {
+		fmt.Fprintf(out, "  trusted   %s\n", k)
+	}
+	for _, k := range res.Moved {
+		fmt.Fprintf(out, "  moved     %s\n", k)
+	}
+	for _, k := range res.Untrusted {
+		fmt.Fprintf(out, "  removed   %s\n", k)
+	}
 }

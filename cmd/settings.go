@@ -23,6 +23,9 @@ type SettingsOptions struct {
 	Scope    string
 	Settings string
 	DryRun   bool
+	// Agent is the client whose hooks file is changed (IN-18): claude
+	// (the default), codex or qwen.
+	Agent settings.Agent
 
 	// Executable returns the running binary (selfExecutable): install
 	// registers it, uninstall also counts it as compact-guard under
@@ -62,12 +65,20 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error,
 	for _, m := range more {
 		m(c, opts)
 	}
+	var agent string
 	c.Args = cobra.NoArgs
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
-		switch opts.Scope {
-		case settings.ScopeUser, settings.ScopeProject, settings.ScopeLocal:
-		default:
+		a, err := settings.ParseAgent(agent)
+		if err != nil {
+			return usageError{err}
+		}
+		opts.Agent = a
+		switch {
+		case a.HasScope(opts.Scope):
+		case a.IsClaude():
 			return usageError{fmt.Errorf("invalid --scope %q: want user, project or local", opts.Scope)}
+		default:
+			return usageError{fmt.Errorf("invalid --scope %q for %s: want user or project", opts.Scope, a.Title())}
 		}
 		if opts.Settings != "" && cmd.Flags().Changed("scope") {
 			return usageError{errors.New("--scope and --settings cannot be used together")}
@@ -77,6 +88,10 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error,
 	c.Flags().StringVar(&opts.Scope, "scope", settings.ScopeUser, "settings file to change: user, project or local")
 	c.Flags().StringVar(&opts.Settings, "settings", "", "change this settings file instead of a scope's")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the change as a diff and write nothing")
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: claude (Claude Code), codex (Codex CLI) or qwen (Qwen Code)")
+	_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]cobra.Completion{
+		"claude\tClaude Code", "codex\tCodex CLI", "qwen\tQwen Code",
+	}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]cobra.Completion{
 		settings.ScopeUser + "\t~/.claude/settings.json",
 		settings.ScopeProject + "\t.claude/settings.json (usually committed)",
@@ -95,11 +110,7 @@ func printEdit(out io.Writer, done string, res *settings.Result, dryRun bool) {
 	}
 	fmt.Fprintln(out, done)
 	if res.Backup != "" {
-		count := fmt.Sprintf("%d backups kept, at most %d", res.BackupsKept, settings.KeepBackups)
-		if res.BackupsRemoved > 0 {
-			count = fmt.Sprintf("%d backups kept, %d older removed", res.BackupsKept, res.BackupsRemoved)
-		}
-		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, count)
+		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, backupCount(res.BackupsKept, res.BackupsRemoved))
 	}
 	for _, c := range res.Changes {
 		fmt.Fprintf(out, "  %s\n", c)
@@ -123,4 +134,37 @@ func selfExecutable() (string, error) {
 // disappears when the command ends.
 func isTemporaryBuild(exe string) bool {
 	return strings.Contains(filepath.ToSlash(exe), "/go-build")
+}
+
+// backupCount says how many backups of a file are kept (IN-8).
+func backupCount(kept, removed int) string {
+	if removed > 0 {
+		return fmt.Sprintf("%d backups kept, %d older removed", kept, removed)
+	}
+	return fmt.Sprintf("%d backups kept, at most %d", kept, settings.KeepBackups)
+}
+
+// readCodexConfigFile reads and decodes Codex's config.toml; a missing
+// file is an empty config.
+func readCodexConfigFile(path string) (*settings.CodexConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return settings.ReadCodexConfig(data)
+}
+
+// codexProjectTrusted reports whether config.toml trusts the project dir
+// or a folder above it: Codex loads a project's .codex/ only then.
+func codexProjectTrusted(cfg *settings.CodexConfig, dir string) bool {
+	for d := dir; ; {
+		if p, ok := cfg.Projects[d]; ok && p.TrustLevel == "trusted" {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }

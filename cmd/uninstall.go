@@ -40,17 +40,24 @@ read, parsed or written, 2 bad flags.`,
 
 func uninstallRun(opts *UninstallOptions) error {
 	self, _ := opts.Executable() // recognition by name still works without it
-	path, err := settings.PathFor(opts.Scope, opts.Settings, opts.Host)
+	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
+	var plan settings.TrustPlan
 	res, err := settings.Edit{
+		Agent:     opts.Agent,
 		Path:      path,
 		DryRun:    opts.DryRun,
 		Now:       opts.Now,
 		MustExist: true,
 		Change: func(d *settings.Document) ([]settings.Change, error) {
-			return d.Uninstall(self), nil
+			before := d.Handlers(self)
+			changes := d.Uninstall(self)
+			if opts.Agent == settings.AgentCodex {
+				plan = settings.PlanTrust(path, before, d.Handlers(self))
+			}
+			return changes, nil
 		},
 	}.Apply()
 	if err != nil {
@@ -65,6 +72,11 @@ func uninstallRun(opts *UninstallOptions) error {
 		printEdit(opts.IO.Out, "removed "+res.Path+" (it held nothing but compact-guard's hooks)", res, opts.DryRun)
 	default:
 		printEdit(opts.IO.Out, "updated "+res.Path, res, opts.DryRun)
+	}
+	if opts.Agent == settings.AgentCodex && !plan.Empty() {
+		if _, err := trustCodexHooks(opts, plan); err != nil {
+			return err
+		}
 	}
 	return nil
 }

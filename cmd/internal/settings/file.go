@@ -29,7 +29,7 @@ type settingsFile struct {
 // readSettings reads and parses a settings file; a missing file is an empty
 // object. A symlinked file (dotfile managers) is followed, so that the link
 // survives the rewrite.
-func readSettings(path string) (*settingsFile, error) {
+func readSettings(path string, a Agent) (*settingsFile, error) {
 	sf := &settingsFile{Path: path, Mode: 0o600}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		sf.Path = real
@@ -50,7 +50,7 @@ func readSettings(path string) (*settingsFile, error) {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	sf.Exists, sf.Data, sf.Mode = true, data, st.Mode().Perm()
-	if sf.Doc, err = Parse(data); err != nil {
+	if sf.Doc, err = ParseFor(a, data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sf, nil
@@ -164,6 +164,9 @@ func writeBackup(sf *settingsFile, now time.Time) (string, error) {
 
 // Edit is one change to one settings file.
 type Edit struct {
+	// Agent is the client whose file it is ("" is Claude Code): it says
+	// whether comments are allowed (IN-18).
+	Agent   Agent
 	Path    string
 	DryRun  bool
 	Now     func() time.Time
@@ -198,7 +201,7 @@ type Result struct {
 // file left vacant is removed instead. On any error the file is left as it
 // was.
 func (e Edit) Apply() (*Result, error) {
-	sf, err := readSettings(e.Path)
+	sf, err := readSettings(e.Path, e.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was changed", err)
 	}

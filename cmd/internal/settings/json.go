@@ -57,7 +57,14 @@ var newFileStyle = style{nl: "\n", indent: "  ", colon: " ", comma: " "}
 // kept. Claude Code reads settings with JSON.parse, so anything that is not
 // strict JSON (comments, trailing commas) is a SyntaxError, and a
 // top-level value that is not an object is an error.
-func Parse(data []byte) (*Document, error) {
+func Parse(data []byte) (*Document, error) { return parse(data, false) }
+
+// ParseFor parses a settings file of agent a: as Parse, but with comments
+// allowed where the client strips them before JSON.parse (Qwen Code);
+// they are kept as written.
+func ParseFor(a Agent, data []byte) (*Document, error) { return parse(data, a.Comments()) }
+
+func parse(data []byte, comments bool) (*Document, error) {
 	d := &Document{}
 	if bytes.HasPrefix(data, utf8BOM) {
 		d.bom, data = true, data[len(utf8BOM):]
@@ -67,7 +74,11 @@ func Parse(data []byte) (*Document, error) {
 		d.style = newFileStyle
 		return d, nil
 	}
-	if err := strictJSON(data); err != nil {
+	check := data
+	if comments {
+		check = stripComments(data)
+	}
+	if err := strictJSON(check); err != nil {
 		return nil, err
 	}
 	root, err := hujson.Parse(data)

@@ -1,0 +1,445 @@
+package settings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/diff"
+	"github.com/tailscale/hujson"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// Codex CLI's config.toml is edited as text: github.com/pelletier/go-toml/v2
+// validates it (toml.Unmarshal) and its parser (package unstable) locates
+// every expression by byte range, so that install changes only the bytes
+// of the [hooks.state."…"] tables it manages and leaves every other byte —
+// comments, order, quoting, blank lines — as it was (IN-19).
+
+// CodexConfig is what compact-guard reads of config.toml.
+type CodexConfig struct {
+	Features struct {
+		Hooks *bool `toml:"hooks"`
+	} `toml:"features"`
+	Hooks struct {
+		State map[string]HookState `toml:"state"`
+	} `toml:"hooks"`
+	Projects map[string]struct {
+		TrustLevel string `toml:"trust_level"`
+	} `toml:"projects"`
+}
+
+// HookState is one [hooks.state."key"] table.
+type HookState struct {
+	TrustedHash string `toml:"trusted_hash"`
+	Enabled     *bool  `toml:"enabled"`
+}
+
+// ReadCodexConfig decodes config.toml (nil or empty data: an empty config).
+func ReadCodexConfig(data []byte) (*CodexConfig, error) {
+	var c CodexConfig
+	if err := toml.Unmarshal(data, &c); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return nil, fmt.Errorf("invalid TOML at line %d, column %d: %s", row, col, de.Error())
+		}
+		return nil, fmt.Errorf("invalid TOML: %w", err)
+	}
+	return &c, nil
+}
+
+// tomlDoc is config.toml as text, with the [hooks.state."key"] tables
+// located.
+type tomlDoc struct {
+	data []byte
+	nl   string
+	// state maps a key to its table; other records keys whose state is
+	// written in a form install does not edit (dotted keys, an inline
+	// table).
+	state map[string]*stateTable
+	other map[string]bool
+}
+
+// stateTable is one [hooks.state."key"] table: where its lines are.
+type stateTable struct {
+	start, end int // from its header line's start to its last line's end
+	keyStart   int // the key part of the header
+	keyEnd     int
+	// hashStart and hashEnd hold trusted_hash's value, -1 when none.
+	hashStart, hashEnd int
+}
+
+// parseTOML validates data and locates its hooks.state tables.
+func parseTOML(data []byte) (*tomlDoc, error) {
+	if _, err := ReadCodexConfig(data); err != nil {
+		return nil, err
+	}
+	d := &tomlDoc{data: data, nl: "\n", state: map[string]*stateTable{}, other: map[string]bool{}}
+	if bytes.Contains(data, []byte("\r\n")) {
+		d.nl = "\r\n"
+	}
+	var p unstable.Parser
+	p.Reset(data)
+	var table []string
+	var cur *stateTable
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			var parts []unstable.Range
+			table, parts = keyOf(e)
+			cur = nil
+			if e.Kind == unstable.Table && len(table) == 3 && table[0] == "hooks" && table[1] == "state" {
+				first, last := parts[0], parts[len(parts)-1]
+				t := &stateTable{
+					start:    lineStart(data, int(first.Offset)),
+					end:      lineEnd(data, int(last.Offset+last.Length)),
+					keyStart: int(last.Offset), keyEnd: int(last.Offset + last.Length),
+					hashStart: -1, hashEnd: -1,
+				}
+				d.state[table[2]] = t
+				cur = t
+			} else if len(table) >= 2 && table[0] == "hooks" && table[1] == "state" {
+				if len(table) > 2 {
+					d.other[table[2]] = true
+				}
+			}
+		case unstable.KeyValue:
+			key, _ := keyOf(e)
+			full := append(append([]string(nil), table...), key...)
+			if cur != nil {
+				cur.end = lineEnd(data, int(e.Raw.Offset+e.Raw.Length))
+				if len(key) == 1 && key[0] == "trusted_hash" {
+					v := e.Value()
+					cur.hashStart, cur.hashEnd = int(v.Raw.Offset), int(v.Raw.Offset+v.Raw.Length)
+				}
+				continue
+			}
+			if len(full) >= 3 && full[0] == "hooks" && full[1] == "state" {
+				d.other[full[2]] = true
+			}
+		}
+	}
+	if err := p.Error(); err != nil {
+		return nil, fmt.Errorf("invalid TOML: %w", err)
+	}
+	return d, nil
+}
+
+// keyOf returns the key parts of a table header or key/value, and where
+// each is.
+func keyOf(e *unstable.Node) ([]string, []unstable.Range) {
+	var parts []string
+	var ranges []unstable.Range
+	it := e.Key()
+	for it.Next() {
+		parts = append(parts, string(it.Node().Data))
+		ranges = append(ranges, it.Node().Raw)
+	}
+	return parts, ranges
+}
+
+func lineStart(data []byte, off int) int {
+	return bytes.LastIndexByte(data[:off], '\n') + 1
+}
+
+func lineEnd(data []byte, off int) int {
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(data)
+}
+
+// tomlKey writes s as a TOML basic string.
+func tomlKey(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// textEdit replaces data[start:end] with text.
+type textEdit struct {
+	start, end int
+	text       string
+}
+
+// TrustPlan is what config.toml must say about the handlers of one hooks
+// file after an edit of it: the trust of compact-guard's handlers at their
+// keys, the tables of other handlers moved along with them when their
+// place changed, and the tables of handlers that are gone removed.
+type TrustPlan struct {
+	// Set maps a key to the hash it must trust.
+	Set map[string]string
+	// Move maps a key whose handler moved to its new key.
+	Move map[string]string
+	// Drop lists keys whose handler is gone.
+	Drop []string
+}
+
+// PlanTrust compares the handlers of a hooks file at path before and after
+// an edit (the same *hujson.Object is the same handler) and says what
+// config.toml must change (IN-19): compact-guard's handlers trusted at
+// their keys, the state of every other handler kept with it.
+func PlanTrust(path string, before, after []Handler) TrustPlan {
+	plan := TrustPlan{Set: map[string]string{}, Move: map[string]string{}}
+	newKey := map[*hujson.Object]string{}
+	for _, h := range after {
+		k := h.TrustKey(path)
+		newKey[h.obj] = k
+		if h.Ours {
+			plan.Set[k] = h.TrustHash()
+		}
+	}
+	for _, h := range before {
+		old := h.TrustKey(path)
+		k, stays := newKey[h.obj]
+		switch {
+		case stays && k == old:
+		case stays && !h.Ours:
+			plan.Move[old] = k
+		default:
+			// Its handler is gone, or is ours and trusted anew where it
+			// is now.
+			plan.Drop = append(plan.Drop, old)
+		}
+	}
+	sort.Strings(plan.Drop)
+	return plan
+}
+
+// Empty reports a plan that changes nothing.
+func (p TrustPlan) Empty() bool { return len(p.Set) == 0 && len(p.Move) == 0 && len(p.Drop) == 0 }
+
+// apply returns config.toml's text with the plan carried out, and the keys
+// it trusted anew or changed. Only the managed tables' bytes change: a
+// hash is replaced in place, a trusted_hash line added to a table that
+// lacks one, a moved table's header renamed, a dropped table removed with
+// the blank line before it, and a new table appended after a blank line.
+func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
+	var edits []textEdit
+	var changed []string
+	gone := map[string]bool{} // tables that leave their key
+	for from := range p.Move {
+		gone[from] = true
+	}
+	for _, k := range p.Drop {
+		gone[k] = true
+	}
+	keys := sortedKeys
+	for _, k := range append(append(keys(p.Set), keys(p.Move)...), p.Drop...) {
+		if d.other[k] {
+			return nil, nil, fmt.Errorf("config.toml sets hooks.state for %q in a form install does not edit (dotted keys or an inline table); write it as a [hooks.state.%s] table", k, tomlKey(k))
+		}
+	}
+	for _, from := range keys(p.Move) {
+		if t := d.state[from]; t != nil {
+			edits = append(edits, textEdit{t.keyStart, t.keyEnd, tomlKey(p.Move[from])})
+		}
+	}
+	for _, k := range p.Drop {
+		if t := d.state[k]; t != nil {
+			edits = append(edits, textEdit{d.blankBefore(t.start), t.end, ""})
+			changed = append(changed, k)
+		}
+	}
+	var appended strings.Builder
+	for _, k := range keys(p.Set) {
+		hash := tomlKey(p.Set[k])
+		t := d.state[k]
+		switch {
+		case t != nil && !gone[k] && t.hashStart >= 0:
+			if string(d.data[t.hashStart:t.hashEnd]) != hash {
+				edits = append(edits, textEdit{t.hashStart, t.hashEnd, hash})
+				changed = append(changed, k)
+			}
+		case t != nil && !gone[k]:
+			nl := ""
+			if t.end == len(d.data) && !bytes.HasSuffix(d.data, []byte("\n")) {
+				nl = d.nl
+			}
+			edits = append(edits, textEdit{t.end, t.end, nl + "trusted_hash = " + hash + d.nl})
+			changed = append(changed, k)
+		default:
+			appended.WriteString(d.nl + "[hooks.state." + tomlKey(k) + "]" + d.nl + "trusted_hash = " + hash + d.nl)
+			changed = append(changed, k)
+		}
+	}
+	out := d.data
+	// Last first, so that earlier offsets stay valid; at one offset a
+	// removal before an insertion.
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].start != edits[j].start {
+			return edits[i].start > edits[j].start
+		}
+		return edits[i].end > edits[j].end
+	})
+	for _, e := range edits {
+		out = append(append(append([]byte(nil), out[:e.start]...), e.text...), out[e.end:]...)
+	}
+	if appended.Len() > 0 {
+		tail := appended.String()
+		switch {
+		case len(bytes.TrimSpace(out)) == 0:
+			out, tail = nil, strings.TrimPrefix(tail, d.nl)
+		case !bytes.HasSuffix(out, []byte("\n")):
+			tail = d.nl + tail
+		}
+		out = append(out, tail...)
+	}
+	sort.Strings(changed)
+	return out, changed, nil
+}
+
+// blankBefore extends a table's start over one blank line before it, which
+// install wrote when it appended the table.
+func (d *tomlDoc) blankBefore(start int) int {
+	if start == 0 {
+		return 0
+	}
+	prev := lineStart(d.data, start-1)
+	if len(bytes.TrimSpace(d.data[prev:start])) == 0 {
+		return prev
+	}
+	return start
+}
+
+// TrustEdit carries out a TrustPlan in Codex CLI's config.toml, backed up
+// and written as settings files are (IN-8, IN-9, IN-19).
+type TrustEdit struct {
+	Path   string // config.toml
+	Plan   TrustPlan
+	DryRun bool
+	Now    func() time.Time
+}
+
+// TrustResult says what a TrustEdit did.
+type TrustResult struct {
+	Path    string
+	Existed bool
+	// Trusted lists the keys trusted anew or again, Untrusted the keys
+	// whose table was removed, Moved the renamed ones ("old -> new").
+	Trusted, Untrusted, Moved   []string
+	Backup                      string
+	BackupsKept, BackupsRemoved int
+	Diff                        string // dry run only
+}
+
+// Changed reports whether the edit changed (or would change) the file.
+func (r *TrustResult) Changed() bool {
+	return len(r.Trusted)+len(r.Untrusted)+len(r.Moved) > 0
+}
+
+// Apply reads config.toml, carries out the plan and, unless a dry run,
+// writes it: backup first, then an atomic replace, then the older backups
+// pruned. A missing file is created (0600, its folder 0700) when there is
+// something to trust. On any error the file is left as it was.
+func (e TrustEdit) Apply() (*TrustResult, error) {
+	res := &TrustResult{Path: e.Path}
+	sf := &settingsFile{Path: e.Path, Mode: 0o600}
+	if real, err := filepath.EvalSymlinks(e.Path); err == nil {
+		sf.Path = real
+	}
+	data, err := os.ReadFile(sf.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("%w; nothing was changed", err)
+	default:
+		st, err := os.Stat(sf.Path)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file; nothing was changed", e.Path)
+		}
+		sf.Exists, sf.Data, sf.Mode = true, data, st.Mode().Perm()
+	}
+	res.Path, res.Existed = sf.Path, sf.Exists
+	doc, err := parseTOML(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", e.Path, err)
+	}
+	out, changed, err := doc.apply(e.Plan)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", e.Path, err)
+	}
+	dropped := map[string]bool{}
+	for _, k := range e.Plan.Drop {
+		dropped[k] = true
+	}
+	for _, k := range changed {
+		if dropped[k] {
+			res.Untrusted = append(res.Untrusted, k)
+		} else {
+			res.Trusted = append(res.Trusted, k)
+		}
+	}
+	for _, from := range sortedKeys(e.Plan.Move) {
+		if doc.state[from] != nil {
+			res.Moved = append(res.Moved, from+" -> "+e.Plan.Move[from])
+		}
+	}
+	if !res.Changed() {
+		return res, nil
+	}
+	if e.DryRun {
+		oldName := sf.Path
+		if !sf.Exists {
+			oldName = os.DevNull
+		}
+		res.Diff = string(diff.Diff(oldName, data, sf.Path, out))
+		return res, nil
+	}
+	if !sf.Exists {
+		if err := os.MkdirAll(filepath.Dir(sf.Path), 0o700); err != nil {
+			return nil, err
+		}
+	} else if res.Backup, err = writeBackup(sf, e.Now()); err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
+	}
+	if err := snapshot.WriteFileAtomic(sf.Path, out, sf.Mode); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
+	}
+	if res.Backup != "" {
+		res.BackupsKept, res.BackupsRemoved = pruneBackups(sf.Path)
+	}
+	return res, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
