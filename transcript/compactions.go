@@ -48,11 +48,12 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 	// compaction, at its first line (TR-36).
 	var offs []int64
 	var ids []string
-	err := f.scanBack(ctx, from, f.size, boundaryNeedle, func(start int64, line []byte) bool {
-		if !IsBoundaryLine(line) {
+	r := f.format.rules()
+	err := f.scanBack(ctx, from, f.size, r.boundaryNeedle, func(start int64, line []byte) bool {
+		if !r.isBoundary(line) {
 			return false
 		}
-		id, _ := lineIDTime(line)
+		id, _ := r.idTime(line)
 		for i, seen := range ids {
 			if id != "" && seen == id {
 				offs[i] = start

@@ -44,7 +44,8 @@ const (
 // given a buffer that is reused afterwards. The zero value is not usable;
 // call NewExtractor.
 type Extractor struct {
-	st Stats
+	st     Stats
+	format Format // FormatClaude unless NewExtractorFor said otherwise
 
 	// boundaryIDs are the uuids of the boundaries counted, so that one
 	// written twice counts once.
@@ -69,9 +70,14 @@ type Extractor struct {
 	usage    *Usage
 
 	compactions int
-	cwd         string
-	gitBranch   string
-	lastTime    time.Time
+	// model is the model a Codex turn_context named, for its usage; and
+	// afterCompaction says a compaction came after the last usage (TR-42).
+	model           string
+	window          int64
+	afterCompaction bool
+	cwd             string
+	gitBranch       string
+	lastTime        time.Time
 
 	pending      map[string]*pendingCall
 	pendingBytes int      // sum of pendingCall.size
@@ -149,6 +155,7 @@ type block struct {
 // are not.
 func NewExtractor(seed *Facts) *Extractor {
 	x := &Extractor{
+		format:  FormatClaude,
 		files:   make(map[string]*fileRec),
 		pending: make(map[string]*pendingCall),
 		done:    make(map[string]struct{}),
@@ -251,6 +258,14 @@ func (x *Extractor) feed(line []byte, last bool) {
 		return
 	}
 	x.st.Lines++
+	switch x.format {
+	case FormatCodex:
+		x.codexLine(line, last)
+		return
+	case FormatQwen:
+		x.qwenLine(line, last)
+		return
+	}
 	switch classify(line, last, &x.e) {
 	case lineCorrupt:
 		x.bad(last)
@@ -667,9 +682,7 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t,
 			commandTail: ctail, descriptionTail: dtail}
 		pc.bg = in[iBackground].isTrue(line)
-		x.commands = append(x.commands, pc.cmd)
-		x.totals.Commands++
-		x.trimCommands()
+		x.addCommand(pc.cmd)
 	case "TodoWrite":
 		pc.todos, pc.todoOK = todoList(line, in[iTodos])
 	case "TaskCreate":
@@ -905,6 +918,14 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 	if !content {
 		return
 	}
+	x.keepPrompt(parts, texts, more, t)
+}
+
+// keepPrompt records a typed prompt made of parts (texts: its text parts
+// alone, each cut at MaxPromptChars), read up to MaxPromptChars+TailChars
+// characters each (more: there was more): cut, deduplicated against a
+// re-emitted copy and the last-prompt stand-in, counted (TR-17, TR-18).
+func (x *Extractor) keepPrompt(parts, texts []string, more bool, t time.Time) {
 	text, more, tail := splitTail(strings.Join(parts, "\n"), more, MaxPromptChars)
 	tail, _ = textcut.Runes(tail, TailChars)
 	p := Prompt{Text: textcut.Marked(text, more), Time: t, Truncated: more, tail: tail}
@@ -930,14 +951,7 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	if !ok {
 		return
 	}
-	delete(x.pending, id)
-	x.pendingBytes -= pc.size
-	x.done[id] = struct{}{}
-	x.doneList = append(x.doneList, id)
-	if len(x.doneList) > MaxPending {
-		delete(x.done, x.doneList[0])
-		x.doneList = x.doneList[1:]
-	}
+	x.settle(id, pc)
 
 	turStr := ""
 	if tur.isString(line) {
@@ -985,26 +999,15 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	}
 	if (failed || rejected) && !interrupted {
 		errLine, errTail := errorSummary(errText)
-		x.failures = append(x.failures, Failure{Tool: pc.tool, Input: pc.input,
+		x.addFailure(Failure{Tool: pc.tool, Input: pc.input,
 			Error: errLine, Rejected: rejected, Time: pc.time, inputTail: pc.inTail, errorTail: errTail})
-		x.totals.Failures++
-		if n := len(x.failures); n > MaxFailures {
-			x.failures = slices.Delete(x.failures, 0, n-MaxFailures)
-		}
 	}
 	if !ok {
 		return
 	}
 	switch {
 	case pc.path != "":
-		x.fileSeq++
-		if f, found := x.files[fileKey(pc.path)]; found {
-			f.Edits++
-			f.LastTool, f.LastTime, f.seq = pc.tool, pc.time, x.fileSeq
-		} else {
-			x.files[fileKey(pc.path)] = &fileRec{FileEdit: FileEdit{Path: pc.path, Edits: 1, LastTool: pc.tool, LastTime: pc.time}, seq: x.fileSeq}
-			x.pruneFiles()
-		}
+		x.editFile(pc.path, pc.tool, pc.time)
 	case pc.tool == "TodoWrite" && pc.todoOK:
 		x.todos = pc.todos
 	case pc.task != nil:
@@ -1029,6 +1032,34 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	case pc.plan != nil:
 		x.plan = pc.plan
 	}
+}
+
+// addFailure records a failed or rejected call (TR-24).
+func (x *Extractor) addFailure(f Failure) {
+	x.failures = append(x.failures, f)
+	x.totals.Failures++
+	if n := len(x.failures); n > MaxFailures {
+		x.failures = slices.Delete(x.failures, 0, n-MaxFailures)
+	}
+}
+
+// editFile records one successful edit of path (TR-19).
+func (x *Extractor) editFile(path, tool string, t time.Time) {
+	x.fileSeq++
+	if f, found := x.files[fileKey(path)]; found {
+		f.Edits++
+		f.LastTool, f.LastTime, f.seq = tool, t, x.fileSeq
+		return
+	}
+	x.files[fileKey(path)] = &fileRec{FileEdit: FileEdit{Path: path, Edits: 1, LastTool: tool, LastTime: t}, seq: x.fileSeq}
+	x.pruneFiles()
+}
+
+// addCommand records a command call (TR-20); its outcome may be set later.
+func (x *Extractor) addCommand(c *Command) {
+	x.commands = append(x.commands, c)
+	x.totals.Commands++
+	x.trimCommands()
 }
 
 func (x *Extractor) updateTask(u taskUpdate) {

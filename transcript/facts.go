@@ -97,6 +97,9 @@ type Usage struct {
 	CacheCreation int64  `json:"cache_creation_input_tokens"`
 	CacheRead     int64  `json:"cache_read_input_tokens"`
 	Model         string `json:"model,omitempty"`
+	// Window is the model's context window when the transcript records it
+	// (Codex token_count, Qwen Code records), 0 when it does not.
+	Window int64 `json:"window,omitempty"`
 	// FromBoundary is set when the last usage predates a compact_boundary and
 	// Tokens comes from that boundary's postTokens instead.
 	FromBoundary bool `json:"from_boundary,omitempty"`

@@ -18,8 +18,11 @@ import (
 //
 // A File is safe for concurrent use: every read is a ReadAt.
 type File struct {
-	f    *os.File
-	size int64
+	f      *os.File
+	size   int64
+	format Format
+	// formatKnown is false when the file's start did not decide its format.
+	formatKnown bool
 
 	// last caches LastBoundary: the file is read only up to size, so the
 	// answer cannot change, and postcompact asks it for both the snapshot
@@ -55,8 +58,15 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("transcript: %s: %w (changed while opening)", path, ErrNotRegular)
 	}
-	return &File{f: f, size: fi2.Size()}, nil
+	tf := &File{f: f, size: fi2.Size()}
+	tf.format, tf.formatKnown = sniff(f, tf.size)
+	return tf, nil
 }
+
+// Format is the transcript's format, recognised from its start at Open
+// (TR-36); known is false when nothing there decided (FormatClaude is then
+// assumed).
+func (f *File) Format() (format Format, known bool) { return f.format, f.formatKnown }
 
 func kind(m fs.FileMode) string {
 	switch {
@@ -122,11 +132,12 @@ func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error) {
 	var out []int64
 	var ids []string
-	err := f.scanBack(ctx, from, to, boundaryNeedle, func(start int64, line []byte) bool {
-		if !IsBoundaryLine(line) {
+	r := f.format.rules()
+	err := f.scanBack(ctx, from, to, r.boundaryNeedle, func(start int64, line []byte) bool {
+		if !r.isBoundary(line) {
 			return false
 		}
-		id, ts := lineIDTime(line)
+		id, ts := r.idTime(line)
 		if !ts.IsZero() && !ts.After(after) {
 			return false
 		}
@@ -165,8 +176,9 @@ func lineIDTime(line []byte) (string, time.Time) {
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
 	found := int64(-1)
-	err := f.scanBack(ctx, from, to, boundaryNeedle, func(start int64, line []byte) bool {
-		if IsBoundaryLine(line) {
+	r := f.format.rules()
+	err := f.scanBack(ctx, from, to, r.boundaryNeedle, func(start int64, line []byte) bool {
+		if r.isBoundary(line) {
 			found = start
 			return true
 		}
@@ -188,8 +200,15 @@ var responseNeedle = []byte(`type":"assistant"`)
 // re-emits kept messages after a boundary with their original times, and
 // writes a turn's last entries after a hook may have read the file.
 func (f *File) NewestResponseAfter(ctx context.Context, from int64, after time.Time) (t time.Time, ok bool, err error) {
-	err = f.scanBack(ctx, from, f.size, responseNeedle, func(_ int64, line []byte) bool {
-		if rt, yes := ResponseLine(line); yes && rt.After(after) {
+	return f.NewestResponseIn(ctx, from, f.size, after)
+}
+
+// NewestResponseIn is NewestResponseAfter for the responses that start
+// within [from, to) (TR-34).
+func (f *File) NewestResponseIn(ctx context.Context, from, to int64, after time.Time) (t time.Time, ok bool, err error) {
+	r := f.format.rules()
+	err = f.scanBack(ctx, from, to, r.responseNeedle, func(_ int64, line []byte) bool {
+		if rt, yes := r.response(line); yes && rt.After(after) {
 			t, ok = rt, true
 			return true
 		}
@@ -481,7 +500,7 @@ func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
 	if lb-start > budget {
 		start, aligned, res.Partial = lb-budget, false, true
 	}
-	x := NewExtractor(seed)
+	x := NewExtractorFor(f.format, seed)
 	from := start
 	if !aligned {
 		// Start at the first line beginning at or after start: read from
