@@ -38,8 +38,11 @@ type Payload struct {
 	Trigger            string
 	CustomInstructions *string
 	PromptID           string
-	Source             string
-	CompactSummary     *string
+	// TurnID is Codex CLI's turn_id (PreCompact, PostCompact): the turn
+	// being processed, which it names as Claude Code names prompt_id.
+	TurnID         string
+	Source         string
+	CompactSummary *string
 	// Encoding names how stdin was decoded ("utf-8", "utf-16le", "windows-1251", ...).
 	Encoding string
 	// Warnings lists fields that were present but unusable.
@@ -100,6 +103,7 @@ func readPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error
 	str("hook_event_name", &p.HookEventName)
 	str("trigger", &p.Trigger)
 	str("prompt_id", &p.PromptID)
+	str("turn_id", &p.TurnID)
 	str("source", &p.Source)
 	p.CustomInstructions = optStr("custom_instructions")
 	p.CompactSummary = optStr("compact_summary")

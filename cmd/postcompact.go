@@ -198,7 +198,11 @@ type thisCompaction struct {
 func findThisCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, now time.Time, f *transcript.File, entry *logEntry) thisCompaction {
 	sel := selectsnap.Options{
 		Dir: opts.Dir, SessionID: sessionID, Now: now, MaxAge: opts.maxAge(),
-		TranscriptPath: p.TranscriptPath, PromptID: p.PromptID,
+		TranscriptPath: p.TranscriptPath, PromptID: promptID(p),
+		Agent: sessionAgent(p, f), Event: "SessionStart",
+	}
+	if p.HookEventName == "PostCompact" {
+		sel.Event = "PostCompact"
 	}
 	if f != nil {
 		sel.Transcript = f

@@ -226,7 +226,8 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		CreatedAt:          now.UTC(),
 		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
 		CustomInstructions: p.CustomInstructions,
-		PromptID:           p.PromptID,
+		PromptID:           promptID(p),
+		Agent:              valueOr(tr.agent, sessionAgent(p, nil)),
 		HookEvent:          p.HookEventName,
 		TranscriptPath:     transcriptPath,
 	}
@@ -293,6 +294,8 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 
 // transcriptOutcome is what the transcript step hands back.
 type transcriptOutcome struct {
+	// agent is the client the transcript's start shows, "" when unknown.
+	agent    string
 	facts    *transcript.Facts
 	layout   layoutInfo
 	warnings []string
@@ -327,6 +330,9 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 		return out
 	}
 	defer f.Close()
+	if format, known := f.Format(); known {
+		out.agent = string(format)
+	}
 	out.layout.size = f.Size()
 	last, err := f.LastBoundary(ctx)
 	if err != nil {

@@ -44,9 +44,46 @@ type Transcript interface {
 	// boundaries that start within [from, to) and are timestamped after
 	// after, newest first; an entry written twice counts once.
 	BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error)
-	// NewestResponseAfter is the time of the last model response that starts
-	// at or after from and is timestamped after after.
-	NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error)
+	// NewestResponseIn is the time of the last model response that starts
+	// within [from, to) and is timestamped after after.
+	NewestResponseIn(ctx context.Context, from, to int64, after time.Time) (time.Time, bool, error)
+}
+
+// Agents whose order is known (SS-15); "" is AgentClaude.
+const (
+	AgentClaude = "claude"
+	AgentCodex  = "codex"
+	AgentQwen   = "qwen"
+)
+
+// Order is when a client writes a compaction's boundary relative to the
+// hooks that run selection, as measured with the real clients (SS-15).
+type Order struct {
+	// BoundaryBefore says, per hook event ("SessionStart", "PostCompact"),
+	// whether the client has written the compaction's boundary when that
+	// hook of the same compaction starts.
+	BoundaryBefore map[string]bool
+	// LateSessionStart is set when SessionStart(compact) may start after
+	// the compacted session's next model responses (the client runs it in
+	// the background): at SessionStart only the responses before the first
+	// boundary after the snapshot count for SS-8d.
+	LateSessionStart bool
+}
+
+// Orders are the measured orders by agent (specs/selectsnap.md).
+var Orders = map[string]Order{
+	AgentClaude: {},
+	AgentCodex:  {BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},
+	AgentQwen:   {BoundaryBefore: map[string]bool{"SessionStart": true}, LateSessionStart: true},
+}
+
+// agentOr is the agent a record or an Options names, "" read as
+// Claude Code (records written before the field existed).
+func agentOr(a string) string {
+	if a == "" {
+		return AgentClaude
+	}
+	return a
 }
 
 // Options says whose snapshot to look for, where and when.
@@ -72,6 +109,12 @@ type Options struct {
 	// PromptID is the payload's prompt_id, "" when it has none: a record
 	// taken during another prompt is not this compaction's (SS-8a).
 	PromptID string
+	// Agent is the client the session runs in ("" is AgentClaude): only
+	// its own snapshots are candidates (SS-16), and its Order applies.
+	Agent string
+	// Event is the hook running selection, "SessionStart" (also for "")
+	// or "PostCompact" (SS-15).
+	Event string
 }
 
 // Choice is the selected snapshot.
@@ -188,7 +231,7 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 		return a.Suffix > b.Suffix
 	})
 
-	cc := &compactionCheck{t: o.Transcript, promptID: o.PromptID}
+	cc := newCheck(o)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, rejected, err
@@ -211,6 +254,9 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 			} else if err := snapshot.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
 				reason = ".md " + untrustedReason(err)
 			}
+		}
+		if reason == "" && agentOr(rec.Agent) != agentOr(o.Agent) {
+			reason = fmt.Sprintf("recorded for a %s session, this is a %s session", agentOr(rec.Agent), agentOr(o.Agent))
 		}
 		if reason == "" && o.TranscriptPath != "" && !samePath(rec.TranscriptPath, o.TranscriptPath) {
 			reason = fmt.Sprintf("made from another transcript (%q)", rec.TranscriptPath)
@@ -289,7 +335,7 @@ type Handled struct {
 // otherwise says why not. unverified is set when the transcript could not
 // be consulted. Only the context's error is returned.
 func CheckFailure(ctx context.Context, o Options, f *snapshot.Failure) (reason, unverified string, err error) {
-	cc := &compactionCheck{t: o.Transcript, promptID: o.PromptID}
+	cc := newCheck(o)
 	if cc.t != nil && f.TranscriptSize > cc.t.Size() {
 		return fmt.Sprintf("covers the transcript up to %d, but it holds %d bytes (another file)", f.TranscriptSize, cc.t.Size()), "", nil
 	}
@@ -351,8 +397,26 @@ func untrustedReason(err error) string {
 type compactionCheck struct {
 	t        Transcript
 	promptID string
+	order    Order
+	event    string
 	// skipped says why the transcript was not consulted (SS-9).
 	skipped string
+}
+
+func newCheck(o Options) *compactionCheck {
+	ev := o.Event
+	if ev == "" {
+		ev = "SessionStart"
+	}
+	return &compactionCheck{t: o.Transcript, promptID: o.PromptID, order: Orders[agentOr(o.Agent)], event: ev}
+}
+
+// ownBoundaryBetween reports whether the client writes a compaction's
+// boundary after the hook for event handled ran and before the hook
+// running now: a boundary after that handling is then the handled
+// compaction's own (SS-8c).
+func (c *compactionCheck) ownBoundaryBetween(handled string) bool {
+	return !c.order.BoundaryBefore[handled] && c.order.BoundaryBefore[c.event]
 }
 
 // check returns why tk is not this compaction's, "" when it is. Every
@@ -395,13 +459,19 @@ func (c *compactionCheck) checkTranscript(ctx context.Context, tk Taken) (string
 	if len(bs) == 1 {
 		last := bs[0]
 		for _, h := range tk.Handled {
-			if last >= h.Size {
+			if last >= h.Size && !c.ownBoundaryBetween(h.Event) {
 				return fmt.Sprintf("handed to an earlier compaction (%s at %s, when the transcript held %d bytes; a boundary at %d follows)",
 					h.Event, h.At.UTC().Format(time.RFC3339), h.Size, last), nil
 			}
 		}
 	}
-	if t, ok, err := c.t.NewestResponseAfter(ctx, tk.Size, tk.At); err != nil {
+	to := c.t.Size()
+	if len(bs) == 1 && c.order.LateSessionStart && c.event == "SessionStart" {
+		// The client may have gone on after this compaction before running
+		// SessionStart: only responses before its boundary count.
+		to = bs[0]
+	}
+	if t, ok, err := c.t.NewestResponseIn(ctx, tk.Size, to, tk.At); err != nil {
 		return "", err
 	} else if ok {
 		return fmt.Sprintf("the session went on after it (a model response at %s)", t.UTC().Format(time.RFC3339)), nil

@@ -68,14 +68,14 @@ func (f *fakeTranscript) BoundariesAfter(ctx context.Context, from, to int64, af
 	return out, nil
 }
 
-func (f *fakeTranscript) NewestResponseAfter(ctx context.Context, from int64, after time.Time) (time.Time, bool, error) {
+func (f *fakeTranscript) NewestResponseIn(ctx context.Context, from, to int64, after time.Time) (time.Time, bool, error) {
 	f.calls++
 	if f.err != nil {
 		return time.Time{}, false, f.err
 	}
 	var best time.Time
 	for _, r := range f.responses {
-		if t := now.Add(r.at); r.off >= from && t.After(after) && t.After(best) {
+		if t := now.Add(r.at); r.off >= from && r.off < to && t.After(after) && t.After(best) {
 			best = t
 		}
 	}

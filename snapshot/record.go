@@ -21,8 +21,12 @@ const Unknown = "unknown"
 type Record struct {
 	Schema int `json:"schema"`
 	// Name is the base name shared by the .json and .md files.
-	Name      string    `json:"name"`
-	SessionID string    `json:"session_id"`
+	Name      string `json:"name"`
+	SessionID string `json:"session_id"`
+	// Agent is the client whose session this is: "claude" (Claude Code),
+	// "codex" (Codex CLI) or "qwen" (Qwen Code); absent in records written
+	// before it existed, which are all Claude Code's (SF-5).
+	Agent     string    `json:"agent,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	// Trigger is "manual", "auto" or Unknown.
 	Trigger            string  `json:"trigger"`

@@ -1,0 +1,41 @@
+package cmd
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// sessionAgent tells which client a hook runs for (SF-5 agent): the
+// transcript's format when its start decided it (TR-36), else the
+// payload's transcript path where each client keeps its sessions
+// (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/), else a
+// Codex-only payload field (turn_id), else Claude Code.
+func sessionAgent(p Payload, f *transcript.File) string {
+	if f != nil {
+		if format, known := f.Format(); known {
+			return string(format)
+		}
+	}
+	path := filepath.ToSlash(p.TranscriptPath)
+	base := filepath.Base(path)
+	switch {
+	case strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl") && strings.Contains(path, "/sessions/"):
+		return string(transcript.FormatCodex)
+	case strings.Contains(path, "/.qwen/") && strings.Contains(path, "/chats/"):
+		return string(transcript.FormatQwen)
+	case p.TurnID != "":
+		return string(transcript.FormatCodex)
+	}
+	return string(transcript.FormatClaude)
+}
+
+// promptID is what names the prompt a hook runs in: prompt_id (Claude
+// Code, Qwen Code), else Codex's turn_id (SS-8a).
+func promptID(p Payload) string {
+	if p.PromptID != "" {
+		return p.PromptID
+	}
+	return p.TurnID
+}

@@ -1,0 +1,109 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+)
+
+// spec: SF-5 (agent), SS-16
+func TestSessionAgentFromPayload(t *testing.T) {
+	for _, c := range []struct {
+		p    Payload
+		want string
+	}{
+		{Payload{TranscriptPath: "/h/.codex/sessions/2026/12/01/rollout-2026-12-01T05-55-32-0193.jsonl"}, "codex"},
+		{Payload{TranscriptPath: "/h/.qwen/projects/-work-p/chats/2f6f.jsonl"}, "qwen"},
+		{Payload{TurnID: "t1"}, "codex"},
+		{Payload{TranscriptPath: "/h/.claude/projects/-work-p/abc.jsonl", PromptID: "p"}, "claude"},
+		{Payload{}, "claude"},
+	} {
+		if got := sessionAgent(c.p, nil); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.p, got, c.want)
+		}
+	}
+	if promptID(Payload{TurnID: "t"}) != "t" || promptID(Payload{PromptID: "p", TurnID: "t"}) != "p" {
+		t.Error("promptID")
+	}
+}
+
+// agentLines is a short session of each client, in the shape it writes.
+var agentLines = map[string][]string{
+	"codex": {
+		`{"timestamp":"2026-12-01T05:55:32.264Z","ordinal":0,"type":"session_meta","payload":{"id":"S","cwd":"/work/p","git":{"branch":"main"}}}`,
+		`{"timestamp":"2026-12-01T05:55:32.312Z","ordinal":1,"type":"turn_context","payload":{"turn_id":"t1","cwd":"/work/p","model":"gpt-5.5"}}`,
+		`{"timestamp":"2026-12-01T05:55:32.433Z","ordinal":2,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"UserMessage","id":"u","content":[{"type":"text","text":"edit hello.txt"}]},"started_at_ms":1796104532433}}`,
+		`{"timestamp":"2026-12-01T05:55:32.459Z","ordinal":3,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"FileChange","id":"c1","changes":{"/work/p/hello.txt":{"type":"update","unified_diff":"@@","move_path":null}},"status":"completed"},"started_at_ms":1796104532457}}`,
+		`{"timestamp":"2026-12-01T05:55:32.542Z","ordinal":4,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"CommandExecution","id":"c2","command":["/bin/bash","-lc","ls /nope"],"status":"failed","aggregated_output":"ls: cannot access '/nope'\n","exit_code":2},"started_at_ms":1796104532542}}`,
+	},
+	"qwen": {
+		`{"uuid":"a","parentUuid":null,"sessionId":"S","timestamp":"2026-12-01T05:56:16.443Z","type":"user","provenance":"real_user","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"text":"edit hello.txt"}]}}`,
+		`{"uuid":"b","parentUuid":"a","sessionId":"S","timestamp":"2026-12-01T05:56:16.736Z","type":"assistant","provenance":"assistant_output","cwd":"/work/p","version":"0.24.4","gitBranch":"main","model":"q","message":{"role":"model","parts":[{"functionCall":{"id":"c2","name":"run_shell_command","args":{"command":"ls /nope"}}}]},"usageMetadata":{"promptTokenCount":9000},"contextWindowSize":32000}`,
+		`{"uuid":"c","parentUuid":"b","sessionId":"S","timestamp":"2026-12-01T05:56:17.013Z","type":"tool_result","provenance":"tool_result","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"functionResponse":{"id":"c2","name":"run_shell_command","response":{"error":"x"}}}]},"toolCallResult":{"callId":"c2","status":"error","resultDisplay":{"type":"shell_result","exitCode":2,"output":"ls: cannot access '/nope'"}}}`,
+	},
+}
+
+// spec: SF-5 (agent), SS-16, TR-36
+// A Codex or Qwen Code session's precompact records its agent, prompt id
+// and facts; postcompact of that client points at it, and postcompact of
+// a session of another client with the same id does not.
+func TestAgentSessionsThroughTheHooks(t *testing.T) {
+	for agent, lines := range agentLines {
+		t.Run(agent, func(t *testing.T) {
+			tmp := t.TempDir()
+			const sid = "0193aaaa-1111-7222-8333-444455556666"
+			tr := filepath.Join(tmp, "t.jsonl")
+			if err := os.WriteFile(tr, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(tmp, "snaps")
+			pre := `{"session_id":"` + sid + `","transcript_path":"` + tr + `","hook_event_name":"PreCompact","trigger":"auto","turn_id":"t1"}`
+			var out strings.Builder
+			if err := precompactRun(&PrecompactOptions{IO: &IO{In: strings.NewReader(pre), Out: &out, ErrOut: os.Stderr}, Dir: dir,
+				Getenv: func(string) string { return "" }, Now: time.Now, Keep: 40}); err != nil || out.Len() != 0 {
+				t.Fatalf("precompact: %v %q", err, out.String())
+			}
+			st := &snapshot.Store{Dir: dir}
+			es, _ := st.Entries()
+			if len(es) != 1 {
+				t.Fatalf("snapshots %v", es)
+			}
+			rec, err := st.Load(es[0].Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Agent != agent || rec.PromptID != "t1" || len(rec.Prompts) != 1 || rec.Prompts[0].Text != "edit hello.txt" ||
+				len(rec.Commands) != 1 || rec.Commands[0].ExitCode == nil || *rec.Commands[0].ExitCode != 2 {
+				b, _ := json.MarshalIndent(rec, "", " ")
+				t.Fatalf("record:\n%s", b)
+			}
+			start := `{"session_id":"` + sid + `","transcript_path":"` + tr + `","hook_event_name":"SessionStart","source":"compact"}`
+			out.Reset()
+			postcompactRun(&PostcompactOptions{IO: &IO{In: strings.NewReader(start), Out: &out, ErrOut: os.Stderr}, Dir: dir,
+				Getenv: func(string) string { return "" }, Now: time.Now})
+			if !strings.Contains(out.String(), es[0].Name+".md") {
+				t.Errorf("pointer: %q", out.String())
+			}
+
+			// The same session id and path, now a transcript of Claude Code.
+			claude := `{"type":"user","message":{"role":"user","content":"hi"},"timestamp":"2026-12-01T05:56:16.443Z"}` + "\n"
+			if err := os.WriteFile(tr, []byte(strings.Repeat(claude, 100)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out.Reset()
+			postcompactRun(&PostcompactOptions{IO: &IO{In: strings.NewReader(start), Out: &out, ErrOut: os.Stderr}, Dir: dir,
+				Getenv: func(string) string { return "" }, Now: time.Now})
+			if out.Len() != 0 {
+				t.Errorf("a Claude Code session got a %s snapshot: %q", agent, out.String())
+			}
+			if log, _ := os.ReadFile(logPath(dir)); !strings.Contains(string(log), "recorded for a "+agent+" session, this is a claude session") {
+				t.Errorf("log lacks the rejection:\n%s", log)
+			}
+		})
+	}
+}
