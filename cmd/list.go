@@ -69,6 +69,7 @@ type listItem struct {
 	Name          string    `json:"name"`
 	Time          time.Time `json:"time"`
 	SessionID     string    `json:"session_id"`
+	Agent         string    `json:"agent"`
 	Trigger       string    `json:"trigger"`
 	Confirmed     bool      `json:"confirmed"`
 	ContextTokens *int64    `json:"context_tokens"`
@@ -103,6 +104,7 @@ func loadSnapshots(dir string) ([]listItem, error) {
 		}
 		it.Time = rec.CreatedAt
 		it.SessionID = rec.SessionID
+		it.Agent = valueOr(rec.Agent, "claude")
 		it.Trigger = rec.Trigger
 		it.Confirmed = rec.Compaction != nil
 		if rec.Context != nil {
@@ -179,11 +181,11 @@ func homeDirOrEmpty() string {
 // the columns or hide text (SEC-21).
 func writeListTable(w io.Writer, items []listItem, now time.Time, home string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTIME\tAGE\tSESSION\tTRIGGER\tCONFIRMED\tCONTEXT\tFILES\tPROMPTS\tCWD")
+	fmt.Fprintln(tw, "NAME\tTIME\tAGE\tSESSION\tAGENT\tTRIGGER\tCONFIRMED\tCONTEXT\tFILES\tPROMPTS\tCWD")
 	esc := func(s string) string { return textesc.String(s, false) }
 	for _, it := range items {
 		if it.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t?\t?\t?\t?\t?\tunreadable: %s\n", esc(it.Name), it.Time.Local().Format("2006-01-02 15:04:05"),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t?\t?\t?\t?\t?\t?\tunreadable: %s\n", esc(it.Name), it.Time.Local().Format("2006-01-02 15:04:05"),
 				formatAge(now.Sub(it.Time)), esc(shortSession(it.SessionID)), esc(it.Error))
 			continue
 		}
@@ -191,8 +193,8 @@ func writeListTable(w io.Writer, items []listItem, now time.Time, home string) e
 		if it.Confirmed {
 			confirmed = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", esc(it.Name), it.Time.Local().Format("2006-01-02 15:04:05"),
-			formatAge(now.Sub(it.Time)), esc(shortSession(it.SessionID)), esc(it.Trigger), confirmed, formatTokens(it.ContextTokens),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", esc(it.Name), it.Time.Local().Format("2006-01-02 15:04:05"),
+			formatAge(now.Sub(it.Time)), esc(shortSession(it.SessionID)), esc(it.Agent), esc(it.Trigger), confirmed, formatTokens(it.ContextTokens),
 			it.Files, it.Prompts, esc(tildePath(it.Cwd, home)))
 	}
 	return tw.Flush()

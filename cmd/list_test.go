@@ -59,6 +59,7 @@ func TestListTable(t *testing.T) {
 	newer := lsSave(t, dir, "77777777-bbbb-4bbb-8ccc-000000000002", 5*time.Minute, func(r *snapshot.Record) {
 		r.Context = nil
 		r.Cwd = "/other place/with space"
+		r.Agent = "codex"
 	})
 	var out bytes.Buffer
 	items, err := loadSnapshots(dir)
@@ -72,12 +73,12 @@ func TestListTable(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("want header and 2 rows:\n%s", out.String())
 	}
-	if !regexp.MustCompile(`^NAME\s+TIME\s+AGE\s+SESSION\s+TRIGGER\s+CONFIRMED\s+CONTEXT\s+FILES\s+PROMPTS\s+CWD$`).MatchString(lines[0]) {
+	if !regexp.MustCompile(`^NAME\s+TIME\s+AGE\s+SESSION\s+AGENT\s+TRIGGER\s+CONFIRMED\s+CONTEXT\s+FILES\s+PROMPTS\s+CWD$`).MatchString(lines[0]) {
 		t.Errorf("header: %q", lines[0])
 	}
 	localTime := func(d time.Duration) string { return lsNow.Add(-d).Local().Format("2006-01-02 15:04:05") }
-	row1 := regexp.MustCompile(`^` + newer + `\s+` + regexp.QuoteMeta(localTime(5*time.Minute)) + `\s+5m\s+77777777\s+auto\s+no\s+-\s+1\s+2\s+/other place/with space$`)
-	row2 := regexp.MustCompile(`^` + older + `\s+` + regexp.QuoteMeta(localTime(3*time.Hour)) + `\s+3h\s+3f2a9c1e\s+manual\s+yes\s+155\.2k\s+1\s+17\s+/work/proj$`)
+	row1 := regexp.MustCompile(`^` + newer + `\s+` + regexp.QuoteMeta(localTime(5*time.Minute)) + `\s+5m\s+77777777\s+codex\s+auto\s+no\s+-\s+1\s+2\s+/other place/with space$`)
+	row2 := regexp.MustCompile(`^` + older + `\s+` + regexp.QuoteMeta(localTime(3*time.Hour)) + `\s+3h\s+3f2a9c1e\s+claude\s+manual\s+yes\s+155\.2k\s+1\s+17\s+/work/proj$`)
 	if !row1.MatchString(lines[1]) || !row2.MatchString(lines[2]) {
 		t.Errorf("rows (newest first):\n%s", out.String())
 	}
@@ -97,7 +98,7 @@ func TestListJSONAndSessionFilter(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	if len(items) != 1 || items[0]["name"] != a || items[0]["session_id"] != "aaaaaaaa-0000-4000-8000-000000000001" ||
-		items[0]["context_tokens"] != float64(155202) || items[0]["confirmed"] != false || items[0]["files"] != float64(1) ||
+		items[0]["agent"] != "claude" || items[0]["context_tokens"] != float64(155202) || items[0]["confirmed"] != false || items[0]["files"] != float64(1) ||
 		items[0]["md_path"] != filepath.Join(dir, a+".md") {
 		t.Errorf("items: %v", items)
 	}
