@@ -33,6 +33,8 @@ type DoctorOptions struct {
 	Global *GlobalOptions
 	// NoSelfTest skips the round trip through precompact and postcompact.
 	NoSelfTest bool
+	// Agent is the client whose hooks files are checked (DR-14).
+	Agent settings.Agent
 
 	Executable func() (string, error)
 	Host       settings.Host
@@ -100,6 +102,14 @@ failed, 2 bad flags.`,
 		},
 	}
 	c.Flags().BoolVar(&opts.NoSelfTest, "no-self-test", false, "skip the round trip through precompact and postcompact")
+	var agent string
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: claude, codex or qwen")
+	c.PreRunE = func(*cobra.Command, []string) (err error) {
+		if opts.Agent, err = settings.ParseAgent(agent); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
 	return c
 }
 
@@ -217,6 +227,7 @@ func doctorRun(opts *DoctorOptions) error {
 type settingsSource struct {
 	Label string
 	Scope string // for the fix: "" when install cannot target it by scope
+	Agent settings.Agent
 	Path  string
 	// Ignored explains why Claude Code does not read this file.
 	Ignored string
@@ -258,7 +269,11 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	var out []doctorCheck
 	var regs []registration
 	projDir, _ := settings.ProjectDir(opts.Host)
-	for _, src := range settingsSources(opts.Host) {
+	sources := settingsSources(opts.Host)
+	if !opts.Agent.IsClaude() {
+		sources = agentSources(opts.Agent, opts.Host)
+	}
+	for _, src := range sources {
 		data, err := os.ReadFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			if src.Ignored == "" {
@@ -270,7 +285,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err)})
 			continue
 		}
-		doc, err := settings.Parse(data)
+		doc, err := settings.ParseFor(src.Agent, data)
 		if err != nil {
 			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err),
 				Fix: "correct the file by hand; Claude Code ignores a settings file it cannot parse"})
@@ -285,7 +300,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			continue
 		}
 		for _, key := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
-			if doc.IsTrue(key) {
+			if src.Agent.IsClaude() && doc.IsTrue(key) {
 				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
 					Fix: fmt.Sprintf("remove %q from %s", key, src.Path)})
 			}
@@ -300,19 +315,26 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			out = append(out, checkRegistration(src, h, exe, projDir, opts.Host))
 		}
 	}
-	pluginRegs, pluginChecks := checkPluginHooks(opts, regs)
-	out = append(out, pluginChecks...)
-	out = append(out, checkCoverage(append(regs, pluginRegs...))...)
-	out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
+	if opts.Agent.IsClaude() {
+		pluginRegs, pluginChecks := checkPluginHooks(opts, regs)
+		out = append(out, pluginChecks...)
+		out = append(out, checkCoverage(append(regs, pluginRegs...), opts.Agent)...)
+		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
+	} else {
+		out = append(out, checkCoverage(regs, opts.Agent)...)
+	}
+	if opts.Agent == settings.AgentCodex {
+		out = append(out, checkCodexTrust(opts.Host, regs)...)
+	}
 	return out
 }
 
 // installFix is the install command that repairs an entry in src.
 func installFix(src settingsSource) string {
 	if src.Scope == "" || src.Scope == settings.ScopeUser {
-		return "run 'compact-guard install'"
+		return "run 'compact-guard install" + agentFlag(src.Agent) + "'"
 	}
-	return "run 'compact-guard install --scope " + src.Scope + "' in the project folder"
+	return "run 'compact-guard install" + agentFlag(src.Agent) + " --scope " + src.Scope + "' in the project folder"
 }
 
 // checkRegistration judges one hook entry of ours. All its problems go on
@@ -570,8 +592,9 @@ func expandProgram(p, projDir string, h settings.Host) string {
 // checkCoverage reports the hooks missing from every file, and the same hook
 // registered more than once with different commands (identical handlers run
 // once; different ones run twice).
-func checkCoverage(regs []registration) []doctorCheck {
+func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 	var out []doctorCheck
+	install := "run 'compact-guard install" + agentFlag(agent) + "'"
 	for _, s := range settings.Hooks {
 		var where []registration
 		for _, r := range regs {
@@ -582,13 +605,13 @@ func checkCoverage(regs []registration) []doctorCheck {
 		switch {
 		case len(where) == 0 && s.Event == "PostCompact":
 			out = append(out, doctorCheck{Status: checkWarn, Text: "no PostCompact hook runs compact-guard postcompact: snapshots do not record that the compaction completed",
-				Fix: "run 'compact-guard install'"})
+				Fix: install})
 		case len(where) == 0 && s.Event == "PreCompact":
 			out = append(out, doctorCheck{Status: checkFail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
-				Fix: "run 'compact-guard install'"})
+				Fix: install})
 		case len(where) == 0:
 			out = append(out, doctorCheck{Status: checkFail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,
-				Fix: "run 'compact-guard install'"})
+				Fix: install})
 		case len(where) > 1:
 			cmds := map[string]bool{}
 			var labels []string

@@ -29,6 +29,7 @@ type docEnv struct {
 	selfOK doctorCheck
 	// client is what `claude --version` says, "" for no claude on PATH.
 	client string
+	agent  settings.Agent
 }
 
 func newDocEnv(t *testing.T) *docEnv {
@@ -96,6 +97,7 @@ func (d *docEnv) run() (string, int) {
 		Now:           func() time.Time { return d.now },
 		SelfTest:      func() doctorCheck { return d.selfOK },
 		ClaudeVersion: func() (string, string) { return d.client, "'claude --version'" },
+		Agent:         d.agent,
 	}
 	err := doctorRun(opts)
 	return out.String(), exitCode(err, &errOut)

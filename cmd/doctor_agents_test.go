@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+)
+
+// spec: DR-14
+// doctor --agent codex reads ~/.codex/hooks.json and checks Codex's trust
+// of each hook of ours in config.toml: trusted, missing, changed.
+func TestDoctorCodexTrust(t *testing.T) {
+	d := newDocEnv(t)
+	d.agent = settings.AgentCodex
+	var out strings.Builder
+	opts := &SettingsOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &out}, Scope: settings.ScopeUser, Agent: settings.AgentCodex,
+		Executable: func() (string, error) { return d.exe, nil },
+		Host:       settings.Host{Getenv: func(string) string { return "" }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }},
+		Now:        time.Now}
+	if err := installRun(opts); err != nil {
+		t.Fatal(err)
+	}
+	hooks := filepath.Join(d.home, ".codex", "hooks.json")
+	cfg := filepath.Join(d.home, ".codex", "config.toml")
+	report, code := d.run()
+	if code != ExitOK || strings.Count(report, "trusted in "+cfg) != 3 || !strings.Contains(report, "Codex CLI user hooks "+hooks) {
+		t.Fatalf("exit %d:\n%s", code, report)
+	}
+
+	// A handler changed by hand: its hash no longer matches.
+	data, _ := os.ReadFile(hooks)
+	os.WriteFile(hooks, []byte(strings.Replace(string(data), "precompact", "precompact --keep 10", 1)), 0o600)
+	report, code = d.run()
+	if l := docLine(report, "PreCompact", "changed since it was trusted"); code != ExitFailure || !strings.Contains(l, "fix: run 'compact-guard install --agent codex'") {
+		t.Errorf("changed handler: exit %d\n%s", code, report)
+	}
+
+	// No trust at all: Codex skips the hooks silently, doctor says so.
+	os.WriteFile(cfg, []byte("model = \"x\"\n"), 0o600)
+	report, code = d.run()
+	if code != ExitFailure || strings.Count(report, "is not trusted in "+cfg+": Codex skips it without a word") != 3 {
+		t.Errorf("untrusted: exit %d\n%s", code, report)
+	}
+	os.WriteFile(cfg, []byte("[features]\nhooks = false\n"), 0o600)
+	if report, _ = d.run(); docLine(report, "features.hooks is false") == "" {
+		t.Errorf("features.hooks:\n%s", report)
+	}
+}
+
+// spec: DR-14
+// doctor --agent qwen reads ~/.qwen/settings.json, comments and all.
+func TestDoctorQwen(t *testing.T) {
+	d := newDocEnv(t)
+	d.agent = settings.AgentQwen
+	doc, _ := settings.ParseFor(settings.AgentQwen, []byte("{\n  // mine\n}\n"))
+	if _, err := doc.Install(d.exe, ""); err != nil {
+		t.Fatal(err)
+	}
+	d.write(filepath.Join(d.home, ".qwen", "settings.json"), string(doc.Bytes()))
+	report, code := d.run()
+	if code != ExitOK || docLine(report, "PreCompact [manual|auto] runs") == "" || strings.Contains(report, "trusted") {
+		t.Errorf("exit %d:\n%s", code, report)
+	}
+	os.Remove(filepath.Join(d.home, ".qwen", "settings.json"))
+	report, code = d.run()
+	if l := docLine(report, "no PreCompact hook"); code != ExitFailure || !strings.Contains(l, "compact-guard install --agent qwen") {
+		t.Errorf("missing: exit %d\n%s", code, report)
+	}
+}
