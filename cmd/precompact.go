@@ -329,6 +329,17 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 		out.layout.incomplete = true
 		return out
 	}
+	if format, _ := f.Format(); format == transcript.FormatQwen {
+		// Qwen Code queues its records and writes them in the background:
+		// the last tool result may not be on disk yet (PC-23).
+		f.Close()
+		settleTranscript(ctx, path)
+		if f, err = transcript.Open(path); err != nil {
+			out.warnings = append(out.warnings, err.Error())
+			out.layout.incomplete = true
+			return out
+		}
+	}
 	defer f.Close()
 	if format, known := f.Format(); known {
 		out.agent = string(format)
@@ -375,6 +386,36 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 		out.warnings = append(out.warnings, "transcript: earlier segments only partly read (byte budget)")
 	}
 	return out
+}
+
+// Settling: how long a transcript must stay the same size to count as
+// written out, and how long precompact waits for that at most.
+const (
+	settleQuiet = 300 * time.Millisecond
+	settleMax   = 3 * time.Second
+)
+
+// settleTranscript waits until the file at path has not grown for
+// settleQuiet, at most settleMax or until ctx ends (PC-23).
+func settleTranscript(ctx context.Context, path string) {
+	size := func() int64 {
+		if fi, err := os.Stat(path); err == nil {
+			return fi.Size()
+		}
+		return -1
+	}
+	deadline := time.Now().Add(settleMax)
+	last, since := size(), time.Now()
+	for time.Since(since) < settleQuiet && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+		if n := size(); n != last {
+			last, since = n, time.Now()
+		}
+	}
 }
 
 func readGitSafe(ctx context.Context, dir string, opt snapshot.GitOptions) (g *snapshot.Git) {
