@@ -8,7 +8,7 @@ import (
 )
 
 // sessionAgent tells which client a hook runs for (SF-5 agent): the
-// transcript's format when its start decided it (TR-36), else the
+// transcript's format when its start decided it (TR-37), else the
 // payload's transcript path where each client keeps its sessions
 // (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/), else a
 // Codex-only payload field (turn_id), else Claude Code.

@@ -48,7 +48,7 @@ var agentLines = map[string][]string{
 	},
 }
 
-// spec: SF-5 (agent), SS-16, TR-36
+// spec: SF-5 (agent), SS-16, TR-37
 // A Codex or Qwen Code session's precompact records its agent, prompt id
 // and facts; postcompact of that client points at it, and postcompact of
 // a session of another client with the same id does not.

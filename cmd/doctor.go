@@ -33,7 +33,7 @@ type DoctorOptions struct {
 	Global *GlobalOptions
 	// NoSelfTest skips the round trip through precompact and postcompact.
 	NoSelfTest bool
-	// Agent is the client whose hooks files are checked (DR-14).
+	// Agent is the client whose hooks files are checked (DR-15).
 	Agent settings.Agent
 
 	Executable func() (string, error)
@@ -89,6 +89,12 @@ Settings files read:
 ` + settingsScopesHelp + ` With CLAUDE_CONFIG_DIR set, ~/.claude/settings.json is read too, to
 warn about hooks there that Claude Code does not see. Managed policy
 settings are not read.
+
+With --agent codex, ~/.codex/hooks.json (or $CODEX_HOME's) and
+./.codex/hooks.json instead, and Codex's config.toml: each hook of
+compact-guard's must be trusted there with the hash of its current entry,
+or Codex skips it without a word. With --agent qwen, ~/.qwen/settings.json
+(or $QWEN_HOME's) and ./.qwen/settings.json.
 
 Exit status: 0 every check passed (warnings allowed), 1 at least one check
 failed, 2 bad flags.`,

@@ -8,7 +8,7 @@ import (
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
 
-// agentSources are the hooks files Codex CLI or Qwen Code reads (IN-18):
+// agentSources are the hooks files Codex CLI or Qwen Code reads (IN-19):
 // the user's and the current folder's project file.
 func agentSources(a settings.Agent, h settings.Host) []settingsSource {
 	var out []settingsSource
@@ -26,7 +26,7 @@ func agentSources(a settings.Agent, h settings.Host) []settingsSource {
 	return out
 }
 
-// checkCodexTrust checks that Codex will run each hook of ours (DR-14):
+// checkCodexTrust checks that Codex will run each hook of ours (DR-15):
 // hooks are on, the handler is trusted in config.toml with the hash of
 // what the file says now, and a project's file is in a trusted project.
 // Codex skips an untrusted or changed hook without a word.

@@ -10,7 +10,7 @@ import (
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
 
-// spec: DR-14
+// spec: DR-15
 // doctor --agent codex reads ~/.codex/hooks.json and checks Codex's trust
 // of each hook of ours in config.toml: trusted, missing, changed.
 func TestDoctorCodexTrust(t *testing.T) {
@@ -51,7 +51,7 @@ func TestDoctorCodexTrust(t *testing.T) {
 	}
 }
 
-// spec: DR-14
+// spec: DR-15
 // doctor --agent qwen reads ~/.qwen/settings.json, comments and all.
 func TestDoctorQwen(t *testing.T) {
 	d := newDocEnv(t)

@@ -667,7 +667,7 @@ func e2eCheckPointer(t *testing.T, what string, r *e2eAgentRequest, own e2eAgent
 
 // e2eCopyFixture copies a recorded transcript into
 // $COMPACT_GUARD_E2E_RECORD_AGENTS/<dir>/<name> (the fixtures of
-// transcript/testdata, TR-36..TR-48).
+// transcript/testdata, TR-37..TR-49).
 func e2eCopyFixture(t *testing.T, src, dir, name string) {
 	root := os.Getenv("COMPACT_GUARD_E2E_RECORD_AGENTS")
 	if root == "" {

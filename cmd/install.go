@@ -162,7 +162,7 @@ func agentFlag(a settings.Agent) string {
 	return " --agent " + string(a)
 }
 
-// trustCodexHooks carries out plan in Codex's config.toml (IN-19) and
+// trustCodexHooks carries out plan in Codex's config.toml (IN-20) and
 // prints what changed.
 func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan) (*settings.TrustResult, error) {
 	home, err := settings.CodexHome(opts.Host)

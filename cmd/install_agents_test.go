@@ -47,7 +47,7 @@ func instAgentRun(t *testing.T, root string, uninstall bool, args ...string) (st
 	return out.String(), errOut.String(), code
 }
 
-// spec: IN-18, IN-19
+// spec: IN-19, IN-20
 func TestInstallCodex(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home", ".codex")
@@ -107,7 +107,7 @@ func TestInstallCodex(t *testing.T) {
 	}
 }
 
-// spec: IN-18 (a project's .codex/hooks.json, trusted in the user's
+// spec: IN-19 (a project's .codex/hooks.json, trusted in the user's
 // config.toml, with a note when Codex would not load the project's
 // folder)
 func TestInstallCodexProject(t *testing.T) {
@@ -130,7 +130,7 @@ func TestInstallCodexProject(t *testing.T) {
 	}
 }
 
-// spec: IN-18 (Qwen Code's settings.json: the same registrations, comments
+// spec: IN-19 (Qwen Code's settings.json: the same registrations, comments
 // kept, no trust step)
 func TestInstallQwen(t *testing.T) {
 	root := t.TempDir()

@@ -331,7 +331,7 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 	}
 	if format, _ := f.Format(); format == transcript.FormatQwen {
 		// Qwen Code queues its records and writes them in the background:
-		// the last tool result may not be on disk yet (PC-23).
+		// the last tool result may not be on disk yet (PC-24).
 		f.Close()
 		settleTranscript(ctx, path)
 		if f, err = transcript.Open(path); err != nil {
@@ -396,7 +396,7 @@ const (
 )
 
 // settleTranscript waits until the file at path has not grown for
-// settleQuiet, at most settleMax or until ctx ends (PC-23).
+// settleQuiet, at most settleMax or until ctx ends (PC-24).
 func settleTranscript(ctx context.Context, path string) {
 	size := func() int64 {
 		if fi, err := os.Stat(path); err == nil {

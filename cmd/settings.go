@@ -23,7 +23,7 @@ type SettingsOptions struct {
 	Scope    string
 	Settings string
 	DryRun   bool
-	// Agent is the client whose hooks file is changed (IN-18): claude
+	// Agent is the client whose hooks file is changed (IN-19): claude
 	// (the default), codex or qwen.
 	Agent settings.Agent
 

@@ -49,7 +49,7 @@ func codexSession() []string {
 	}
 }
 
-// spec: TR-36
+// spec: TR-37
 func TestDetectFormat(t *testing.T) {
 	for _, c := range []struct {
 		head string
@@ -73,7 +73,7 @@ func TestDetectFormat(t *testing.T) {
 	}
 }
 
-// spec: TR-37, TR-40, TR-41, TR-42
+// spec: TR-38, TR-41, TR-42, TR-43
 func TestCodexFacts(t *testing.T) {
 	x := NewExtractorFor(FormatCodex, nil)
 	for _, l := range codexSession() {
@@ -118,7 +118,7 @@ func TestCodexFacts(t *testing.T) {
 	}
 }
 
-// spec: TR-38, TR-39 (the compaction's summary is no response), TR-4, TR-34
+// spec: TR-39, TR-40 (the compaction's summary is no response), TR-4, TR-34
 func TestCodexScans(t *testing.T) {
 	lines := codexSession()
 	p := writeLines(t, lines...)
@@ -193,7 +193,7 @@ func qwenSession() []string {
 	}
 }
 
-// spec: TR-43, TR-46, TR-47, TR-48
+// spec: TR-44, TR-47, TR-48, TR-49
 func TestQwenFacts(t *testing.T) {
 	x := NewExtractorFor(FormatQwen, nil)
 	for _, l := range qwenSession() {
@@ -227,7 +227,7 @@ func TestQwenFacts(t *testing.T) {
 	}
 }
 
-// spec: TR-44, TR-45
+// spec: TR-45, TR-46
 func TestQwenScans(t *testing.T) {
 	lines := qwenSession()
 	f, err := Open(writeLines(t, lines...))

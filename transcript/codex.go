@@ -9,7 +9,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
-// Codex CLI rollout files (specs/transcript.md TR-37..TR-42): one JSON
+// Codex CLI rollout files (specs/transcript.md TR-38..TR-43): one JSON
 // object a line, {"timestamp","ordinal","type","payload"[,"metadata"]},
 // append-only, the lines before a compaction kept.
 
@@ -26,7 +26,7 @@ const (
 
 // codexInteresting are the record types that can hold a fact; the rest
 // (world_state, token_usage_record, response_item, ...) are dropped as soon
-// as their type is read (TR-37).
+// as their type is read (TR-38).
 func codexInteresting(typ []byte) bool {
 	switch string(typ) {
 	case "session_meta", "turn_context", "event_msg", "compacted":
@@ -37,7 +37,7 @@ func codexInteresting(typ []byte) bool {
 
 // isCodexBoundary reports whether line is a compaction of a rollout: a
 // complete JSON object of at most MaxLineBytes whose first type is
-// "compacted" (TR-38).
+// "compacted" (TR-39).
 func isCodexBoundary(line []byte) bool {
 	if len(line) > MaxLineBytes {
 		return false
@@ -68,7 +68,7 @@ var codexModelItems = map[string]bool{
 }
 
 // codexResponse reports whether line is a model response of the session
-// (TR-39) and returns its timestamp: a response_item the model wrote that
+// (TR-40) and returns its timestamp: a response_item the model wrote that
 // is not the compaction's own summary (metadata.compaction_output).
 func codexResponse(line []byte) (time.Time, bool) {
 	if len(line) > MaxLineBytes {
@@ -100,7 +100,7 @@ func codexResponse(line []byte) (time.Time, bool) {
 	return t, err == nil
 }
 
-// codexLine handles one rollout line (TR-37..TR-42).
+// codexLine handles one rollout line (TR-38..TR-43).
 func (x *Extractor) codexLine(line []byte, last bool) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if i := skipSpace(line, 0); i == len(line) {
@@ -202,7 +202,7 @@ const (
 	nCodexItem
 )
 
-// codexItem handles an item_completed event's item (TR-40, TR-41).
+// codexItem handles an item_completed event's item (TR-41, TR-42).
 func (x *Extractor) codexItem(line []byte, item span, t time.Time) {
 	var f [nCodexItem]span
 	if !item.fields(line, codexItemKeys, f[:]) {
@@ -228,7 +228,7 @@ func (x *Extractor) codexItem(line []byte, item span, t time.Time) {
 	}
 }
 
-// codexPrompt records a UserMessage item's text elements (TR-40).
+// codexPrompt records a UserMessage item's text elements (TR-41).
 func (x *Extractor) codexPrompt(line []byte, content span, t time.Time) {
 	if !content.ok() || line[content.s] != '[' {
 		return
@@ -268,7 +268,7 @@ func (x *Extractor) codexPrompt(line []byte, content span, t time.Time) {
 	}
 }
 
-// codexFileChange records the files an apply_patch changed (TR-41).
+// codexFileChange records the files an apply_patch changed (TR-42).
 func (x *Extractor) codexFileChange(line []byte, f [nCodexItem]span, status string, t time.Time) {
 	ch := f[ciChanges]
 	if !ch.ok() || line[ch.s] != '{' {
@@ -307,7 +307,7 @@ func (x *Extractor) codexFileChange(line []byte, f [nCodexItem]span, status stri
 	}
 }
 
-// codexCommand records a CommandExecution item (TR-41).
+// codexCommand records a CommandExecution item (TR-42).
 func (x *Extractor) codexCommand(line []byte, f [nCodexItem]span, status string, t time.Time) {
 	text, more, tail := codexCommandText(line, f[ciCommand])
 	if text == "" {
@@ -381,7 +381,7 @@ func codexCommandText(line []byte, cmd span) (string, bool, string) {
 	return splitTail(b.String(), len(words) > 64, MaxCommandChars)
 }
 
-// codexTokens takes the context fill from a token_count event (TR-42):
+// codexTokens takes the context fill from a token_count event (TR-43):
 // last_token_usage.input_tokens (cached_input_tokens are part of it) of
 // model_context_window; after a compaction, a count with no input tokens
 // gives total_tokens, the client's estimate of the compacted context.

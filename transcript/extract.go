@@ -71,7 +71,7 @@ type Extractor struct {
 
 	compactions int
 	// model is the model a Codex turn_context named, for its usage; and
-	// afterCompaction says a compaction came after the last usage (TR-42).
+	// afterCompaction says a compaction came after the last usage (TR-43).
 	model           string
 	window          int64
 	afterCompaction bool

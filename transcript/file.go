@@ -64,7 +64,7 @@ func Open(path string) (*File, error) {
 }
 
 // Format is the transcript's format, recognised from its start at Open
-// (TR-36); known is false when nothing there decided (FormatClaude is then
+// (TR-37); known is false when nothing there decided (FormatClaude is then
 // assumed).
 func (f *File) Format() (format Format, known bool) { return f.format, f.formatKnown }
 

@@ -21,7 +21,7 @@ func openFixture(t *testing.T, path string) *File {
 	return f
 }
 
-// spec: TR-36, TR-37, TR-38, TR-39, TR-40, TR-41, TR-42
+// spec: TR-37, TR-38, TR-39, TR-40, TR-41, TR-42, TR-43
 func TestCodexRecordedRollout(t *testing.T) {
 	f := openFixture(t, "testdata/codex0.169.0/three-compactions.jsonl")
 	if format, known := f.Format(); format != FormatCodex || !known {
@@ -85,7 +85,7 @@ func TestCodexRecordedRollout(t *testing.T) {
 	}
 }
 
-// spec: TR-36, TR-43, TR-44, TR-45, TR-46, TR-47, TR-48
+// spec: TR-37, TR-44, TR-45, TR-46, TR-47, TR-48, TR-49
 func TestQwenRecordedChat(t *testing.T) {
 	f := openFixture(t, "testdata/qwen0.24.4/two-compactions.jsonl")
 	if format, known := f.Format(); format != FormatQwen || !known {

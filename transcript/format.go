@@ -8,16 +8,16 @@ import (
 )
 
 // Format is the transcript format of one client, recognised from the file
-// itself (TR-36). Its value names the agent that writes it.
+// itself (TR-37). Its value names the agent that writes it.
 type Format string
 
 // The formats read.
 const (
 	// FormatClaude is Claude Code's session transcript (specs/transcript.md).
 	FormatClaude Format = "claude"
-	// FormatCodex is Codex CLI's rollout file (TR-37..TR-42).
+	// FormatCodex is Codex CLI's rollout file (TR-38..TR-43).
 	FormatCodex Format = "codex"
-	// FormatQwen is Qwen Code's chat record file (TR-43..TR-48).
+	// FormatQwen is Qwen Code's chat record file (TR-44..TR-49).
 	FormatQwen Format = "qwen"
 )
 
@@ -31,7 +31,7 @@ func (f Format) Valid() bool {
 // instructions), but its type comes in the first hundred bytes.
 const sniffBytes = 64 << 10
 
-// DetectFormat tells the format from the start of a transcript (TR-36): the
+// DetectFormat tells the format from the start of a transcript (TR-37): the
 // first line whose top level shows its writer decides. A Codex rollout line
 // has a "payload" and a Codex record type (its first line is session_meta);
 // a Qwen Code record carries "provenance" or "systemPayload", which no
@@ -128,7 +128,7 @@ func (f Format) rules() *rules {
 }
 
 // IsBoundaryLineOf reports whether line (without its '\n') is a compaction
-// boundary in format f (TR-3, TR-38, TR-44).
+// boundary in format f (TR-3, TR-39, TR-45).
 func IsBoundaryLineOf(f Format, line []byte) bool { return f.rules().isBoundary(line) }
 
 // NewExtractorFor returns an Extractor for transcripts of format f that

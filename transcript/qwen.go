@@ -9,7 +9,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
-// Qwen Code chat record files (specs/transcript.md TR-43..TR-48): one record
+// Qwen Code chat record files (specs/transcript.md TR-44..TR-49): one record
 // a line, {"uuid","parentUuid","sessionId","timestamp","type","provenance",
 // "cwd","version","gitBranch",…}, with Gemini-style message parts.
 
@@ -49,7 +49,7 @@ func qwenTop(line []byte, strict bool, top *[nQwenTop]span) (skipped, ok bool) {
 
 // isQwenBoundary reports whether line is a compaction of a chat record
 // file: a complete JSON object of at most MaxLineBytes, type "system",
-// subtype "chat_compression" (TR-44).
+// subtype "chat_compression" (TR-45).
 func isQwenBoundary(line []byte) bool {
 	if len(line) > MaxLineBytes {
 		return false
@@ -73,7 +73,7 @@ func qwenIDTime(line []byte) (string, time.Time) {
 	return id, t
 }
 
-// qwenResponse reports whether line is a model response (TR-45): type
+// qwenResponse reports whether line is a model response (TR-46): type
 // "assistant" with a timestamp, which it returns. The compaction's summary
 // is no such record (the client writes only telemetry for it).
 func qwenResponse(line []byte) (time.Time, bool) {
@@ -93,7 +93,7 @@ func qwenResponse(line []byte) (time.Time, bool) {
 	return t, err == nil
 }
 
-// qwenLine handles one chat record (TR-43..TR-48).
+// qwenLine handles one chat record (TR-44..TR-49).
 func (x *Extractor) qwenLine(line []byte, last bool) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if skipSpace(line, 0) == len(line) {
@@ -150,7 +150,7 @@ func qwenParts(line []byte, msg span) span {
 // a UserPromptSubmit hook's context; it is not the user's.
 const qwenHookContext = "<qwen:"
 
-// qwenPrompt records a typed prompt (TR-46): systemPayload.displayText
+// qwenPrompt records a typed prompt (TR-47): systemPayload.displayText
 // when the record has it (the text as typed), else the text parts that are
 // not the client's own (<qwen:…> hook context); inline data becomes
 // [image].
@@ -213,7 +213,7 @@ func (x *Extractor) qwenPrompt(line []byte, top *[nQwenTop]span, t time.Time) {
 var qwenUsageKeys = []string{"promptTokenCount", "cachedContentTokenCount"}
 
 // qwenAssistant takes the context fill and the tool calls of a model
-// response (TR-47, TR-48).
+// response (TR-48, TR-49).
 func (x *Extractor) qwenAssistant(line []byte, top *[nQwenTop]span, t time.Time) {
 	model, _ := top[qwModel].str(line)
 	if model != "" {
@@ -297,7 +297,7 @@ func (x *Extractor) qwenCall(line []byte, id, name string, args span, t time.Tim
 
 var qwenResultKeys = []string{"callId", "status", "resultDisplay", "error"}
 
-// qwenToolResult settles the call a tool result answers (TR-48):
+// qwenToolResult settles the call a tool result answers (TR-49):
 // toolCallResult.status "success", "error", or "cancelled" (declined or
 // aborted: counted as rejected); a shell result's resultDisplay gives the
 // exit code and the output.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Agent names a client whose hooks compact-guard registers (IN-18).
+// Agent names a client whose hooks compact-guard registers (IN-19).
 type Agent string
 
 // The clients compact-guard registers with.
@@ -99,7 +99,7 @@ func homeDir(h Host, env, dot string) (string, error) {
 }
 
 // AgentPathFor resolves a scope of agent a (or an explicit path, which
-// wins) to the file that holds its hooks (IN-18): Codex CLI's
+// wins) to the file that holds its hooks (IN-19): Codex CLI's
 // $CODEX_HOME/hooks.json or <project>/.codex/hooks.json, Qwen Code's
 // $QWEN_HOME/settings.json or <project>/.qwen/settings.json, Claude Code's
 // as PathFor says. <project> is the current folder, where the client is

@@ -9,7 +9,7 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// Codex CLI runs a hook only when its user config.toml trusts it (IN-19):
+// Codex CLI runs a hook only when its user config.toml trusts it (IN-20):
 // [hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash = "sha256:…",
 // the hash of the handler's canonical JSON. Without the entry Codex skips
 // the hook and says nothing; a handler changed since it was trusted is

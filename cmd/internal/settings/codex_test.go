@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// spec: IN-19 (the hash is SHA-256; sum256 stands in for crypto/sha256,
+// spec: IN-20 (the hash is SHA-256; sum256 stands in for crypto/sha256,
 // which PF-15 keeps out of the binary)
 func TestSum256MatchesCryptoSHA256(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -25,7 +25,7 @@ func TestSum256MatchesCryptoSHA256(t *testing.T) {
 	}
 }
 
-// spec: IN-19 (hashes as Codex CLI 0.169.0 reports them: codex app-server
+// spec: IN-20 (hashes as Codex CLI 0.169.0 reports them: codex app-server
 // hooks/list "currentHash" for these hooks.json handlers, measured
 // 2026-12-01; non-ASCII and U+2028 unescaped, a tab escaped,
 // statusMessage included, a missing timeout counted as 600)
@@ -87,7 +87,7 @@ func codexEdit(t *testing.T, dir string, uninstall bool) (*Result, *TrustResult)
 
 const testExe = "/opt/bin/compact-guard"
 
-// spec: IN-19 (trust written for each handler of ours at its key, the rest
+// spec: IN-20 (trust written for each handler of ours at its key, the rest
 // of config.toml byte for byte; idempotent; uninstall gives the original
 // back)
 func TestCodexTrustInstallUninstall(t *testing.T) {
@@ -138,7 +138,7 @@ func TestCodexTrustInstallUninstall(t *testing.T) {
 	}
 }
 
-// spec: IN-19 (a foreign handler whose place changes keeps its state; a
+// spec: IN-20 (a foreign handler whose place changes keeps its state; a
 // stale hash of ours is replaced in place; CRLF kept; dotted-key state is
 // refused)
 func TestCodexTrustEdits(t *testing.T) {
@@ -197,7 +197,7 @@ func TestCodexTrustEdits(t *testing.T) {
 	}
 }
 
-// spec: IN-18 (Qwen Code's settings may hold comments, which stay; a
+// spec: IN-19 (Qwen Code's settings may hold comments, which stay; a
 // trailing comma is still invalid)
 func TestQwenSettingsComments(t *testing.T) {
 	data := []byte("{\n  // the model\n  \"model\": {\"name\": \"q\"}, /* more */\n  \"x\": \"// not a comment\"\n}\n")
@@ -220,7 +220,7 @@ func TestQwenSettingsComments(t *testing.T) {
 	}
 }
 
-// spec: IN-18
+// spec: IN-19
 func TestAgentPaths(t *testing.T) {
 	h := Host{
 		Getenv: func(k string) string { return map[string]string{"QWEN_HOME": "/q"}[k] },

@@ -3,7 +3,7 @@ package settings
 import "encoding/binary"
 
 // sum256 is SHA-256 (FIPS 180-4) of data, for Codex's hook trust hash
-// (IN-19). crypto/sha256 would link the FIPS module, whose initialisation
+// (IN-20). crypto/sha256 would link the FIPS module, whose initialisation
 // every hook process would pay for (PF-15); this is only called by install,
 // uninstall and doctor, on a few hundred bytes. sha256_test.go checks it
 // against crypto/sha256.

@@ -23,7 +23,7 @@ import (
 // validates it (toml.Unmarshal) and its parser (package unstable) locates
 // every expression by byte range, so that install changes only the bytes
 // of the [hooks.state."…"] tables it manages and leaves every other byte —
-// comments, order, quoting, blank lines — as it was (IN-19).
+// comments, order, quoting, blank lines — as it was (IN-20).
 
 // CodexConfig is what compact-guard reads of config.toml.
 type CodexConfig struct {
@@ -207,7 +207,7 @@ type TrustPlan struct {
 
 // PlanTrust compares the handlers of a hooks file at path before and after
 // an edit (the same *hujson.Object is the same handler) and says what
-// config.toml must change (IN-19): compact-guard's handlers trusted at
+// config.toml must change (IN-20): compact-guard's handlers trusted at
 // their keys, the state of every other handler kept with it.
 func PlanTrust(path string, before, after []Handler) TrustPlan {
 	plan := TrustPlan{Set: map[string]string{}, Move: map[string]string{}}
@@ -333,7 +333,7 @@ func (d *tomlDoc) blankBefore(start int) int {
 }
 
 // TrustEdit carries out a TrustPlan in Codex CLI's config.toml, backed up
-// and written as settings files are (IN-8, IN-9, IN-19).
+// and written as settings files are (IN-8, IN-9, IN-20).
 type TrustEdit struct {
 	Path   string // config.toml
 	Plan   TrustPlan
