@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,5 +107,44 @@ func TestAgentSessionsThroughTheHooks(t *testing.T) {
 				t.Errorf("log lacks the rejection:\n%s", log)
 			}
 		})
+	}
+}
+
+// spec: PC-24
+// precompact waits for a Qwen Code transcript to stop growing: it returns
+// only once no write came for 300 ms, and never later than 3 s.
+func TestSettleTranscript(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "chat.jsonl")
+	if err := os.WriteFile(p, []byte(agentLines["qwen"][0]+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var writes []time.Time
+	go func() {
+		for _, l := range agentLines["qwen"][1:] {
+			time.Sleep(50 * time.Millisecond)
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.WriteString(l + "\n")
+			f.Close()
+			mu.Lock()
+			writes = append(writes, time.Now())
+			mu.Unlock()
+		}
+	}()
+	start := time.Now()
+	settleTranscript(context.Background(), p)
+	done := time.Now()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, w := range writes {
+		if w.Before(done) && done.Sub(w) < settleQuiet-30*time.Millisecond {
+			t.Errorf("returned %s after a write", done.Sub(w))
+		}
+	}
+	if d := done.Sub(start); d < settleQuiet || d > settleMax+time.Second {
+		t.Errorf("waited %s", d)
 	}
 }
