@@ -252,6 +252,17 @@ func (x *Extractor) SkipLong() {
 	x.st.SkippedLong++
 }
 
+// addStats adds the counts of an earlier pass whose facts seeded x, so
+// that Stats cover every byte read (a seed's stats are otherwise not
+// carried: a chain's earlier snapshot read other bytes in another run).
+func (x *Extractor) addStats(s Stats) {
+	x.st.BytesRead += s.BytesRead
+	x.st.Lines += s.Lines
+	x.st.Decoded += s.Decoded
+	x.st.SkippedLong += s.SkippedLong
+	x.st.Corrupt += s.Corrupt
+}
+
 func (x *Extractor) feed(line []byte, last bool) {
 	if len(line) > MaxLineBytes {
 		x.SkipLong()

@@ -456,32 +456,79 @@ type ReadPlan struct {
 	// EarlierBudget is how many bytes before LastBoundary are read at most;
 	// 0 or less means DefaultEarlierBudget.
 	EarlierBudget int64
+	// Now is the clock Read paces itself by against ctx's deadline (nil:
+	// time.Now); tests inject one.
+	Now func() time.Time
 }
 
 // DefaultEarlierBudget is the default ReadPlan.EarlierBudget.
 const DefaultEarlierBudget = 64 << 20
+
+// ByteRange is the bytes [From, To) of the transcript.
+type ByteRange struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
 
 // Result is what Read found.
 type Result struct {
 	Facts *Facts
 	// ReadFrom is the first byte read, a line start.
 	ReadFrom int64
+	// ReadTo is the offset just past the last byte read: Size when the
+	// reading reached the end.
+	ReadTo int64
+	// Unread lists, in file order, the parts of [ReadFrom, ReadTo) that
+	// were not read: the whole could not have been read by ctx's deadline,
+	// so newer bytes were read before older ones (TR-37). Facts hold the
+	// bytes read on every side of them.
+	Unread []ByteRange
 	// Partial is set when some bytes before ReadFrom were neither read nor
 	// covered by the chain: Facts then miss what those bytes held, and
 	// Compactions is a lower bound.
 	Partial bool
 	// Chained is set when ChainEnd and Seed were used.
 	Chained bool
-	// Interrupted is set when ctx ended the reading: Facts hold what was
-	// read until then.
+	// Interrupted is set when ctx ended the reading before ReadTo reached
+	// Size: Facts hold what was read until then.
 	Interrupted bool
 }
 
+// errBehind stops a pass that cannot end by the deadline (TR-37).
+var errBehind = errors.New("reading cannot finish by the deadline")
+
+// Pacing of Read against ctx's deadline (TR-37).
+const (
+	// paceGoOn: a pass goes on while the rest, at its rate so far, takes at
+	// most this share of the time left.
+	paceGoOnNum, paceGoOnDen = 3, 4
+	// newestShare: the newest bytes read after a pass stopped are as many
+	// as its rate reads in this share of the time left.
+	newestShareNum, newestShareDen = 1, 2
+	// maxPasses bounds the passes; the last one is not paced.
+	maxPasses = 8
+	// A pass's rate is trusted once it has read paceSampleBytes, or taken
+	// 1/paceSampleDen of the time it had: its first MiB pays for faulting
+	// in buffers and tables, and would make a fast read look slow.
+	paceSampleBytes = 16 << 20
+	paceSampleDen   = 16
+)
+
 // Read extracts the session's facts. The segment [LastBoundary, Size) is
-// always read whole; the earlier bytes from ChainEnd (with a usable chain) or
-// from 0, within EarlierBudget. Everything read goes, in file order, through
-// one Extractor seeded with p.Seed, so facts are session-wide.
+// read whole, with the earlier bytes from ChainEnd (with a usable chain) or
+// from 0 within EarlierBudget, in file order through one Extractor seeded
+// with p.Seed, so facts are session-wide.
+//
+// When ctx has a deadline and, at the rate the reading goes, the rest could
+// not be read by then, the newest bytes are read first (TR-37): the pass
+// stops, the last bytes that its rate reads in half the time left are read
+// next, paced the same way, and the facts of every pass are kept, the bytes
+// skipped reported in Result.Unread.
 func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
+	now := p.Now
+	if now == nil {
+		now = time.Now
+	}
 	lb := p.LastBoundary
 	if lb < 0 || lb > f.size {
 		lb = 0
@@ -500,19 +547,65 @@ func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
 	if lb-start > budget {
 		start, aligned, res.Partial = lb-budget, false, true
 	}
+	if err := ctx.Err(); err != nil {
+		res.Facts, res.ReadFrom, res.ReadTo, res.Interrupted = NewExtractorFor(f.format, seed).Facts(), start, start, true
+		return res, nil
+	}
+
+	deadline, paced := ctx.Deadline()
 	x := NewExtractorFor(f.format, seed)
 	from := start
-	if !aligned {
-		// Start at the first line beginning at or after start: read from
-		// the byte before it and drop through the first '\n'.
-		from = start - 1
+	var err error
+	for pass := 0; ; pass++ {
+		// Each pass has its own pace: another part of the file may be read
+		// at another speed (in the page cache or not).
+		t0 := now()
+		sample := deadline.Sub(t0) / paceSampleDen
+		var left time.Duration
+		var rate float64 // bytes per second
+		pacing := paced && pass < maxPasses-1
+		var sp readSpan
+		sp, err = f.readRange(x, from, aligned, func(ls *lineSplitter, base int64) func() error {
+			return func() error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if !pacing {
+					return nil
+				}
+				t := now()
+				left = deadline.Sub(t)
+				el := t.Sub(t0)
+				if el <= 0 || (ls.read < paceSampleBytes && el < sample) {
+					return nil
+				}
+				rate = float64(ls.read) / el.Seconds()
+				need := time.Duration(float64(f.size-base-ls.read) / rate * float64(time.Second))
+				if need*paceGoOnDen > left*paceGoOnNum {
+					return errBehind
+				}
+				return nil
+			}
+		})
+		if pass == 0 {
+			res.ReadFrom = sp.from
+		}
+		res.ReadTo = sp.to
+		if !errors.Is(err, errBehind) {
+			break
+		}
+		// The newest bytes next: as many as this pass's rate reads in half
+		// the time left, continuing from the facts read so far.
+		n := max(int64(rate*left.Seconds()*newestShareNum/newestShareDen), readChunk)
+		next := max(f.size-n, sp.to)
+		older := x.Facts()
+		x = NewExtractorFor(f.format, older)
+		x.addStats(older.Stats)
+		if next > sp.to {
+			res.Unread = append(res.Unread, ByteRange{From: sp.to, To: next})
+		}
+		from, aligned = next, false
 	}
-	ls := newLineSplitter(io.NewSectionReader(f.f, from, f.size-from))
-	if !aligned {
-		ls.dropPartial()
-	}
-	res.ReadFrom = from + ls.consumed
-	_, err := x.feedFrom(ctx, ls)
 	res.Facts = x.Facts()
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -522,6 +615,32 @@ func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
 		return res, fmt.Errorf("transcript: %w", err)
 	}
 	return res, nil
+}
+
+// readSpan is what readRange covered: from the first line start to just past
+// the last byte consumed.
+type readSpan struct{ from, to int64 }
+
+// readRange feeds x the lines of [start, Size): from start when aligned
+// (start is known to be a line start), else from the first line that begins
+// at or after it.
+// checker makes the splitter's stop check (ctx, the pace), given the
+// splitter and the offset its reader starts at.
+func (f *File) readRange(x *Extractor, start int64, aligned bool, checker func(ls *lineSplitter, base int64) func() error) (readSpan, error) {
+	base := start
+	if !aligned {
+		// Start at the first line beginning at or after start: read from
+		// the byte before it and drop through the first '\n'.
+		base = start - 1
+	}
+	ls := newLineSplitter(io.NewSectionReader(f.f, base, f.size-base), nil)
+	ls.check = checker(ls, base)
+	if !aligned {
+		ls.dropPartial()
+	}
+	from := base + ls.consumed
+	consumed, err := x.feedFrom(ls)
+	return readSpan{from: from, to: base + consumed}, err
 }
 
 // chainUsable reports whether end is a line start in [0, lb].

@@ -11,7 +11,8 @@ import (
 // system calls do not dominate, small next to the 8 MiB line limit.
 const readChunk = 1 << 20
 
-// ctxCheckBytes is how often, in bytes consumed, reading looks at ctx.
+// ctxCheckBytes is how often, in bytes read, reading looks at ctx (and,
+// in Read, at its pace).
 const ctxCheckBytes = 4 << 20
 
 // lineSplitter splits a stream into lines with a single reusable buffer that
@@ -27,10 +28,18 @@ type lineSplitter struct {
 	err   error
 	// consumed counts bytes handed out as lines or skipped, newlines included.
 	consumed int64
+	// check is asked every ctxCheckBytes read whether to go on; an error
+	// stops the splitter at once (nothing buffered is handed out) and is
+	// kept in err. It runs inside every loop that reads, so a line of any
+	// length is no way around it.
+	check     func() error
+	read      int64 // bytes read from r
+	nextCheck int64
+	stopped   bool
 }
 
-func newLineSplitter(r io.Reader) *lineSplitter {
-	return &lineSplitter{r: r, buf: make([]byte, 0, readChunk)}
+func newLineSplitter(r io.Reader, check func() error) *lineSplitter {
+	return &lineSplitter{r: r, buf: make([]byte, 0, readChunk), check: check, nextCheck: ctxCheckBytes}
 }
 
 // lineKind says how next ended.
@@ -47,6 +56,9 @@ const (
 // the extractor trims it). The slice is valid until the next call.
 func (ls *lineSplitter) next() ([]byte, lineKind) {
 	for {
+		if ls.stopped {
+			return nil, lineDone
+		}
 		if i := bytes.IndexByte(ls.buf[ls.start+ls.seen:ls.end], '\n'); i >= 0 {
 			i += ls.seen
 			ls.seen = 0
@@ -98,10 +110,17 @@ func (ls *lineSplitter) readMore() {
 	n, err := io.ReadAtLeast(ls.r, full[ls.end:min(len(full), ls.end+readChunk)], 1)
 	ls.end += n
 	ls.buf = full[:ls.end]
+	ls.read += int64(n)
 	if err != nil {
 		ls.eof = true
 		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 			ls.err = err
+		}
+	}
+	if ls.check != nil && ls.read >= ls.nextCheck && !ls.eof {
+		ls.nextCheck = ls.read + ctxCheckBytes
+		if err := ls.check(); err != nil {
+			ls.err, ls.eof, ls.stopped = err, true, true
 		}
 	}
 }
@@ -145,21 +164,22 @@ func (ls *lineSplitter) dropPartial() bool {
 }
 
 // ReadLines feeds every line of r to x, in order, until EOF, a read error or
-// ctx is done (checked every few MiB). A final line without '\n' goes to
-// FeedLast; a line over MaxLineBytes is counted by SkipLong without being
-// buffered whole. It returns the number of bytes consumed (also added to
-// Stats.BytesRead) and the read error, or ctx's error when ctx ended the
-// reading.
+// ctx is done (checked every few MiB read, also inside a long line). A final
+// line without '\n' goes to FeedLast; a line over MaxLineBytes is counted by
+// SkipLong without being buffered whole. It returns the number of bytes
+// consumed (also added to Stats.BytesRead) and the read error, or ctx's error
+// when ctx ended the reading.
 func (x *Extractor) ReadLines(ctx context.Context, r io.Reader) (int64, error) {
-	return x.feedFrom(ctx, newLineSplitter(r))
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return x.feedFrom(newLineSplitter(r, ctx.Err))
 }
 
-func (x *Extractor) feedFrom(ctx context.Context, ls *lineSplitter) (int64, error) {
+// feedFrom feeds the splitter's lines to x until it is done or stopped, and
+// returns the bytes consumed and the splitter's error.
+func (x *Extractor) feedFrom(ls *lineSplitter) (int64, error) {
 	begin := ls.consumed
-	nextCheck := ls.consumed + ctxCheckBytes
-	if err := ctx.Err(); err != nil {
-		return ls.consumed, err
-	}
 	for {
 		line, kind := ls.next()
 		switch kind {
@@ -172,13 +192,6 @@ func (x *Extractor) feedFrom(ctx context.Context, ls *lineSplitter) (int64, erro
 			x.FeedLast(line)
 		case lineLong:
 			x.SkipLong()
-		}
-		if ls.consumed >= nextCheck {
-			nextCheck = ls.consumed + ctxCheckBytes
-			if err := ctx.Err(); err != nil {
-				x.st.BytesRead += ls.consumed - begin
-				return ls.consumed, err
-			}
 		}
 	}
 }
