@@ -108,6 +108,9 @@ type StateFile struct {
 	Path     string    `json:"path,omitempty"`
 	ModTime  time.Time `json:"mod_time,omitzero"`
 	Searched []string  `json:"searched"`
+	// Unanswered is the folder whose file system had not answered when the
+	// deadline passed; the folders after it were not looked in.
+	Unanswered string `json:"unanswered,omitempty"`
 }
 
 // Coverage says which bytes of the transcript the record rests on.
@@ -120,10 +123,24 @@ type Coverage struct {
 	SegmentStart int64 `json:"segment_start"`
 	// ReadFrom is where this run started reading.
 	ReadFrom int64 `json:"read_from"`
+	// ReadTo is the offset just past the last byte this run read:
+	// TranscriptSize when it read to the end. Nil in records written before
+	// it existed.
+	ReadTo *int64 `json:"read_to,omitempty"`
+	// Unread lists the parts of [ReadFrom, ReadTo) this run did not read:
+	// the whole could not be read by the deadline, so newer bytes were read
+	// before older ones (transcript TR-37).
+	Unread []transcript.ByteRange `json:"unread,omitempty"`
+	// BoundaryUnknown is set when the backward scan for the last
+	// compact_boundary did not end in time: SegmentStart -1 then means
+	// unknown, not none.
+	BoundaryUnknown bool `json:"boundary_unknown,omitempty"`
 	// Previous names the earlier snapshot whose facts cover [0, ReadFrom).
 	Previous string `json:"previous,omitempty"`
-	// Partial is set when some earlier part of the transcript was neither
-	// read nor covered by a previous snapshot (the byte budget ran out).
+	// Partial is set when some part of the transcript before ReadFrom was
+	// neither read nor covered by a previous snapshot (the byte budget ran
+	// out, or the previous snapshot was itself partial or had an unread
+	// range).
 	Partial bool `json:"partial,omitempty"`
 	// Incomplete is set when the transcript was not read to its end (the
 	// deadline passed, a read failed, it could not be read at all): the

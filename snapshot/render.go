@@ -289,6 +289,9 @@ func (w *mdWriter) summary(r *Record) {
 	if r.PayloadError != "" {
 		w.item(0, w.t("Hook payload could not be parsed: %s; what it would have given is shown as unknown", w.code(r.PayloadError)))
 	}
+	if gaps := r.Coverage.Gaps(); len(gaps) > 0 {
+		w.item(0, w.gapsLine(r.Coverage.TranscriptSize, gaps))
+	}
 	w.summaryFiles(r.Files)
 	w.summaryCommands(r)
 	w.item(0, w.gitLine(r.Git))
@@ -316,6 +319,36 @@ func (w *mdWriter) summary(r *Record) {
 			w.blank()
 		}
 	}
+}
+
+// gapsLine says, before any fact, which parts of the transcript the facts
+// miss (SF-20), so that "none recorded" below is read as "none in what was
+// read".
+func (w *mdWriter) gapsLine(size int64, gaps []Gap) string {
+	clauses := make([]string, 0, len(gaps))
+	between := 0
+	for _, g := range gaps {
+		switch {
+		case g.Kind == GapBefore:
+			clauses = append(clauses, w.t("part of the bytes before byte %d was neither read nor covered by an earlier snapshot", g.To))
+		case g.Kind == GapBetween && between > 0:
+			clauses = append(clauses, w.t("bytes %d to %d were not read either", g.From, g.To))
+			between++
+		case g.Kind == GapBetween:
+			clauses = append(clauses, w.t("bytes %d to %d were not read, the newest having been read first", g.From, g.To))
+			between++
+		case g.Kind == GapAfter && g.From == 0:
+			clauses = append(clauses, w.t("nothing was read, so the snapshot holds no facts from it"))
+		case g.Kind == GapAfter:
+			clauses = append(clauses, w.t("reading stopped at byte %d, so the newest facts are missing", g.From))
+		default:
+			clauses = append(clauses, w.t("reading stopped before the end, so the newest facts may be missing"))
+		}
+	}
+	if size > 0 {
+		return w.t("Transcript not read whole (%d bytes): %s.", size, strings.Join(clauses, "; "))
+	}
+	return w.t("Transcript not read whole: %s.", strings.Join(clauses, "; "))
 }
 
 func (w *mdWriter) trigger(s string) string {
@@ -791,20 +824,37 @@ func (w *mdWriter) notes(r *Record) {
 	w.item(0, w.t("Transcript: %s", w.orUnknown(r.TranscriptPath)))
 	c := r.Coverage
 	if w.full {
-		w.item(0, w.t("Read from byte %d to byte %d.", c.ReadFrom, c.TranscriptSize))
-		if c.SegmentStart >= 0 {
+		switch {
+		case c.ReadTo != nil:
+			w.item(0, w.t("Read from byte %d to byte %d of %d.", c.ReadFrom, *c.ReadTo, c.TranscriptSize))
+		case !c.Incomplete:
+			w.item(0, w.t("Read from byte %d to byte %d of %d.", c.ReadFrom, c.TranscriptSize, c.TranscriptSize))
+		default:
+			w.item(0, w.t("Read from byte %d of %d; where reading stopped is not recorded.", c.ReadFrom, c.TranscriptSize))
+		}
+		switch {
+		case c.SegmentStart >= 0:
 			w.item(0, w.t("The last compaction boundary starts at byte %d.", c.SegmentStart))
-		} else {
+		case !c.BoundaryUnknown:
 			w.item(0, w.t("The transcript holds no compaction boundary."))
 		}
 		if c.Previous != "" {
 			w.item(0, w.t("The part before byte %d is covered by the previous snapshot %s.", c.ReadFrom, w.code(c.Previous)))
 		}
 	}
+	if c.BoundaryUnknown {
+		w.item(0, w.t("The search for the last compaction boundary was cut short by the deadline: where the last segment starts is unknown, and the count of earlier compactions is a lower bound."))
+	}
 	if c.Partial {
 		w.item(0, w.t("Coverage is partial: part of the transcript before byte %d was neither read nor covered by a previous snapshot.", c.ReadFrom))
 	}
-	if c.Incomplete {
+	for _, u := range c.Unread {
+		w.item(0, w.t("Bytes %d to %d were not read: the deadline left time to read the newest bytes first.", u.From, u.To))
+	}
+	switch {
+	case c.Incomplete && c.ReadTo != nil:
+		w.item(0, w.t("Reading stopped at byte %d of %d: no later snapshot continues from this one.", *c.ReadTo, c.TranscriptSize))
+	case c.Incomplete:
 		w.item(0, w.t("The transcript was not read to its end: no later snapshot continues from this one."))
 	}
 	st := r.Stats
@@ -837,6 +887,9 @@ func (w *mdWriter) notes(r *Record) {
 		w.item(0, w.t("No %s found.", w.code(name)))
 		for _, d := range sf.Searched {
 			w.item(1, w.t("Looked in %s", w.code(d)))
+		}
+		if sf.Unanswered != "" {
+			w.item(1, w.t("Not looked in %s and the folders after it: its file system did not answer by the deadline", w.code(sf.Unanswered)))
 		}
 	}
 	if w.full || r.Redactions > 0 {

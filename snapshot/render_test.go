@@ -840,3 +840,67 @@ func TestRenderIncompleteCoverageNote(t *testing.T) {
 		t.Error("note shown for a complete read")
 	}
 }
+
+// A record read in part says so before any fact, in file order, and its
+// notes say where; a whole read says nothing of the kind.
+// spec: SF-11, SF-20, SF-28, SF-8
+func TestRenderGaps(t *testing.T) {
+	readTo := int64(9_000_000)
+	r := &Record{SessionID: "s-1", Trigger: "auto", Coverage: Coverage{
+		TranscriptSize: 10_000_000, SegmentStart: -1, BoundaryUnknown: true, ReadFrom: 1_000, ReadTo: &readTo,
+		Unread: []transcript.ByteRange{{From: 2_000_000, To: 3_000_000}, {From: 4_000_000, To: 8_000_000}}, Partial: true, Incomplete: true,
+	}}
+	md := string(RenderMarkdown(r, English))
+	want := "- Transcript not read whole (10,000,000 bytes): part of the bytes before byte 1,000 was neither read nor covered by an earlier snapshot; " +
+		"bytes 2,000,000 to 3,000,000 were not read, the newest having been read first; bytes 4,000,000 to 8,000,000 were not read either; reading stopped at byte 9,000,000, so the newest facts are missing.\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("no gaps line %q in\n%s", want, md)
+	}
+	if strings.Index(md, want) > strings.Index(md, "Files edited:") {
+		t.Error("the gaps line comes after the facts it qualifies")
+	}
+	for _, note := range []string{
+		"Bytes 2,000,000 to 3,000,000 were not read: the deadline left time to read the newest bytes first.",
+		"Bytes 4,000,000 to 8,000,000 were not read: the deadline left time to read the newest bytes first.",
+		"Reading stopped at byte 9,000,000 of 10,000,000: no later snapshot continues from this one.",
+		"The search for the last compaction boundary was cut short by the deadline",
+	} {
+		if !strings.Contains(md, note) {
+			t.Errorf("no note %q", note)
+		}
+	}
+	full := string(RenderFullMarkdown(r, English))
+	if !strings.Contains(full, "Read from byte 1,000 to byte 9,000,000 of 10,000,000.") || strings.Contains(full, "holds no compaction boundary") {
+		t.Errorf("--full notes do not say where reading went, or claim no boundary:\n%s", full)
+	}
+	ru := string(RenderMarkdown(r, Russian))
+	if !strings.Contains(ru, "Транскрипт прочитан не целиком (10\u00a0000\u00a0000 байт): часть байтов до байта 1\u00a0000") {
+		t.Errorf("Russian gaps line missing:\n%s", ru)
+	}
+
+	// Nothing read: said as such, without a byte 0 to stop at.
+	zero := int64(0)
+	r.Coverage = Coverage{TranscriptSize: 5, ReadTo: &zero, Incomplete: true, SegmentStart: -1}
+	if md := string(RenderMarkdown(r, English)); !strings.Contains(md, "Transcript not read whole (5 bytes): nothing was read, so the snapshot holds no facts from it.") {
+		t.Errorf("nothing-read line missing:\n%s", md)
+	}
+	// A record from before read_to that stopped early.
+	r.Coverage = Coverage{TranscriptSize: 5, Incomplete: true, SegmentStart: -1}
+	if md := string(RenderMarkdown(r, English)); !strings.Contains(md, "reading stopped before the end, so the newest facts may be missing") {
+		t.Errorf("old incomplete record:\n%s", md)
+	}
+	// A whole read.
+	r.Coverage = Coverage{TranscriptSize: 5, ReadTo: new(int64(5)), SegmentStart: -1}
+	if md := string(RenderFullMarkdown(r, English)); strings.Contains(md, "not read whole") || strings.Contains(md, "were not read") {
+		t.Errorf("a whole read described as partial:\n%s", md)
+	}
+}
+
+// A state-file lookup cut short by the deadline says where it stopped.
+// spec: GS-23, SF-7
+func TestRenderStateFileUnanswered(t *testing.T) {
+	r := &Record{SessionID: "s-1", StateFile: StateFile{Name: "SESSION-STATE.md", Searched: []string{"/p"}, Unanswered: "/mnt/nfs"}}
+	if md := string(RenderMarkdown(r, English)); !strings.Contains(md, "Not looked in `/mnt/nfs` and the folders after it: its file system did not answer by the deadline") {
+		t.Errorf("no unanswered note:\n%s", md)
+	}
+}
