@@ -53,6 +53,17 @@ const (
 	mFailNoLog        = "fail-no-log"
 	mFailLogUnwritten = "fail-log-not-written"
 	mReasonUnknown    = "reason-unknown"
+	mGaps             = "gaps"
+	mGapsNoSize       = "gaps-no-size"
+	mGapBefore        = "gap-before"
+	mGapBetween       = "gap-between"
+	mGapBetweenMore   = "gap-between-more"
+	mGapAfter         = "gap-after"
+	mGapNothing       = "gap-nothing"
+	mGapEnd           = "gap-end"
+	mNoPromptsPart    = "no-prompts-part"
+	mNoFilesPart      = "no-files-part"
+	mStateUnanswered  = "state-unanswered"
 )
 
 type entry struct {
@@ -155,6 +166,40 @@ func entries() []entry {
 		{mFailNoLog, s("No compact-guard log file is known."), s("Файл журнала compact-guard неизвестен.")},
 		{mFailLogUnwritten, s("No compact-guard log could be written (tried %s: %s)."), s("Журнал compact-guard записать не удалось (путь %s: %s).")},
 		{mReasonUnknown, s("reason unknown"), s("причина неизвестна")},
+		{mGaps,
+			plural.Selectf(1, "%d",
+				plural.One, "The transcript (%d byte) was not read whole: %s.",
+				plural.Other, "The transcript (%d bytes) was not read whole: %s."),
+			plural.Selectf(1, "%d",
+				plural.One, "Транскрипт (%d байт) обработан не целиком: %s.",
+				plural.Few, "Транскрипт (%d байта) обработан не целиком: %s.",
+				plural.Other, "Транскрипт (%d байт) обработан не целиком: %s.")},
+		{mGapsNoSize, s("The transcript was not read whole: %s."), s("Транскрипт обработан не целиком: %s.")},
+		{mGapBefore,
+			s("some bytes before byte %d were neither read nor covered by an earlier snapshot"),
+			s("часть байтов до байта %d не обработана и не покрыта прежним снимком")},
+		{mGapBetween,
+			s("bytes %d to %d were not read, the newest having been read first"),
+			s("байты с %d по %d пропущены, сначала обработаны новейшие")},
+		{mGapBetweenMore, s("bytes %d to %d were not read either"), s("байты с %d по %d тоже пропущены")},
+		{mGapAfter,
+			s("reading stopped at byte %d, so the newest facts are missing from the snapshot"),
+			s("обработка остановлена на байте %d, новейших фактов в снимке нет")},
+		{mGapNothing,
+			s("nothing was read, so the snapshot holds no facts from it"),
+			s("ничего не обработано, фактов из него в снимке нет")},
+		{mGapEnd,
+			s("reading stopped before the end, so the newest facts may be missing from the snapshot"),
+			s("обработка остановлена до конца, новейших фактов в снимке может не быть")},
+		{mNoPromptsPart,
+			s("No typed prompts were found in the part of the transcript that was read."),
+			s("В обработанной части транскрипта введённых запросов не найдено.")},
+		{mNoFilesPart,
+			s("No file edits were recorded in the part of the transcript that was read."),
+			s("В обработанной части транскрипта изменений файлов не записано.")},
+		{mStateUnanswered,
+			s("- not looked in %s and the folders after it: its file system did not answer in time"),
+			s("- не искали в %s и следующих папках: его файловая система не ответила вовремя")},
 	}
 }
 

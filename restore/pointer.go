@@ -131,14 +131,23 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	}
 	line(p.Sprintf(mCompacted, trigger, at, oneLine(in.MDPath, 1<<12)))
 
+	// PO-14
+	gaps := rec.Coverage.Gaps()
+	if len(gaps) > 0 {
+		line(gapsLine(p, rec.Coverage.TranscriptSize, gaps))
+	}
+
 	// PO-2
 	prompts := rec.Prompts
 	if len(prompts) > Prompts {
 		prompts = prompts[len(prompts)-Prompts:]
 	}
-	if len(prompts) == 0 {
+	switch {
+	case len(prompts) == 0 && len(gaps) > 0:
+		line(p.Sprintf(mNoPromptsPart))
+	case len(prompts) == 0:
 		line(p.Sprintf(mNoPrompts))
-	} else {
+	default:
 		line(p.Sprintf(mPromptsHeader, len(prompts)))
 		for i, pr := range prompts {
 			line(p.Sprintf(mPromptN, i+1))
@@ -157,9 +166,12 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	if dir == "" {
 		dir = rec.Cwd
 	}
-	if len(rec.Files) == 0 {
+	switch {
+	case len(rec.Files) == 0 && len(gaps) > 0:
+		line(p.Sprintf(mNoFilesPart))
+	case len(rec.Files) == 0:
 		line(p.Sprintf(mNoFiles))
-	} else {
+	default:
 		line(p.Sprintf(mFilesHeader, len(rec.Files)))
 		shown := min(len(rec.Files), l.files)
 		for _, f := range rec.Files[:shown] {
@@ -233,8 +245,40 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 			line(p.Sprintf(mMoreFolders, more))
 		}
 	}
+	if sf.Path == "" && sf.Unanswered != "" {
+		line(p.Sprintf(mStateUnanswered, oneLine(sf.Unanswered, l.itemChars)))
+	}
 	b.WriteString(p.Sprintf(mAuthority))
 	return b.String()
+}
+
+// gapsLine states, in one line, the parts of the transcript the snapshot's
+// facts miss (PO-14, snapshot-format.md SF-11).
+func gapsLine(p *message.Printer, size int64, gaps []snapshot.Gap) string {
+	clauses := make([]string, 0, len(gaps))
+	between := 0
+	for _, g := range gaps {
+		switch {
+		case g.Kind == snapshot.GapBefore:
+			clauses = append(clauses, p.Sprintf(mGapBefore, g.To))
+		case g.Kind == snapshot.GapBetween && between > 0:
+			clauses = append(clauses, p.Sprintf(mGapBetweenMore, g.From, g.To))
+			between++
+		case g.Kind == snapshot.GapBetween:
+			clauses = append(clauses, p.Sprintf(mGapBetween, g.From, g.To))
+			between++
+		case g.Kind == snapshot.GapAfter && g.From == 0:
+			clauses = append(clauses, p.Sprintf(mGapNothing))
+		case g.Kind == snapshot.GapAfter:
+			clauses = append(clauses, p.Sprintf(mGapAfter, g.From))
+		default:
+			clauses = append(clauses, p.Sprintf(mGapEnd))
+		}
+	}
+	if size > 0 {
+		return p.Sprintf(mGaps, size, strings.Join(clauses, "; "))
+	}
+	return p.Sprintf(mGapsNoSize, strings.Join(clauses, "; "))
 }
 
 // openTasks lists in-progress tasks, then pending ones, from the TodoWrite

@@ -516,6 +516,7 @@ var catalogArgs = func() map[string][]any {
 		mGitDetached: {"a", "b"}, mGitNoCommits: {"a", "b"}, mGitError: str, mGitChanges: num,
 		mCmdFailedCode: {"a", "1"}, mCmdFailed: str, mStateFound: str, mStateMissing: str, mStateMissingNone: str,
 		mPointerCut: num, mFailNotice: {"a", "b"}, mFailLog: str, mFailLogUnwritten: {"a", "b"},
+		mGaps: {3, "x"}, mGapsNoSize: str, mGapBefore: num, mGapBetween: {1, 2}, mGapBetweenMore: {1, 2}, mGapAfter: num, mStateUnanswered: str,
 	}
 }()
 
@@ -604,5 +605,75 @@ func TestHardCutEndsOnALine(t *testing.T) {
 		if l != "a statement of fact that is rather long" {
 			t.Errorf("half line %q before the marker", l)
 		}
+	}
+}
+
+// partialInput is a snapshot whose read was cut by the deadline: the newest
+// bytes were read first, older bytes were left unread, no edit was seen in
+// what was read, and the state-file lookup did not finish.
+func partialInput(lang snapshot.Lang) PointerInput {
+	readTo := int64(1_364_553_910)
+	return PointerInput{
+		Record: &snapshot.Record{
+			Schema: snapshot.SchemaVersion, Name: "snap_20260314-085958_5f1c2a9e", Trigger: "auto",
+			CreatedAt: time.Date(2026, 3, 14, 8, 59, 58, 0, time.UTC),
+			Prompts:   []transcript.Prompt{{Text: "the newest prompt"}},
+			Git:       &snapshot.Git{Repo: false},
+			Coverage: snapshot.Coverage{TranscriptSize: readTo, SegmentStart: -1, ReadTo: &readTo,
+				Unread: []transcript.ByteRange{{From: 4_194_304, To: 1_345_679_542}}},
+		},
+		MDPath:     mdPath,
+		ProjectDir: "/home/u/p",
+		StateFile:  snapshot.StateFile{Name: "SESSION-STATE.md", Searched: []string{"/home/u/p"}, Unanswered: "/mnt/nfs/p"},
+		Lang:       lang,
+	}
+}
+
+// A snapshot read in part says so right after the first line, and its
+// empty lists are said to be empty in what was read, not in the session.
+// spec: PO-14, PO-2, PO-3, PO-7, PO-9
+func TestPointerPartialRead(t *testing.T) {
+	for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
+		in := partialInput(lang)
+		got := Pointer(in)
+		golden(t, "pointer_partial_"+string(lang), got)
+		checkNoImperatives(t, lang, got)
+		if lang != snapshot.English {
+			continue
+		}
+		lines := strings.Split(got, "\n")
+		want := "The transcript (1,364,553,910 bytes) was not read whole: bytes 4,194,304 to 1,345,679,542 were not read, the newest having been read first."
+		if len(lines) < 2 || lines[1] != want {
+			t.Errorf("second line %q, want %q", lines[1], want)
+		}
+		for _, s := range []string{
+			"No file edits were recorded in the part of the transcript that was read.",
+			"- not looked in /mnt/nfs/p and the folders after it: its file system did not answer in time",
+		} {
+			if !strings.Contains(got, s) {
+				t.Errorf("missing %q in\n%s", s, got)
+			}
+		}
+		if strings.Contains(got, "No file edits were recorded in this session") {
+			t.Errorf("a read in part claims the session had no edits:\n%s", got)
+		}
+	}
+	// Nothing read at all.
+	in := partialInput(snapshot.English)
+	zero := int64(0)
+	in.Record.Prompts = nil
+	in.Record.Coverage = snapshot.Coverage{TranscriptSize: 3 << 30, ReadTo: &zero, Incomplete: true, SegmentStart: -1}
+	got := Pointer(in)
+	for _, s := range []string{
+		"The transcript (3,221,225,472 bytes) was not read whole: nothing was read, so the snapshot holds no facts from it.",
+		"No typed prompts were found in the part of the transcript that was read.",
+	} {
+		if !strings.Contains(got, s) {
+			t.Errorf("missing %q in\n%s", s, got)
+		}
+	}
+	// A whole read says nothing of the kind.
+	if got := Pointer(typicalInput(snapshot.English)); strings.Contains(got, "not read whole") || strings.Contains(got, "part of the transcript") {
+		t.Errorf("a whole read described as partial:\n%s", got)
 	}
 }
