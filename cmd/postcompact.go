@@ -31,6 +31,10 @@ type PostcompactOptions struct {
 	CodePage      int
 	Getenv        func(string) string
 	Now           func() time.Time
+
+	// beforeStep, when set, is called as each step bounded by the deadline
+	// begins, with the step's name: tests make a step hang with it.
+	beforeStep func(string)
 }
 
 // Defaults of the postcompact flags.
@@ -73,13 +77,18 @@ Try it by hand:
 	f.DurationVar(&opts.MaxAge, "max-age", defaultMaxAge, "ignore snapshots older than this")
 	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters (300 to 9000)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
-	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "deadline for reading the transcript")
+	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "total deadline; each step has its share of it")
 	return c
 }
 
 // postcompactRun never returns an error: the worst outcome is no pointer.
 func postcompactRun(opts *PostcompactOptions) (err error) {
 	start := opts.now()
+	// Every step runs under the deadline, in its phase (PO-C9); the log
+	// line is the last.
+	total := opts.timeout()
+	ctx, cancel := context.WithTimeout(context.Background(), total)
+	defer cancel()
 	entry := logEntry{At: start, Command: "postcompact", Outcome: outcomeSkipped}
 	defer func() {
 		if r := recover(); r != nil {
@@ -88,14 +97,14 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		}
 		entry.Duration = opts.now().Sub(start)
 		if entry.Outcome != outcomeSkipped {
-			writeLog(opts.Dir, entry)
+			writeLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
 		}
 		err = nil
 	}()
 
-	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
-	defer cancel()
-	p, perr := readPayload(ctx, opts.IO.In, opts.CodePage)
+	payloadCtx, cancelPayload := phase(ctx, total, sharePayload)
+	p, perr := readPayload(payloadCtx, opts.IO.In, opts.CodePage)
+	cancelPayload()
 	sessionID := p.SessionID
 	if sessionID == "" {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
@@ -118,22 +127,53 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		return nil
 	}
 
+	checkCtx, cancelCheck := phase(ctx, total, shareRead)
+	defer cancelCheck()
+	gatherCtx, cancelGather := phase(ctx, total, shareGather)
+	defer cancelGather()
+	saveCtx, cancelSave := phase(ctx, total, shareSave)
+	defer cancelSave()
+
 	var f *transcript.File
 	if p.TranscriptPath != "" {
-		if opened, oerr := transcript.Open(p.TranscriptPath); oerr == nil {
-			f = opened
+		type opened struct {
+			f   *transcript.File
+			err error
+		}
+		o, berr := bounded(checkCtx, opts.beforeStep, "opening the transcript", func() opened {
+			f, err := transcript.Open(p.TranscriptPath)
+			return opened{f, err}
+		})
+		switch {
+		case berr != nil:
+			entry.Warnings = append(entry.Warnings, "transcript: "+berr.Error())
+		case o.err != nil:
+			entry.Warnings = append(entry.Warnings, "transcript: "+o.err.Error())
+		default:
+			f = o.f
 			defer f.Close()
-		} else {
-			entry.Warnings = append(entry.Warnings, "transcript: "+oerr.Error())
 		}
 	}
-	found := findThisCompaction(ctx, opts, p, sessionID, start, f, &entry)
+	type selection struct {
+		found thisCompaction
+		notes logEntry // the warnings and turned-down snapshots to log
+	}
+	sel, serr := bounded(gatherCtx, opts.beforeStep, "selecting the snapshot", func() (s selection) {
+		s.found = findThisCompaction(checkCtx, gatherCtx, opts, p, sessionID, start, f, &s.notes)
+		return s
+	})
+	if serr != nil {
+		entry.Warnings = append(entry.Warnings, serr.Error())
+	}
+	found := sel.found
+	entry.Warnings = append(entry.Warnings, sel.notes.Warnings...)
+	entry.TurnedDown, entry.NewerTurnedDown = sel.notes.TurnedDown, sel.notes.NewerTurnedDown
 	var size int64
 	if f != nil {
 		size = f.Size()
 	}
 	if confirm {
-		confirmCompaction(opts, p, sessionID, start, size, found, &entry)
+		confirmCompaction(saveCtx, opts, p, sessionID, start, size, found, &entry)
 		return nil
 	}
 
@@ -155,7 +195,10 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		if rec.Git != nil {
 			gitRoot = rec.Git.Root
 		}
-		state := snapshot.FindStateFile(opts.stateFileName(), []string{opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, p.Cwd})
+		state := snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, p.Cwd})
+		if u := state.Unanswered; u != "" {
+			entry.Warnings = append(entry.Warnings, "state file: "+u+" did not answer within the deadline; the folders after it were not looked in")
+		}
 		text = restore.Pointer(restore.PointerInput{
 			Record: rec, MDPath: found.choice.MDPath, ProjectDir: projectDir,
 			StateFile: state, Lang: opts.Lang, MaxChars: opts.maxChars(),
@@ -178,7 +221,13 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		// What was handed out is recorded, so that a later compaction
 		// whose PreCompact never ran cannot be handed it again (SS-8c).
 		d := snapshot.Delivery{SessionID: sessionID, At: start, Event: "SessionStart", TranscriptSize: size}
-		if derr := snapshot.WriteDelivery(opts.Dir, found.choice.Record.Name, d); derr != nil {
+		derr, berr := bounded(saveCtx, opts.beforeStep, "recording the delivery", func() error {
+			return snapshot.WriteDelivery(opts.Dir, found.choice.Record.Name, d)
+		})
+		if berr != nil {
+			derr = berr
+		}
+		if derr != nil {
 			entry.Warnings = append(entry.Warnings, derr.Error())
 		}
 	}
@@ -195,7 +244,8 @@ type thisCompaction struct {
 
 // findThisCompaction runs selection (specs/selectsnap.md) and the failure
 // marker check, and notes in the log entry what was turned down and why.
-func findThisCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, now time.Time, f *transcript.File, entry *logEntry) thisCompaction {
+// The compaction check ends with checkCtx, the rest with ctx.
+func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, now time.Time, f *transcript.File, entry *logEntry) thisCompaction {
 	sel := selectsnap.Options{
 		Dir: opts.Dir, SessionID: sessionID, Now: now, MaxAge: opts.maxAge(),
 		TranscriptPath: p.TranscriptPath, PromptID: promptID(p),
@@ -207,12 +257,15 @@ func findThisCompaction(ctx context.Context, opts *PostcompactOptions, p Payload
 	if f != nil {
 		sel.Transcript = f
 	}
-	// The compaction check reads the transcript backwards; it gets half the
-	// deadline, and when it cannot finish the choice is made without it
-	// (as when the transcript is unreadable) rather than not at all.
-	checkCtx, cancelCheck := context.WithTimeout(ctx, opts.timeout()/2)
+	// The compaction check reads the transcript backwards; it gets the
+	// first half of the deadline, and when it cannot finish the choice is
+	// made without it (as when the transcript is unreadable) rather than
+	// not at all.
+	// Without a transcript there is no check, and the time is the rest's.
+	if f == nil {
+		checkCtx = ctx
+	}
 	choice, rejected, serr := selectsnap.Select(checkCtx, sel)
-	cancelCheck()
 	if serr != nil && sel.Transcript != nil && errors.Is(serr, context.DeadlineExceeded) && ctx.Err() == nil {
 		entry.Warnings = append(entry.Warnings, "compaction check skipped: the transcript was not read in time")
 		sel.Transcript = nil
@@ -276,7 +329,7 @@ func turnedDown(rejected []selectsnap.Rejection, choice *selectsnap.Choice) (lis
 // confirmCompaction is the PostCompact run: it records in the snapshot
 // selection finds for this compaction that the compaction completed
 // (PO-C6).
-func confirmCompaction(opts *PostcompactOptions, p Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *logEntry) {
+func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *logEntry) {
 	summary := 0
 	if p.CompactSummary != nil {
 		summary = len([]rune(*p.CompactSummary))
@@ -291,7 +344,12 @@ func confirmCompaction(opts *PostcompactOptions, p Payload, sessionID string, at
 	}
 	name := found.choice.Record.Name
 	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-	cerr := store.Confirm(name, sessionID, snapshot.CompactionConfirmation{At: at, SummaryChars: summary, TranscriptSize: size})
+	cerr, berr := bounded(ctx, opts.beforeStep, "confirming the compaction", func() error {
+		return store.Confirm(name, sessionID, snapshot.CompactionConfirmation{At: at, SummaryChars: summary, TranscriptSize: size})
+	})
+	if berr != nil {
+		cerr = berr
+	}
 	switch {
 	case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
 		// Nothing to confirm is no failure: doctor reports failed lines.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,6 +34,13 @@ type PrecompactOptions struct {
 	CodePage int
 	Getenv   func(string) string
 	Now      func() time.Time
+	// ReadClock is the clock the transcript read paces itself by against
+	// its deadline (nil: time.Now; transcript TR-37); tests inject one.
+	ReadClock func() time.Time
+
+	// beforeStep, when set, is called as each step bounded by the deadline
+	// begins, with the step's name: tests make a step hang with it.
+	beforeStep func(string)
 }
 
 // Defaults of the precompact flags.
@@ -88,6 +96,11 @@ Try it by hand:
 // failure marker is left when no snapshot could be written.
 func precompactRun(opts *PrecompactOptions) (err error) {
 	start := opts.now()
+	// The deadline starts now, so that it also bounds reading stdin. Every
+	// step runs under it, in its phase (PC-3): the log line is the last.
+	total := opts.timeout()
+	ctx, cancel := context.WithTimeout(context.Background(), total)
+	defer cancel()
 	entry := logEntry{At: start, Command: "precompact", Outcome: outcomeFailed}
 	defer func() {
 		if r := recover(); r != nil {
@@ -95,14 +108,13 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 			entry.Detail = fmt.Sprintf("panic: %v: %s", r, firstLines(string(debug.Stack()), 6))
 		}
 		entry.Duration = opts.now().Sub(start)
-		writeLog(opts.Dir, entry)
+		writeLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
 		err = nil
 	}()
 
-	// The deadline starts now, so that it also bounds reading stdin.
-	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
-	defer cancel()
-	payload, perr := readPayload(ctx, opts.IO.In, opts.CodePage)
+	payloadCtx, cancelPayload := phase(ctx, total, sharePayload)
+	payload, perr := readPayload(payloadCtx, opts.IO.In, opts.CodePage)
+	cancelPayload()
 	sessionID := payload.SessionID
 	if sessionID == "" {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
@@ -124,31 +136,57 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, fmt.Sprintf("--keep %d is below 1; keeping %d", keep, defaultKeep))
 		keep = defaultKeep
 	}
+	saveCtx, cancelSave := phase(ctx, total, shareSave)
+	defer cancelSave()
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
-	mdPath, saveWarnings, serr := store.Save(rec, opts.Lang)
-	entry.Warnings = append(entry.Warnings, saveWarnings...)
-	if serr != nil {
-		entry.Detail = "snapshot not written: " + serr.Error()
+	type saved struct {
+		mdPath   string
+		warnings []string
+		err      error
+	}
+	sv, berr := bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
+		md, w, err := store.Save(rec, opts.Lang)
+		return saved{md, w, err}
+	})
+	if berr != nil {
+		// Given up: a snapshot the step may still place is whole or absent
+		// (SF-32), and a marker now would only race it.
+		entry.Detail = "snapshot not written: " + berr.Error()
+		return nil
+	}
+	entry.Warnings = append(entry.Warnings, sv.warnings...)
+	if sv.err != nil {
+		entry.Detail = "snapshot not written: " + sv.err.Error()
 		if sessionID != "" {
-			// The notice names the log as written only when a line can be
-			// appended to it now; otherwise it says where it was tried and
-			// why it failed (RB-26).
-			lp, logErr := logPath(opts.Dir), ""
-			if err := snapshot.CheckLog(lp); err != nil {
-				logErr = err.Error()
-			}
-			ferr := snapshot.WriteFailure(opts.Dir, snapshot.Failure{
-				SessionID: sessionID, Time: start, Reason: serr.Error(), LogPath: lp, LogError: logErr,
-				TranscriptSize: rec.Coverage.TranscriptSize, PromptID: rec.PromptID,
+			werr, merr := bounded(saveCtx, opts.beforeStep, "failure marker", func() error {
+				// The notice names the log as written only when a line can
+				// be appended to it now; otherwise it says where it was
+				// tried and why it failed (RB-26).
+				lp, logErr := logPath(opts.Dir), ""
+				if err := snapshot.CheckLog(lp); err != nil {
+					logErr = err.Error()
+				}
+				return snapshot.WriteFailure(opts.Dir, snapshot.Failure{
+					SessionID: sessionID, Time: start, Reason: sv.err.Error(), LogPath: lp, LogError: logErr,
+					TranscriptSize: rec.Coverage.TranscriptSize, PromptID: rec.PromptID,
+				})
 			})
-			if ferr != nil {
-				entry.Detail += "; failure marker not written: " + ferr.Error()
+			if merr == nil {
+				merr = werr
+			}
+			if merr != nil {
+				entry.Detail += "; failure marker not written: " + merr.Error()
 			}
 		}
 		return nil
 	}
-	snapshot.ClearFailure(opts.Dir, sessionID)
-	entry.Snapshot = filepath.Base(mdPath)
+	if _, cerr := bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
+		snapshot.ClearFailure(opts.Dir, sessionID)
+		return true
+	}); cerr != nil {
+		entry.Warnings = append(entry.Warnings, cerr.Error())
+	}
+	entry.Snapshot = filepath.Base(sv.mdPath)
 	entry.Outcome = outcomeOK
 	if len(entry.Warnings) > 0 {
 		entry.Outcome = outcomeWarn
@@ -157,8 +195,8 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 }
 
 // gatherSnapshot builds the record. The transcript and git steps run at the
-// same time under the total deadline; whatever has not finished by then is
-// recorded as a warning and the record holds the rest.
+// same time, each in its phase of the deadline (PC-3); whatever has not
+// finished by then is recorded as a warning and the record holds the rest.
 func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
 
 	var warnings []string
@@ -168,15 +206,39 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	}
 	warnings = append(warnings, p.Warnings...)
 
-	transcriptPath := p.TranscriptPath
-	if transcriptPath == "" || !isRegularFile(transcriptPath) {
-		if found := findTranscript(opts.Getenv, sessionID); found != "" {
-			if transcriptPath != "" {
-				warn("transcript_path %q unreadable; using %s", transcriptPath, found)
-			}
-			transcriptPath = found
-		}
+	total := opts.timeout()
+	gatherCtx, cancelGather := phase(ctx, total, shareGather)
+	defer cancelGather()
+
+	// Where the transcript and the payload's cwd are: stats and a folder
+	// listing, which a hung file system could hold.
+	type located struct {
+		transcriptPath, gitDir string
+		warnings               []string
 	}
+	loc, lerr := bounded(gatherCtx, opts.beforeStep, "finding the transcript", func() (l located) {
+		l.transcriptPath = p.TranscriptPath
+		if l.transcriptPath == "" || !isRegularFile(l.transcriptPath) {
+			if found := findTranscript(opts.Getenv, sessionID); found != "" {
+				if l.transcriptPath != "" {
+					l.warnings = append(l.warnings, fmt.Sprintf("transcript_path %q unreadable; using %s", l.transcriptPath, found))
+				}
+				l.transcriptPath = found
+			}
+		}
+		// Git starts at once in the payload's cwd; it is read again below
+		// only when the transcript names another, existing directory.
+		if isDir(p.Cwd) {
+			l.gitDir = p.Cwd
+		}
+		return l
+	})
+	if lerr != nil {
+		warn("%v", lerr)
+		loc.transcriptPath = p.TranscriptPath
+	}
+	warnings = append(warnings, loc.warnings...)
+	transcriptPath, gitDir := loc.transcriptPath, loc.gitDir
 	if sessionID == "" && transcriptPath == "" {
 		return nil, warnings
 	}
@@ -191,33 +253,34 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	}
 	gitOpts := snapshot.GitOptions{Timeout: gitTimeout, GitPath: opts.GitPath}
 
-	// Git starts at once in the payload's cwd; it is read again below only
-	// when the transcript names another, existing directory.
-	gitDir := ""
-	if isDir(p.Cwd) {
-		gitDir = p.Cwd
-	}
 	gitCh := make(chan *snapshot.Git, 1)
 	if gitDir != "" {
-		go func() { gitCh <- readGitSafe(ctx, gitDir, gitOpts) }()
+		go func() { gitCh <- readGitSafe(gatherCtx, gitDir, gitOpts) }()
 	}
 
+	readCtx, cancelRead := phase(ctx, total, shareRead)
+	defer cancelRead()
+	scanCtx, cancelScan := phase(ctx, total, shareScan)
+	defer cancelScan()
+	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
+		clock: opts.ReadClock, before: opts.beforeStep}
 	trCh := make(chan transcriptOutcome, 1)
-	go func() { trCh <- readTranscriptSafe(ctx, transcriptPath, sessionID, store, opts.EarlierBudget) }()
+	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
 
 	var tr transcriptOutcome
 	select {
 	case tr = <-trCh:
-	case <-ctx.Done():
-		tr.warnings = []string{fmt.Sprintf("transcript: not read within %s", opts.timeout())}
+	case <-gatherCtx.Done():
+		// The read stops at its own deadline, well before this one: only a
+		// file system that does not answer gets here. Its facts are not
+		// kept, the size (known once the file was open) still tells
+		// postcompact which compaction this record was taken for (PC-22).
+		tr.warnings = []string{fmt.Sprintf("transcript: not read within %s (the file system did not answer)", total)}
 		tr.facts = &transcript.Facts{}
 		tr.layout.segmentStart = -1
 		tr.layout.incomplete = true
-		// The size still tells postcompact which compaction this record
-		// was taken for (selectsnap compares it with the boundaries).
-		if fi, err := os.Stat(transcriptPath); err == nil && fi.Mode().IsRegular() {
-			tr.layout.size = fi.Size()
-		}
+		tr.layout.readTo = new(int64(0))
+		tr.layout.size = max(step.size.Load(), 0)
 	}
 	warnings = append(warnings, tr.warnings...)
 
@@ -236,25 +299,48 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	}
 	fillFromFacts(rec, tr.facts)
 	rec.Coverage = snapshot.Coverage{
-		TranscriptSize: tr.layout.size,
-		SegmentStart:   tr.layout.segmentStart,
-		ReadFrom:       tr.layout.readFrom,
-		Previous:       tr.layout.previous,
-		Partial:        tr.layout.partial,
-		Incomplete:     tr.layout.incomplete,
+		TranscriptSize:  tr.layout.size,
+		SegmentStart:    tr.layout.segmentStart,
+		BoundaryUnknown: tr.layout.boundaryUnknown,
+		ReadFrom:        tr.layout.readFrom,
+		ReadTo:          tr.layout.readTo,
+		Unread:          tr.layout.unread,
+		Previous:        tr.layout.previous,
+		Partial:         tr.layout.partial,
+		Incomplete:      tr.layout.incomplete,
 	}
 
-	switch {
-	case tr.facts.Cwd != "":
-		rec.Cwd, rec.CwdSource = tr.facts.Cwd, "transcript"
-	case p.Cwd != "":
-		rec.Cwd, rec.CwdSource = p.Cwd, "payload"
-	default:
-		if wd, err := os.Getwd(); err == nil {
-			rec.Cwd, rec.CwdSource = wd, "process"
+	// The working directory, and whether git must be read again there.
+	type cwdFacts struct {
+		cwd, source   string
+		exists, moved bool
+	}
+	cw, cerr := bounded(gatherCtx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
+		switch {
+		case tr.facts.Cwd != "":
+			c.cwd, c.source = tr.facts.Cwd, "transcript"
+		case p.Cwd != "":
+			c.cwd, c.source = p.Cwd, "payload"
+		default:
+			if wd, err := os.Getwd(); err == nil {
+				c.cwd, c.source = wd, "process"
+			}
+		}
+		c.exists = c.cwd != "" && isDir(c.cwd)
+		c.moved = !sameFile(gitDir, c.cwd)
+		return c
+	})
+	if cerr != nil {
+		warn("%v", cerr)
+		switch {
+		case tr.facts.Cwd != "":
+			cw.cwd, cw.source = tr.facts.Cwd, "transcript"
+		case p.Cwd != "":
+			cw.cwd, cw.source = p.Cwd, "payload"
 		}
 	}
-	if rec.Cwd != "" && !isDir(rec.Cwd) {
+	rec.Cwd, rec.CwdSource = cw.cwd, cw.source
+	if rec.Cwd != "" && cerr == nil && !cw.exists {
 		warn("cwd %q does not exist", rec.Cwd)
 	}
 
@@ -262,14 +348,16 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	if gitDir != "" {
 		select {
 		case git = <-gitCh:
-		case <-ctx.Done():
-			git = &snapshot.Git{Error: fmt.Sprintf("git: not read within %s", opts.timeout())}
+		case <-gatherCtx.Done():
+			git = &snapshot.Git{Error: fmt.Sprintf("git: not read within %s", total)}
 		}
 	}
-	needGit := git == nil || (!sameFile(gitDir, rec.Cwd) && !(git.Repo && within(rec.Cwd, git.Root)))
+	needGit := git == nil || (cw.moved && !(git.Repo && within(rec.Cwd, git.Root)))
 	switch {
-	case needGit && isDir(rec.Cwd):
-		git = readGitSafe(ctx, rec.Cwd, gitOpts)
+	case needGit && cw.exists:
+		git = readGitSafe(gatherCtx, rec.Cwd, gitOpts)
+	case git == nil && cerr != nil:
+		git = &snapshot.Git{Error: "git: not read: the working directory could not be checked within the deadline"}
 	case git == nil:
 		git = &snapshot.Git{Error: fmt.Sprintf("git: cwd %q does not exist", rec.Cwd)}
 	}
@@ -280,7 +368,10 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	if git != nil {
 		gitRoot = git.Root
 	}
-	rec.StateFile = snapshot.FindStateFile(opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
+	rec.StateFile = snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
+	if u := rec.StateFile.Unanswered; u != "" {
+		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
+	}
 
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
@@ -303,27 +394,47 @@ type transcriptOutcome struct {
 
 type layoutInfo struct {
 	size, segmentStart, readFrom int64
+	readTo                       *int64
+	unread                       []transcript.ByteRange
 	previous                     string
-	partial                      bool
+	partial, boundaryUnknown     bool
 	// incomplete: the transcript was not read to its end, so the record's
 	// facts do not cover [0, size) and it must not be chained from.
 	incomplete bool
 }
 
-func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snapshot.Store, budget int64) (out transcriptOutcome) {
+// transcriptStep is what the transcript step needs, and the one thing it
+// tells while it runs: the transcript's size, once it is open, which the
+// record keeps even when the step is given up.
+type transcriptStep struct {
+	path, sessionID string
+	store           *snapshot.Store
+	budget          int64
+	clock           func() time.Time
+	before          func(string)
+	size            atomic.Int64
+}
+
+// readTranscriptSafe reads the transcript under readCtx, newest first when
+// it cannot all be read in time (transcript TR-37), with the search for the
+// last compaction boundary and for the chain's snapshot under scanCtx.
+func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (out transcriptOutcome) {
 	out.facts = &transcript.Facts{}
 	out.layout.segmentStart = -1
+	out.layout.readTo = new(int64(0))
+	st.size.Store(-1)
 	defer func() {
 		if r := recover(); r != nil {
 			out.warnings = append(out.warnings, fmt.Sprintf("transcript: panic: %v", r))
+			out.layout.incomplete = true
 		}
 	}()
-	if path == "" {
+	if st.path == "" {
 		out.warnings = append(out.warnings, "transcript: no transcript_path and none found for the session")
 		out.layout.incomplete = true
 		return out
 	}
-	f, err := transcript.Open(path)
+	f, err := transcript.Open(st.path)
 	if err != nil {
 		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
 		out.layout.incomplete = true
@@ -345,26 +456,45 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 		out.agent = string(format)
 	}
 	out.layout.size = f.Size()
-	last, err := f.LastBoundary(ctx)
+	st.size.Store(f.Size())
+	if st.before != nil {
+		st.before("reading the transcript")
+	}
+	last, err := f.LastBoundary(scanCtx)
 	if err != nil {
-		out.warnings = append(out.warnings, "transcript: finding the last compaction: "+err.Error())
+		if scanCtx.Err() != nil {
+			out.warnings = append(out.warnings, "transcript: the search for the last compaction was cut short by the deadline; the file is read as one segment")
+			out.layout.boundaryUnknown = true
+		} else {
+			out.warnings = append(out.warnings, "transcript: finding the last compaction: "+err.Error())
+		}
 		last = -1
 	}
 	out.layout.segmentStart = last
 
-	plan := transcript.ReadPlan{LastBoundary: last, ChainEnd: -1, EarlierBudget: budget}
+	plan := transcript.ReadPlan{LastBoundary: last, ChainEnd: -1, EarlierBudget: st.budget, Now: st.clock}
 	var prev *snapshot.Record
 	if last >= 0 {
-		prev, err = store.FindChain(sessionID, path, last)
-		if err != nil {
-			out.warnings = append(out.warnings, "earlier snapshot: "+err.Error())
+		type chain struct {
+			rec *snapshot.Record
+			err error
 		}
-		if prev != nil {
+		c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
+			r, err := st.store.FindChain(st.sessionID, st.path, last)
+			return chain{r, err}
+		})
+		switch {
+		case berr != nil:
+			out.warnings = append(out.warnings, berr.Error())
+		case c.err != nil:
+			out.warnings = append(out.warnings, "earlier snapshot: "+c.err.Error())
+		}
+		if prev = c.rec; prev != nil {
 			plan.ChainEnd = prev.Coverage.TranscriptSize
 			plan.Seed = factsFromRecord(prev)
 		}
 	}
-	res, err := f.Read(ctx, plan)
+	res, err := f.Read(readCtx, plan)
 	if err != nil {
 		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
 		out.layout.incomplete = true
@@ -373,16 +503,28 @@ func readTranscriptSafe(ctx context.Context, path, sessionID string, store *snap
 		out.facts = res.Facts
 	}
 	out.layout.readFrom = res.ReadFrom
+	out.layout.readTo = new(res.ReadTo)
+	out.layout.unread = res.Unread
 	out.layout.partial = res.Partial
 	if prev != nil && res.Chained {
 		out.layout.previous = prev.Name
-		out.layout.partial = out.layout.partial || prev.Coverage.Partial
+		// What the previous snapshot missed, this one misses too.
+		out.layout.partial = out.layout.partial || prev.Coverage.Partial || len(prev.Coverage.Unread) > 0
 	}
-	if res.Interrupted {
-		out.warnings = append(out.warnings, "transcript: deadline reached; facts cover what was read")
+	if len(res.Unread) > 0 {
+		ranges := make([]string, len(res.Unread))
+		for i, u := range res.Unread {
+			ranges[i] = fmt.Sprintf("%d to %d", u.From, u.To)
+		}
+		out.warnings = append(out.warnings, "transcript: not all of it could be read by the deadline; the newest bytes were read first, bytes "+strings.Join(ranges, ", ")+" not read")
+	}
+	if res.Interrupted || res.ReadTo < f.Size() {
 		out.layout.incomplete = true
 	}
-	if out.layout.partial {
+	if res.Interrupted {
+		out.warnings = append(out.warnings, fmt.Sprintf("transcript: deadline reached at byte %d of %d; facts cover what was read", res.ReadTo, f.Size()))
+	}
+	if res.Partial {
 		out.warnings = append(out.warnings, "transcript: earlier segments only partly read (byte budget)")
 	}
 	return out

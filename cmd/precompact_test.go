@@ -12,11 +12,12 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
-// spec: PC-22
-// A read that cannot finish still records the transcript's size, and marks
-// the record so that it is never chained from. The context is over before
-// the run starts, so whichever of the two paths wins (the transcript step
-// or the deadline), the read does not end.
+// spec: PC-22, PC-3
+// A transcript step whose file system stops answering once the file is
+// open is given up at the gathering deadline: the record still holds the
+// transcript's size and says nothing was read, and it is marked so that it
+// is never chained from. The test ends the deadline itself, when the step
+// hangs.
 func TestGatherIncompleteReadKeepsSize(t *testing.T) {
 	tmp := t.TempDir()
 	tr := filepath.Join(tmp, "s.jsonl")
@@ -25,17 +26,26 @@ func TestGatherIncompleteReadKeepsSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	opts := &PrecompactOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: time.Now, Timeout: time.Second}
-	rec, _ := gatherSnapshot(ctx, opts, Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
+	defer cancel()
+	opts := &PrecompactOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: time.Now, Timeout: time.Second,
+		beforeStep: func(step string) {
+			if step == "reading the transcript" {
+				cancel()
+				select {} // the file system never answers
+			}
+		}}
+	rec, warnings := gatherSnapshot(ctx, opts, Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
 	if rec == nil {
 		t.Fatal("no record")
 	}
 	if want := int64(len(line) * 1000); rec.Coverage.TranscriptSize != want {
 		t.Errorf("transcript_size = %d, want %d", rec.Coverage.TranscriptSize, want)
 	}
-	if !rec.Coverage.Incomplete {
-		t.Errorf("coverage not marked incomplete: %+v", rec.Coverage)
+	if c := rec.Coverage; !c.Incomplete || c.ReadTo == nil || *c.ReadTo != 0 {
+		t.Errorf("coverage %+v: want incomplete, read to 0", c)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "transcript: not read within") {
+		t.Errorf("warnings %q do not say the transcript was given up", warnings)
 	}
 }
 

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -13,7 +15,16 @@ const DefaultStateFileName = "SESSION-STATE.md"
 // (DefaultStateFileName when empty) in each candidate folder in turn and
 // records the first one that is a regular file. Empty and repeated
 // candidates are skipped; Searched lists the folders looked in.
-func FindStateFile(name string, candidates []string) StateFile {
+//
+// Each look runs under ctx: a file system that does not answer before ctx
+// ends (a hung network mount) is named in Unanswered, the folders after it
+// are not looked in, and the caller goes on (its stat is left to finish or
+// to end with the process).
+func FindStateFile(ctx context.Context, name string, candidates []string) StateFile {
+	return findStateFile(ctx, name, candidates, os.Stat)
+}
+
+func findStateFile(ctx context.Context, name string, candidates []string, stat func(string) (fs.FileInfo, error)) StateFile {
 	if name == "" {
 		name = DefaultStateFileName
 	}
@@ -28,14 +39,42 @@ func FindStateFile(name string, candidates []string) StateFile {
 			continue
 		}
 		seen[dir] = true
-		sf.Searched = append(sf.Searched, dir)
 		p := filepath.Join(dir, name)
 		// Stat, not Lstat: a state file kept elsewhere and linked in counts.
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		fi, err, answered := statUnder(ctx, stat, p)
+		if !answered {
+			sf.Unanswered = dir
+			return sf
+		}
+		sf.Searched = append(sf.Searched, dir)
+		if err == nil && fi.Mode().IsRegular() {
 			sf.Path = p
 			sf.ModTime = fi.ModTime()
 			return sf
 		}
 	}
 	return sf
+}
+
+// statUnder runs stat in its own goroutine and waits for it until ctx ends;
+// answered is false when ctx ended first.
+func statUnder(ctx context.Context, stat func(string) (fs.FileInfo, error), p string) (fs.FileInfo, error, bool) {
+	if ctx.Err() != nil {
+		return nil, nil, false
+	}
+	type answer struct {
+		fi  fs.FileInfo
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		fi, err := stat(p)
+		ch <- answer{fi, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.fi, a.err, true
+	case <-ctx.Done():
+		return nil, nil, false
+	}
 }

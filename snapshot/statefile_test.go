@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -100,7 +102,7 @@ func TestFindStateFile(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t)
 			}
-			sf := FindStateFile(tc.file, tc.candidates)
+			sf := FindStateFile(context.Background(), tc.file, tc.candidates)
 			wantName := tc.file
 			if wantName == "" {
 				wantName = "SESSION-STATE.md"
@@ -136,13 +138,42 @@ func TestFindStateFileSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if sf := FindStateFile("", []string{dir}); sf.Path != link || sf.ModTime.IsZero() {
+	if sf := FindStateFile(context.Background(), "", []string{dir}); sf.Path != link || sf.ModTime.IsZero() {
 		t.Errorf("FindStateFile through a symlink = %+v, want path %s with a time", sf, link)
 	}
 	if err := os.Remove(target); err != nil {
 		t.Fatal(err)
 	}
-	if sf := FindStateFile("", []string{dir}); sf.Path != "" {
+	if sf := FindStateFile(context.Background(), "", []string{dir}); sf.Path != "" {
 		t.Errorf("a dangling symlink gave Path %q, want none", sf.Path)
+	}
+}
+
+// A folder whose file system does not answer holds the lookup only until
+// ctx ends: it is named in Unanswered and the folders after it are not
+// looked in.
+// spec: GS-23
+func TestFindStateFileUnanswered(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hung := filepath.Join(string(filepath.Separator)+"mnt", "hung")
+	release := make(chan struct{})
+	defer close(release)
+	var asked []string
+	stat := func(p string) (fs.FileInfo, error) {
+		asked = append(asked, filepath.Dir(p))
+		if filepath.Dir(p) == hung {
+			cancel() // the deadline passes while the file system says nothing
+			<-release
+		}
+		return nil, fs.ErrNotExist
+	}
+	first := filepath.Join(string(filepath.Separator)+"home", "p")
+	sf := findStateFile(ctx, "", []string{first, hung, filepath.Join(string(filepath.Separator) + "later")}, stat)
+	if sf.Unanswered != hung || !slices.Equal(sf.Searched, []string{first}) || sf.Path != "" {
+		t.Errorf("lookup = %+v, want %s unanswered after %s", sf, hung, first)
+	}
+	if len(asked) != 2 {
+		t.Errorf("looked in %q after the deadline", asked)
 	}
 }
