@@ -2,8 +2,10 @@ package transcript
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
@@ -69,4 +71,63 @@ func BenchmarkLastBoundary(b *testing.B) {
 			b.Fatalf("LastBoundary = %d, %v; want %d", off, err, want)
 		}
 	}
+}
+
+// BenchmarkReadNewestFirst reads, under a 1 s deadline, a 1.3 GB segment
+// (generated, the whole file one segment) and a 3 GB file with no newline
+// (sparse). It reports the wall time of Read against the deadline
+// (x-deadline, at most 1 when Read ends by it) and how much of the file was
+// read newest first (newest-MB); every run must reach the end of the file
+// and, for the segment, hold its last prompt (PF-19, TR-37).
+func BenchmarkReadNewestFirst(b *testing.B) {
+	const deadline = time.Second
+	dir := b.TempDir()
+	b.Run("1.3GB-segment", func(b *testing.B) {
+		path := filepath.Join(dir, "segment.jsonl")
+		info, err := transcripttest.Write(path, transcripttest.Options{Size: 1300 << 20, Seed: 13})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchNewestFirst(b, path, deadline, info.LastPrompt)
+	})
+	b.Run("3GB-no-newline", func(b *testing.B) {
+		path := filepath.Join(dir, "one-line.jsonl")
+		if err := os.WriteFile(path, []byte(`{"type":"user","message":{"role":"user","content":"`), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Truncate(path, 3<<30); err != nil {
+			b.Skipf("no sparse file: %v", err)
+		}
+		benchNewestFirst(b, path, deadline, "")
+	})
+}
+
+func benchNewestFirst(b *testing.B, path string, deadline time.Duration, lastPrompt string) {
+	f, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var wall time.Duration
+	var newest int64
+	for b.Loop() {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		res, err := f.Read(ctx, ReadPlan{LastBoundary: -1, ChainEnd: -1})
+		cancel()
+		wall += time.Since(start)
+		if err != nil || res.ReadTo != f.Size() || res.Interrupted {
+			b.Fatalf("read to %d of %d, interrupted %v, err %v", res.ReadTo, f.Size(), res.Interrupted, err)
+		}
+		if n := len(res.Facts.Prompts); lastPrompt != "" && (n == 0 || res.Facts.Prompts[n-1].Text != lastPrompt) {
+			b.Fatalf("last prompt missing (unread %+v)", res.Unread)
+		}
+		if n := len(res.Unread); n > 0 {
+			newest += f.Size() - res.Unread[n-1].To
+		} else {
+			newest += f.Size()
+		}
+	}
+	b.ReportMetric(wall.Seconds()/float64(b.N)/deadline.Seconds(), "x-deadline")
+	b.ReportMetric(float64(newest)/float64(b.N)/1e6, "newest-MB")
 }
