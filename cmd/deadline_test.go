@@ -17,7 +17,7 @@ import (
 
 // tickClock is an injected clock for the transcript read: every call is
 // step later than the one before, so the read's pace is decided by how many
-// checks it makes, never by how fast the machine is (transcript TR-37).
+// checks it makes, never by how fast the machine is (transcript TR-50).
 func tickClock(step time.Duration) func() time.Time {
 	base, n := time.Now(), 0
 	return func() time.Time {
@@ -85,7 +85,7 @@ func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*
 // look slow: 2 s per 4 MiB) is read newest first: the record holds the
 // newest prompt, command and edit, says which bytes were not read, and
 // the pointer says so instead of "no edits were recorded".
-// spec: PC-3, PC-22, TR-37, SF-8, SF-11, PO-14
+// spec: PC-3, PC-22, TR-50, SF-8, SF-11, PO-14
 func TestPrecompactDeadlineNewestFirst(t *testing.T) {
 	var b bytes.Buffer
 	if _, err := transcripttest.Generate(&b, transcripttest.Options{Size: 24 << 20, Seed: 12}); err != nil {
@@ -124,7 +124,7 @@ func TestPrecompactDeadlineNewestFirst(t *testing.T) {
 // A file with no newline: no line is held whole, the read ends by its
 // deadline, and record and pointer say the read was partial and that no
 // prompt was found in what was read.
-// spec: PC-3, TR-37, TR-11, PO-14, PO-2, PO-3
+// spec: PC-3, TR-50, TR-11, PO-14, PO-2, PO-3
 func TestPrecompactDeadlineNoNewline(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "one-line.jsonl")
 	if err := os.WriteFile(path, []byte(`{"type":"user","message":{"role":"user","content":"`), 0o600); err != nil {
@@ -193,7 +193,7 @@ func prePayload(sid, path string) []byte {
 // given up. The hung step is made to hang by the test; only the deadline
 // (--timeout) ends it. What the other steps do in the time left is not
 // asserted: on a busy machine they may be given up too.
-// spec: PC-3, PC-24
+// spec: PC-3, PC-25
 func TestPrecompactHungSteps(t *testing.T) {
 	t.Parallel()
 	const sid = "d3ad11e5-0000-4000-8000-0000000000a1"

@@ -42,7 +42,7 @@ func rbSparse(t *testing.T, path string, tail []byte) string {
 
 // rbDeadlineHit reports whether the record says the deadline stopped the
 // transcript reading before its end (PC-3): then it holds what was read by
-// then. A read that took the newest bytes first (TR-37) reached the end.
+// then. A read that took the newest bytes first (TR-50) reached the end.
 func rbDeadlineHit(rec *snapshot.Record) bool {
 	for _, w := range rec.Warnings {
 		if strings.Contains(w, "not read within") || strings.Contains(w, "deadline reached") {
@@ -98,8 +98,8 @@ func TestRBHostileTranscriptUnix(t *testing.T) {
 						return
 					}
 					if u := rec.Coverage.Unread; len(u) > 0 {
-						// Newest first (TR-37): the newest bytes hold no line start.
-						t.Logf("the newest bytes were read first, bytes %+v not read (PC-3, TR-37)", u)
+						// Newest first (TR-50): the newest bytes hold no line start.
+						t.Logf("the newest bytes were read first, bytes %+v not read (PC-3, TR-50)", u)
 						if len(rec.Prompts) != 0 || rec.Coverage.ReadTo == nil || *rec.Coverage.ReadTo != rbSparseSize {
 							t.Errorf("newest first: prompts %d, coverage %+v", len(rec.Prompts), rec.Coverage)
 						}
@@ -122,7 +122,7 @@ func TestRBHostileTranscriptUnix(t *testing.T) {
 						t.Logf("the deadline ended the reading (PC-3) before the valid tail: %q", rec.Warnings)
 						return
 					}
-					// Read whole, or the newest bytes first (TR-37): either
+					// Read whole, or the newest bytes first (TR-50): either
 					// way the valid tail is in.
 					if len(rec.Prompts) != 1 || rec.Prompts[0].Text != "Prompt after 2 GiB of NUL" || len(rec.Files) != 1 {
 						t.Errorf("read to the end (unread %+v), but prompts %+v, files %+v", rec.Coverage.Unread, rec.Prompts, rec.Files)

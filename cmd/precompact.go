@@ -35,7 +35,7 @@ type PrecompactOptions struct {
 	Getenv   func(string) string
 	Now      func() time.Time
 	// ReadClock is the clock the transcript read paces itself by against
-	// its deadline (nil: time.Now; transcript TR-37); tests inject one.
+	// its deadline (nil: time.Now; transcript TR-50); tests inject one.
 	ReadClock func() time.Time
 
 	// beforeStep, when set, is called as each step bounded by the deadline
@@ -416,7 +416,7 @@ type transcriptStep struct {
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
-// it cannot all be read in time (transcript TR-37), with the search for the
+// it cannot all be read in time (transcript TR-50), with the search for the
 // last compaction boundary and for the chain's snapshot under scanCtx.
 func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (out transcriptOutcome) {
 	out.facts = &transcript.Facts{}
@@ -444,8 +444,8 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		// Qwen Code queues its records and writes them in the background:
 		// the last tool result may not be on disk yet (PC-24).
 		f.Close()
-		settleTranscript(ctx, path)
-		if f, err = transcript.Open(path); err != nil {
+		settleTranscript(readCtx, st.path)
+		if f, err = transcript.Open(st.path); err != nil {
 			out.warnings = append(out.warnings, err.Error())
 			out.layout.incomplete = true
 			return out

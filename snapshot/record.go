@@ -129,7 +129,7 @@ type Coverage struct {
 	ReadTo *int64 `json:"read_to,omitempty"`
 	// Unread lists the parts of [ReadFrom, ReadTo) this run did not read:
 	// the whole could not be read by the deadline, so newer bytes were read
-	// before older ones (transcript TR-37).
+	// before older ones (transcript TR-50).
 	Unread []transcript.ByteRange `json:"unread,omitempty"`
 	// BoundaryUnknown is set when the backward scan for the last
 	// compact_boundary did not end in time: SegmentStart -1 then means

@@ -78,7 +78,7 @@ func BenchmarkLastBoundary(b *testing.B) {
 // (sparse). It reports the wall time of Read against the deadline
 // (x-deadline, at most 1 when Read ends by it) and how much of the file was
 // read newest first (newest-MB); every run must reach the end of the file
-// and, for the segment, hold its last prompt (PF-19, TR-37).
+// and, for the segment, hold its last prompt (PF-19, TR-50).
 func BenchmarkReadNewestFirst(b *testing.B) {
 	const deadline = time.Second
 	dir := b.TempDir()

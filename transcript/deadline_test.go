@@ -100,8 +100,8 @@ func checkNewest(t *testing.T, f *Facts) {
 // newest turns) read against a deadline the pace says it cannot meet: the
 // first pass stops after its first check, the newest bytes are read next,
 // and the facts of both parts are kept, the bytes between them reported.
-// spec: TR-37
-func TestTR37HugeSegmentNewestFirst(t *testing.T) {
+// spec: TR-50
+func TestTR50HugeSegmentNewestFirst(t *testing.T) {
 	head := generated(t, 2<<20, 1, oldEdit...)
 	tail := generated(t, 2<<20, 2, newestFacts...)
 	const hole = 1300 << 20
@@ -140,8 +140,8 @@ func TestTR37HugeSegmentNewestFirst(t *testing.T) {
 // A newest part that turns out slower than the pass before it is paced
 // too: it stops, and newer bytes still are read next, each skipped range
 // reported.
-// spec: TR-37
-func TestTR37NewestPartRepaced(t *testing.T) {
+// spec: TR-50
+func TestTR50NewestPartRepaced(t *testing.T) {
 	head := generated(t, 2<<20, 5, oldEdit...)
 	tail := generated(t, 2<<20, 6, newestFacts...)
 	f := open(t, sparseTranscript(t, head, 1300<<20, tail))
@@ -176,8 +176,8 @@ func TestTR37NewestPartRepaced(t *testing.T) {
 // A 3 GB file with no newline: no line is ever held whole, the pace stops
 // the first pass inside the line, and the newest bytes, which hold no line
 // start, give no facts; the unread range says which bytes were not read.
-// spec: TR-37, TR-11
-func TestTR37NoNewlineNewestFirst(t *testing.T) {
+// spec: TR-50, TR-11
+func TestTR50NoNewlineNewestFirst(t *testing.T) {
 	head := []byte(`{"type":"user","message":{"role":"user","content":"`)
 	p := filepath.Join(t.TempDir(), "one-line.jsonl")
 	if err := os.WriteFile(p, head, 0o600); err != nil {
@@ -206,8 +206,8 @@ func TestTR37NoNewlineNewestFirst(t *testing.T) {
 
 // With time to spare the pace changes nothing: the same facts as a read
 // without a deadline, no unread range.
-// spec: TR-37
-func TestTR37OnPaceReadsWhole(t *testing.T) {
+// spec: TR-50
+func TestTR50OnPaceReadsWhole(t *testing.T) {
 	data := generated(t, 12<<20, 3, newestFacts...)
 	f := open(t, writeFile(t, string(data)))
 	plain, err := f.Read(context.Background(), ReadPlan{LastBoundary: -1, ChainEnd: -1})
@@ -231,8 +231,8 @@ func TestTR37OnPaceReadsWhole(t *testing.T) {
 
 // When ctx ends during the newest bytes too, the facts hold both parts up
 // to there, Interrupted is set and ReadTo says where reading stopped.
-// spec: TR-37, TR-10
-func TestTR37NewestPartInterrupted(t *testing.T) {
+// spec: TR-50, TR-10
+func TestTR50NewestPartInterrupted(t *testing.T) {
 	data := generated(t, 40<<20, 4, newestFacts...)
 	f := open(t, writeFile(t, string(data)))
 	base := time.Now()

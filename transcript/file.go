@@ -480,7 +480,7 @@ type Result struct {
 	ReadTo int64
 	// Unread lists, in file order, the parts of [ReadFrom, ReadTo) that
 	// were not read: the whole could not have been read by ctx's deadline,
-	// so newer bytes were read before older ones (TR-37). Facts hold the
+	// so newer bytes were read before older ones (TR-50). Facts hold the
 	// bytes read on every side of them.
 	Unread []ByteRange
 	// Partial is set when some bytes before ReadFrom were neither read nor
@@ -494,10 +494,10 @@ type Result struct {
 	Interrupted bool
 }
 
-// errBehind stops a pass that cannot end by the deadline (TR-37).
+// errBehind stops a pass that cannot end by the deadline (TR-50).
 var errBehind = errors.New("reading cannot finish by the deadline")
 
-// Pacing of Read against ctx's deadline (TR-37).
+// Pacing of Read against ctx's deadline (TR-50).
 const (
 	// paceGoOn: a pass goes on while the rest, at its rate so far, takes at
 	// most this share of the time left.
@@ -520,7 +520,7 @@ const (
 // with p.Seed, so facts are session-wide.
 //
 // When ctx has a deadline and, at the rate the reading goes, the rest could
-// not be read by then, the newest bytes are read first (TR-37): the pass
+// not be read by then, the newest bytes are read first (TR-50): the pass
 // stops, the last bytes that its rate reads in half the time left are read
 // next, paced the same way, and the facts of every pass are kept, the bytes
 // skipped reported in Result.Unread.
