@@ -1,0 +1,82 @@
+package transcript
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// spec: TR-36
+func TestTR36NewestFill(t *testing.T) {
+	usage := func(in, cc, cr int) obj {
+		return obj{"input_tokens": in, "cache_creation_input_tokens": cc, "cache_read_input_tokens": cr, "output_tokens": 900}
+	}
+	resp := assistantText(4, "claude-opus-5-5", usage(2, 528, 767574), nil)
+	cases := []struct {
+		name         string
+		lines        []string
+		want         int64
+		fromBoundary bool
+		ok           bool
+		model        string
+	}{
+		{"input + cache creation + cache read of the newest response, output left out",
+			[]string{prompt(1, "go", nil), assistantText(2, "claude-opus-5-5", usage(5, 0, 0), nil), resp, result(5, "b1", "ok", false, nil)},
+			768104, false, true, "claude-opus-5-5"},
+		{"synthetic, sidechain and API error responses are passed over",
+			[]string{resp,
+				assistantText(5, "<synthetic>", usage(0, 0, 0), nil),
+				assistantText(6, "claude-opus-5-5", usage(9, 9, 9), obj{"isSidechain": true}),
+				assistantText(7, "claude-opus-5-5", usage(9, 9, 9), obj{"isApiErrorMessage": true}),
+				prompt(8, `quoting "type":"assistant" and "usage"`, nil)},
+			768104, false, true, "claude-opus-5-5"},
+		{"a response without usage is passed over",
+			[]string{resp, assistantText(5, "claude-opus-5-5", nil, nil)},
+			768104, false, true, "claude-opus-5-5"},
+		{"a boundary after the response gives its postTokens",
+			[]string{resp, boundary(5, obj{"trigger": "auto", "preTokens": 768104, "postTokens": 3100}), prompt(6, "summary", nil)},
+			3100, true, true, "claude-opus-5-5"},
+		{"a boundary without postTokens gives 0",
+			[]string{resp, boundary(5, obj{"trigger": "manual", "preTokens": 768104})},
+			0, true, true, "claude-opus-5-5"},
+		{"a boundary before the response does not count",
+			[]string{boundary(3, obj{"postTokens": 10}), resp},
+			768104, false, true, "claude-opus-5-5"},
+		{"no response and no boundary", []string{prompt(1, "go", nil)}, 0, false, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := open(t, writeLines(t, tc.lines...))
+			got, ok, err := f.NewestFill(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq(t, "ok", ok, tc.ok)
+			eq(t, "tokens", got.Tokens, tc.want)
+			eq(t, "from boundary", got.FromBoundary, tc.fromBoundary)
+			eq(t, "model", got.Model, tc.model)
+			if tc.fromBoundary != (got.Boundary >= 0) {
+				t.Errorf("boundary offset %d with from boundary %v", got.Boundary, tc.fromBoundary)
+			}
+		})
+	}
+}
+
+// spec: TR-36
+func TestTR36NewestFillBehindALongResult(t *testing.T) {
+	// The response is found behind a tool result longer than the first
+	// chunk the backward scan reads, and its offset is its line's start.
+	var lines []string
+	for i := 0; i < 20000; i++ {
+		lines = append(lines, prompt(1, strings.Repeat("x", 200), nil))
+	}
+	lines = append(lines, assistantText(2, "claude-opus-5-5", obj{"input_tokens": 7}, nil), result(3, "b1", strings.Repeat("y", 300<<10), false, nil))
+	f := open(t, writeLines(t, lines...))
+	got, ok, err := f.NewestFill(context.Background())
+	if err != nil || !ok || got.Tokens != 7 {
+		t.Fatalf("got %+v %v %v", got, ok, err)
+	}
+	if want := f.Size() - int64(len(lines[len(lines)-1])+len(lines[len(lines)-2])+2); got.Offset != want {
+		t.Errorf("offset %d, want %d", got.Offset, want)
+	}
+}
