@@ -1,0 +1,187 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func newStore(t *testing.T) Store {
+	return StoreFor(filepath.Join(t.TempDir(), "compact guard данные", "snapshots"))
+}
+
+// spec: WA-8
+func TestWA8StoreRoundTripAndPlace(t *testing.T) {
+	s := newStore(t)
+	if !strings.HasSuffix(s.Dir, filepath.Join("compact guard данные", "watch")) {
+		t.Errorf("store folder %s, want watch beside the snapshot folder", s.Dir)
+	}
+	sid := "0123abcd-a/../b\x00c"
+	if st, err := s.Load(sid); st != nil || err != nil {
+		t.Fatalf("Load with no file: %v %v", st, err)
+	}
+	st, err := s.Update(sid, func(st *State) bool {
+		st.Crossings = append(st.Crossings, Crossing{Tokens: 500, At: t0, Fill: 510})
+		return true
+	})
+	if err != nil || st.Schema != Schema || st.SessionID != sid {
+		t.Fatalf("Update: %+v %v", st, err)
+	}
+	base := filepath.Base(s.Path(sid))
+	if filepath.Dir(s.Path(sid)) != s.Dir || !strings.HasPrefix(base, "0123abcd_") || strings.ContainsAny(base, "/\\\x00.") && !strings.HasSuffix(base, ".json") {
+		t.Errorf("state file name %q", base)
+	}
+	if other := s.Path("0123abcd-other"); other == s.Path(sid) {
+		t.Error("two sessions sharing a sid8 share a state file")
+	}
+	got, err := s.Load(sid)
+	if err != nil || len(got.Crossings) != 1 || got.Crossings[0].Fill != 510 {
+		t.Fatalf("Load: %+v %v", got, err)
+	}
+	if runtime.GOOS != "windows" {
+		for _, p := range []string{s.Dir, s.Path(sid)} {
+			fi, _ := os.Stat(p)
+			want := os.FileMode(0o600)
+			if fi.IsDir() {
+				want = 0o700
+			}
+			if fi.Mode().Perm() != want {
+				t.Errorf("%s has mode %v, want %v", p, fi.Mode().Perm(), want)
+			}
+		}
+	}
+	// Nothing changed: nothing written.
+	fi1, _ := os.Stat(s.Path(sid))
+	if _, err := s.Update(sid, func(*State) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	if fi2, _ := os.Stat(s.Path(sid)); !fi2.ModTime().Equal(fi1.ModTime()) {
+		t.Error("an Update that changed nothing rewrote the file")
+	}
+}
+
+// spec: WA-8
+func TestWA8StoreRefusesWhatItCannotTrust(t *testing.T) {
+	s := newStore(t)
+	sid := "trust-me"
+	write := func(body string) {
+		if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(s.Path(sid), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := map[string]func(){
+		"not JSON":        func() { write("{") },
+		"another schema":  func() { write(`{"schema":99,"session_id":"trust-me"}`) },
+		"another session": func() { write(`{"schema":1,"session_id":"trust-you"}`) },
+		"too large": func() {
+			write(`{"schema":1,"session_id":"trust-me","turn":"` + strings.Repeat("x", MaxStateBytes) + `"}`)
+		},
+		"a folder": func() { os.RemoveAll(s.Path(sid)); os.MkdirAll(s.Path(sid), 0o700) },
+	}
+	if runtime.GOOS != "windows" {
+		cases["writable by others"] = func() { write(`{"schema":1,"session_id":"trust-me"}`); os.Chmod(s.Path(sid), 0o622) }
+		cases["a symlink"] = func() {
+			target := filepath.Join(t.TempDir(), "x.json")
+			os.WriteFile(target, []byte(`{"schema":1,"session_id":"trust-me"}`), 0o600)
+			os.MkdirAll(s.Dir, 0o700)
+			os.Symlink(target, s.Path(sid))
+		}
+		cases["in a folder others can write"] = func() { write(`{"schema":1,"session_id":"trust-me"}`); os.Chmod(s.Dir, 0o777) }
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			os.RemoveAll(s.Dir)
+			setup()
+			if st, err := s.Load(sid); err == nil || st != nil {
+				t.Fatalf("Load accepted it: %+v", st)
+			}
+			if name == "a folder" {
+				return
+			}
+			// Update starts anew, says why, and leaves a private file; a
+			// folder of this user's open to others is narrowed first, and
+			// the file in it, this user's and private, then counts.
+			st, err := s.Update(sid, func(st *State) bool { st.Turn = "new"; return true })
+			if (err == nil) != (name == "in a folder others can write") || st == nil || st.Turn != "new" {
+				t.Fatalf("Update: %+v %v", st, err)
+			}
+			if got, err := s.Load(sid); err != nil || got.Turn != "new" {
+				t.Errorf("after Update: %+v %v", got, err)
+			}
+		})
+	}
+}
+
+// spec: WA-8
+func TestWA8StoreBoundsAndPrunes(t *testing.T) {
+	s := newStore(t)
+	st, err := s.Update("a", func(st *State) bool {
+		for i := 0; i < 3*maxCrossings; i++ {
+			st.Crossings = append(st.Crossings, Crossing{Tokens: int64(i)})
+			st.Fallbacks = append(st.Fallbacks, Fallback{Boundary: int64(i)})
+		}
+		return true
+	})
+	if err != nil || len(st.Crossings) != maxCrossings || st.Crossings[0].Tokens != 2*maxCrossings || len(st.Fallbacks) != maxFallbacks {
+		t.Fatalf("lists not bounded to the newest: %d %d %v", len(st.Crossings), len(st.Fallbacks), err)
+	}
+	old := time.Now().Add(-MaxAge - time.Hour)
+	for _, n := range []string{"old_0123456789ab.json", "old.lock", "keep.txt"} {
+		p := filepath.Join(s.Dir, n)
+		os.WriteFile(p, []byte("{}"), 0o600)
+		os.Chtimes(p, old, old)
+	}
+	os.Chtimes(s.Path("a"), old, old)
+	if _, err := s.Update("b", func(*State) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[string]bool{"old_0123456789ab.json": false, "old.lock": false, "keep.txt": true} {
+		if _, err := os.Stat(filepath.Join(s.Dir, n)); (err == nil) != want {
+			t.Errorf("%s kept %v, want %v", n, err == nil, want)
+		}
+	}
+	if _, err := os.Stat(s.Path("a")); err == nil {
+		t.Error("a state untouched for longer than MaxAge was kept")
+	}
+}
+
+// spec: WA-9
+func TestWA9ConcurrentUpdatesTakeTurns(t *testing.T) {
+	s := newStore(t)
+	const n = 20
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Update("busy", func(st *State) bool {
+				st.Fallbacks = append(st.Fallbacks, Fallback{})
+				st.Crossings = append(st.Crossings[:0], Crossing{Tokens: int64(len(st.Turn) + 1)})
+				st.Turn += "x"
+				return true
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	st, err := s.Load("busy")
+	if err != nil || len(st.Turn) != n {
+		t.Fatalf("%d of %d updates survived: %v", len(st.Turn), n, err)
+	}
+	// A crashed run's lock is taken over.
+	lock := strings.TrimSuffix(s.Path("busy"), ".json") + ".lock"
+	os.WriteFile(lock, nil, 0o600)
+	stale := time.Now().Add(-2 * lockStale)
+	os.Chtimes(lock, stale, stale)
+	if _, err := s.Update("busy", func(*State) bool { return true }); err != nil {
+		t.Errorf("stale lock not taken over: %v", err)
+	}
+}
