@@ -66,6 +66,9 @@ type Record struct {
 	// Totals says how many prompts, commands and failures the bounded lists
 	// were taken from; nil in records written before it existed (SF-6).
 	Totals *transcript.Totals `json:"totals,omitempty"`
+	// Preparation says whether the compaction was planned or an emergency;
+	// nil in records written before it existed (SF-20, WA-12).
+	Preparation *Preparation `json:"preparation,omitempty"`
 }
 
 // Git is the repository state at snapshot time.

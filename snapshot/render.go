@@ -244,10 +244,9 @@ func safeSessionID(s string) bool {
 }
 
 // summary is the screen at the top: the title and Session line, one item
-// each for time, trigger, context, working directory, files edited, failed
-// commands and git, then the custom instructions and the last prompt. When
-// records say whether a compaction was planned or an emergency, that line
-// goes right after the trigger's.
+// each for time, trigger, how the compaction was prepared (when the record
+// says), context, working directory, files edited, failed commands and git,
+// then the custom instructions and the last prompt.
 func (w *mdWriter) summary(r *Record) {
 	w.heading(1, w.t("compact-guard snapshot"))
 	switch {
@@ -266,6 +265,9 @@ func (w *mdWriter) summary(r *Record) {
 		w.item(0, w.t("Time: %s (all times UTC)", stamp(r.CreatedAt)))
 	}
 	w.item(0, w.t("Trigger: %s, %d earlier compactions in this session", w.trigger(r.Trigger), r.EarlierCompactions))
+	if p := r.Preparation; p != nil {
+		w.item(0, w.preparation(p, r.Trigger))
+	}
 	w.item(0, w.t("Context: %s", w.context(r.Context)))
 	cwd := w.orUnknown(r.Cwd)
 	switch source := r.CwdSource; {
@@ -361,6 +363,38 @@ func (w *mdWriter) trigger(s string) string {
 		return w.t("unknown")
 	}
 	return inlineCode(s)
+}
+
+// preparation says whether the compaction was planned (the handoff block:
+// heading, file, line, date) or an emergency or unplanned (the fill, and
+// since when no handoff was current) (SF-20, WA-12).
+func (w *mdWriter) preparation(p *Preparation, trigger string) string {
+	if p.Kind == Planned && p.Handoff != nil {
+		h := p.Handoff
+		return w.t("Planned compaction: handoff block %s dated %s, in %s line %d", inlineCode(h.Heading), w.when(h.Time), w.code(h.Path), h.Line)
+	}
+	fill := w.t("context fill unknown")
+	switch pct := p.Percent(); {
+	case pct >= 0:
+		fill = w.t("context at %d%% of the window (%d of %d tokens)", pct, p.Fill, p.Window)
+	case p.Fill > 0:
+		fill = w.t("context at %d tokens", p.Fill)
+	}
+	var handoff string
+	switch h := p.Handoff; {
+	case h != nil && !h.Complete:
+		handoff = w.t("the newest handoff block (%s, line %d) is incomplete", w.when(h.Time), h.Line)
+	case h != nil && !p.Since.IsZero():
+		handoff = w.t("no handoff since %s (the newest block is dated %s)", w.when(p.Since), w.when(h.Time))
+	case !p.Since.IsZero():
+		handoff = w.t("no handoff since %s", w.when(p.Since))
+	default:
+		handoff = w.t("no handoff block")
+	}
+	if p.Kind == Emergency {
+		return w.t("Emergency compaction: automatic, %s; %s", fill, handoff)
+	}
+	return w.t("Unplanned compaction: %s, %s; %s", w.trigger(trigger), fill, handoff)
 }
 
 // context is the fill in tokens and the model; the split into input and

@@ -98,6 +98,11 @@ func fullRecord() *Record {
 		Warnings:   []string{"git: status took longer than 2s", "cwd \"/gone\" does not exist"},
 		Redactions: 3,
 		Compaction: &CompactionConfirmation{At: t0.Add(90 * time.Second), SummaryChars: 5321},
+		Preparation: &Preparation{Kind: Planned, Fill: 154321, Window: 200000, AutoAt: 167000, Watched: true,
+			Crossings: []Crossed{{Tokens: 100000, At: t0.Add(-25 * time.Minute)}, {Tokens: 120000, At: t0.Add(-12 * time.Minute)}},
+			Since:     t0.Add(-25 * time.Minute),
+			Handoff: &HandoffRef{Path: "/home/dev/my project/SESSION-STATE.md", Line: 14, Heading: "HANDOFF 2026-03-14T09:20:00Z",
+				Time: t0.Add(-6*time.Minute - 53*time.Second), Complete: true, Current: true}},
 	}
 }
 
@@ -567,6 +572,55 @@ func TestRenderPlurals(t *testing.T) {
 		if md := string(RenderMarkdown(r, tc.lang)); !strings.Contains(md, tc.want) {
 			t.Errorf("%s %d edits: %q missing", tc.lang, tc.edits, tc.want)
 		}
+	}
+}
+
+// spec: SF-20
+func TestRenderPreparation(t *testing.T) {
+	since := t0.Add(-25 * time.Minute)
+	older := &HandoffRef{Path: "/p/SESSION-STATE.md", Line: 3, Heading: "HANDOFF 2026-03-14T08:00:00Z", Time: t0.Add(-86 * time.Minute), Complete: true}
+	cases := []struct {
+		name    string
+		trigger string
+		p       Preparation
+		en, ru  string
+	}{
+		{"planned", "manual", Preparation{Kind: Planned, Handoff: &HandoffRef{Path: "/p/SESSION-STATE.md", Line: 14,
+			Heading: "HANDOFF 2026-03-14T09:20:00Z", Time: t0.Add(-7 * time.Minute), Complete: true, Current: true}},
+			"- Planned compaction: handoff block `HANDOFF 2026-03-14T09:20:00Z` dated 09:19, in `/p/SESSION-STATE.md` line 14\n",
+			"- Плановое сжатие: блок передачи `HANDOFF 2026-03-14T09:20:00Z` от 09:19, в `/p/SESSION-STATE.md`, строка 14\n"},
+		{"emergency, a threshold crossed", "auto", Preparation{Kind: Emergency, Fill: 968100, Window: 1000000, Since: since},
+			"- Emergency compaction: automatic, context at 96% of the window (968,100 of 1,000,000 tokens); no handoff since 09:01\n",
+			"- Аварийное сжатие: автоматическое, контекст заполнен на 96% окна (968\u00a0100 из 1\u00a0000\u00a0000 токенов); передачи с 09:01 нет\n"},
+		{"emergency, an older block", "auto", Preparation{Kind: Emergency, Fill: 5000, Since: since, Handoff: older},
+			"- Emergency compaction: automatic, context at 5,000 tokens; no handoff since 09:01 (the newest block is dated 08:00)\n", ""},
+		{"unplanned, an incomplete block", "manual", Preparation{Kind: Unplanned, Handoff: &HandoffRef{Path: "/p/S.md", Line: 9, Time: t0}},
+			"- Unplanned compaction: manual, context fill unknown; the newest handoff block (09:26, line 9) is incomplete\n", ""},
+		{"unplanned, no block", "manual", Preparation{Kind: Unplanned},
+			"- Unplanned compaction: manual, context fill unknown; no handoff block\n",
+			"- Внеплановое сжатие: вручную, заполнение контекста неизвестно; блока передачи нет\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := minimalRecord()
+			r.CreatedAt, r.Trigger, r.Preparation = t0, tc.trigger, &tc.p
+			for lang, want := range map[Lang]string{English: tc.en, Russian: tc.ru} {
+				if want == "" {
+					continue
+				}
+				md := string(RenderMarkdown(r, lang))
+				if !strings.Contains(md, want) {
+					t.Errorf("%s: no line %q in\n%s", lang, want, md)
+				}
+				trigger := strings.Index(md, "- Trigger: ")
+				if lang == Russian {
+					trigger = strings.Index(md, "- Запуск сжатия: ")
+				}
+				if i := strings.Index(md, want); trigger < 0 || i < trigger || strings.Count(md[trigger:i], "\n") != 1 {
+					t.Errorf("%s: the line does not follow the trigger's", lang)
+				}
+			}
+		})
 	}
 }
 
