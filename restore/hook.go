@@ -18,11 +18,28 @@ type hookSpecific struct {
 // {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":TEXT}}
 // and a newline. HTML characters are not escaped, so the text stays
 // readable in the transcript; invalid UTF-8 becomes U+FFFD.
-func HookOutput(text string) ([]byte, error) {
+func HookOutput(text string) ([]byte, error) { return EventOutput("SessionStart", text) }
+
+// EventOutput is the same output for another event that takes
+// additionalContext (UserPromptSubmit, PostToolUse: PO-12, WA-6).
+func EventOutput(event, text string) ([]byte, error) {
+	return encode(hookOutput{hookSpecific{event, text}})
+}
+
+// BlockOutput is a Stop hook's stdout holding the stop:
+// {"decision":"block","reason":TEXT} and a newline (WA-10).
+func BlockOutput(reason string) ([]byte, error) {
+	return encode(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", reason})
+}
+
+func encode(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(hookOutput{hookSpecific{"SessionStart", text}}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

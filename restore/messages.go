@@ -64,6 +64,35 @@ const (
 	mNoPromptsPart    = "no-prompts-part"
 	mNoFilesPart      = "no-files-part"
 	mStateUnanswered  = "state-unanswered"
+
+	// watch (specs/watch.md WA-6, WA-10, WA-11) and the pointer's line on
+	// how the compaction was prepared (PO-14)
+	mWatchFill          = "watch-fill"
+	mWatchCrossed       = "watch-crossed"
+	mWatchCrossing      = "watch-crossing"
+	mWatchAuto          = "watch-auto"
+	mWatchAutoOff       = "watch-auto-off"
+	mHandoffCurrent     = "handoff-current"
+	mHandoffOlder       = "handoff-older"
+	mHandoffIncomplete  = "handoff-incomplete"
+	mHandoffNoBlock     = "handoff-no-block"
+	mHandoffNoFile      = "handoff-no-file"
+	mWatchHow           = "watch-how"
+	mStopHeld           = "stop-held"
+	mLate               = "late"
+	mLateNoRecord       = "late-no-record"
+	mLateResumed        = "late-resumed"
+	mLateOldClient      = "late-old-client"
+	mPlanned            = "planned"
+	mEmergency          = "emergency"
+	mUnplanned          = "unplanned"
+	mAtPercent          = "at-percent"
+	mAtTokens           = "at-tokens"
+	mFillUnknown        = "fill-unknown"
+	mNoHandoffSince     = "no-handoff-since"
+	mNoHandoffOlder     = "no-handoff-older"
+	mHandoffBlockBroken = "handoff-block-incomplete"
+	mNoHandoffBlock     = "no-handoff-block"
 )
 
 type entry struct {
@@ -200,6 +229,45 @@ func entries() []entry {
 		{mStateUnanswered,
 			s("- not looked in %s and the folders after it: its file system did not answer in time"),
 			s("- не искали в %s и следующих папках: его файловая система не ответила вовремя")},
+		{mWatchFill,
+			s("compact-guard: the context holds %d tokens, %d%% of the %d-token window (%s)."),
+			s("compact-guard: контекст заполнен на %[2]d%% окна (токенов: %[1]d из %[3]d; %[4]s).")},
+		{mWatchCrossed, s("Thresholds crossed: %s."), s("Пройдены пороги: %s.")},
+		{mWatchCrossing, s("%d at %s"), s("%d в %s")},
+		{mWatchAuto, s("Automatic compaction comes at about %d tokens."), s("Автоматическое сжатие наступит около отметки %d.")},
+		{mWatchAutoOff, s("Automatic compaction is off."), s("Автоматическое сжатие отключено.")},
+		{mHandoffCurrent, s("Handoff: current, %s line %d, dated %s."), s("Передача: актуальная, %s, строка %d, от %s.")},
+		{mHandoffOlder, s("Handoff: none since %s; the newest block in %s is dated %s."),
+			s("Передача: с %s её нет; последний блок в %s датирован %s.")},
+		{mHandoffIncomplete, s("Handoff: the newest block in %s (line %d) is incomplete."),
+			s("Передача: последний блок в %s (строка %d) заполнен не полностью.")},
+		{mHandoffNoBlock, s("Handoff: no block in %s."), s("Передача: блоков в %s нет.")},
+		{mHandoffNoFile, s("Handoff: no %s in the project."), s("Передача: %s в проекте нет.")},
+		{mWatchHow,
+			s("A planned compaction is a handoff block in the state file (template: `compact-guard handoff --template`; `compact-guard handoff --check` exits 0 once it is complete), then /compact from the user."),
+			s("Плановое сжатие — это блок передачи в файле состояния (шаблон: `compact-guard handoff --template`; `compact-guard handoff --check` завершается с кодом 0, когда блок полон), затем /compact от пользователя.")},
+		{mStopHeld,
+			s("compact-guard holds this stop once: the context is past the last threshold (%d) and no handoff is current. The next stop passes, with a handoff or without."),
+			s("compact-guard задерживает эту остановку один раз: контекст прошёл последний порог (%d), актуальной передачи нет. Следующая остановка пройдёт — с передачей или без.")},
+		{mLate, s("compact-guard: this pointer comes with the first prompt after the compaction, because %s."),
+			s("compact-guard: этот указатель приходит с первым запросом после сжатия, потому что %s.")},
+		{mLateNoRecord, s("the client recorded no SessionStart context after the compaction"),
+			s("клиент не записал контекст SessionStart после сжатия")},
+		{mLateResumed, s("the session went on in a new client process (resumed at %s), and client %s keeps no SessionStart context across that"),
+			s("сессия продолжилась в новом процессе клиента (возобновлена в %s), а клиент %s не переносит туда контекст SessionStart")},
+		{mLateOldClient, s("client %s passes no SessionStart context to the model"),
+			s("клиент %s не передаёт модели контекст SessionStart")},
+		{mPlanned, s("This compaction was planned: handoff block \"%s\" in %s, line %d, dated %s."),
+			s("Это сжатие плановое: блок передачи «%s» в %s, строка %d, от %s.")},
+		{mEmergency, s("This compaction was an emergency: automatic, %s, %s."), s("Это сжатие аварийное: автоматическое, %s, %s.")},
+		{mUnplanned, s("This compaction was not planned: %s, %s, %s."), s("Это сжатие внеплановое: %s, %s, %s.")},
+		{mAtPercent, s("context at %d%% of the window (%d of %d tokens)"), s("контекст заполнен на %d%% окна (%d из %d токенов)")},
+		{mAtTokens, s("context at %d tokens"), s("в контексте токенов: %d")},
+		{mFillUnknown, s("context fill unknown"), s("заполнение контекста неизвестно")},
+		{mNoHandoffSince, s("no handoff since %s"), s("передачи с %s нет")},
+		{mNoHandoffOlder, s("no handoff since %s (the newest block is dated %s)"), s("передачи с %s нет (последний блок датирован %s)")},
+		{mHandoffBlockBroken, s("the newest handoff block (line %d) is incomplete"), s("последний блок передачи (строка %d) заполнен не полностью")},
+		{mNoHandoffBlock, s("no handoff block"), s("блока передачи нет")},
 	}
 }
 

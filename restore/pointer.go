@@ -131,6 +131,11 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	}
 	line(p.Sprintf(mCompacted, trigger, at, oneLine(in.MDPath, 1<<12)))
 
+	// PO-15
+	if rec.Preparation != nil {
+		line(preparationLine(p, rec.Preparation, rec.Trigger, rec.CreatedAt, l.itemChars))
+	}
+
 	// PO-14
 	gaps := rec.Coverage.Gaps()
 	if len(gaps) > 0 {

@@ -517,6 +517,12 @@ var catalogArgs = func() map[string][]any {
 		mCmdFailedCode: {"a", "1"}, mCmdFailed: str, mStateFound: str, mStateMissing: str, mStateMissingNone: str,
 		mPointerCut: num, mFailNotice: {"a", "b"}, mFailLog: str, mFailLogUnwritten: {"a", "b"},
 		mGaps: {3, "x"}, mGapsNoSize: str, mGapBefore: num, mGapBetween: {1, 2}, mGapBetweenMore: {1, 2}, mGapAfter: num, mStateUnanswered: str,
+		mWatchFill: {512340, 51, 1000000, "model x"}, mWatchCrossed: str, mWatchCrossing: {500000, "10:02 UTC"},
+		mWatchAuto: num, mHandoffCurrent: {"a", 3, "b"}, mHandoffOlder: {"a", "b", "c"}, mHandoffIncomplete: {"a", 3},
+		mHandoffNoBlock: str, mHandoffNoFile: str, mStopHeld: num, mLate: str, mLateResumed: {"a", "b"},
+		mLateOldClient: str, mPlanned: {"a", "b", 3, "c"}, mEmergency: {"a", "b"}, mUnplanned: {"a", "b", "c"},
+		mAtPercent: {96, 968100, 1000000}, mAtTokens: num, mNoHandoffSince: str, mNoHandoffOlder: {"a", "b"},
+		mHandoffBlockBroken: num,
 	}
 }()
 
