@@ -83,6 +83,7 @@ const (
 	mLateNoRecord       = "late-no-record"
 	mLateResumed        = "late-resumed"
 	mLateOldClient      = "late-old-client"
+	mLateNotDelivered   = "late-not-delivered"
 	mPlanned            = "planned"
 	mEmergency          = "emergency"
 	mUnplanned          = "unplanned"
@@ -257,6 +258,8 @@ func entries() []entry {
 			s("сессия продолжилась в новом процессе клиента (возобновлена в %s), а клиент %s не переносит туда контекст SessionStart")},
 		{mLateOldClient, s("client %s passes no SessionStart context to the model"),
 			s("клиент %s не передаёт модели контекст SessionStart")},
+		{mLateNotDelivered, s("no pointer was handed out at SessionStart"),
+			s("при SessionStart указатель не был выдан")},
 		{mPlanned, s("This compaction was planned: handoff block \"%s\" in %s, line %d, dated %s."),
 			s("Это сжатие плановое: блок передачи «%s» в %s, строка %d, от %s.")},
 		{mEmergency, s("This compaction was an emergency: automatic, %s, %s."), s("Это сжатие аварийное: автоматическое, %s, %s.")},

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/text/message"
 
+	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
@@ -129,32 +130,22 @@ func clockUTC(t, now time.Time) string {
 	return t.Format("2006-01-02 15:04 UTC")
 }
 
-// Late reasons: why the pointer of the latest compaction did not reach the
-// model, for LateNote (WA-11).
-const (
-	// LateNotRecorded: the client records SessionStart context in the
-	// transcript, and none of ours is recorded after the compaction.
-	LateNotRecorded = "not-recorded"
-	// LateResumed: a client that keeps SessionStart context only in memory
-	// was started anew (--resume) after the compaction.
-	LateResumed = "resumed"
-	// LateOldClient: a client that passes no SessionStart context at all.
-	LateOldClient = "old-client"
-)
-
 // LateNote is the line put before a pointer handed over through
 // UserPromptSubmit: that it comes with the first prompt after the
-// compaction, and why (WA-11). version is the client that wrote the
-// compaction's boundary, resumed when it was started anew.
+// compaction, and why — a reason of selectsnap.PointerFate (WA-11). version
+// is the client that wrote the compaction's boundary, resumed when it was
+// started anew.
 func LateNote(why, version string, resumed, compacted time.Time, lang snapshot.Lang) string {
 	p := printer(lang)
 	v := oneLine(version, 40)
 	var reason string
 	switch why {
-	case LateResumed:
+	case selectsnap.Resumed:
 		reason = p.Sprintf(mLateResumed, clockUTC(resumed, compacted), v)
-	case LateOldClient:
+	case selectsnap.OldClient:
 		reason = p.Sprintf(mLateOldClient, v)
+	case selectsnap.NotDelivered:
+		reason = p.Sprintf(mLateNotDelivered)
 	default:
 		reason = p.Sprintf(mLateNoRecord)
 	}

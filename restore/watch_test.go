@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -180,9 +181,10 @@ func TestWA11LateNote(t *testing.T) {
 	for _, tc := range []struct {
 		why, want string
 	}{
-		{LateResumed, "because the session went on in a new client process (resumed at 09:30 UTC), and client 2.1.119 keeps no SessionStart context across that."},
-		{LateNotRecorded, "because the client recorded no SessionStart context after the compaction."},
-		{LateOldClient, "because client 2.1.119 passes no SessionStart context to the model."},
+		{selectsnap.Resumed, "because the session went on in a new client process (resumed at 09:30 UTC), and client 2.1.119 keeps no SessionStart context across that."},
+		{selectsnap.NotRecorded, "because the client recorded no SessionStart context after the compaction."},
+		{selectsnap.NotDelivered, "because no pointer was handed out at SessionStart."},
+		{selectsnap.OldClient, "because client 2.1.119 passes no SessionStart context to the model."},
 	} {
 		got := LateNote(tc.why, "2.1.119", compacted.Add(30*time.Minute), compacted, snapshot.English)
 		if !strings.HasPrefix(got, "compact-guard: this pointer comes with the first prompt after the compaction, ") || !strings.HasSuffix(got, tc.want) {

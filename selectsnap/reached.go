@@ -1,0 +1,164 @@
+package selectsnap
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// Why a compaction's pointer did not reach the model (SS-15); "" when it
+// did.
+const (
+	// NotRecorded: the client records SessionStart context in the
+	// transcript (2.1.120 and later), and none of compact-guard's is
+	// recorded after the compaction: the hook failed, was deferred, or
+	// handed nothing out.
+	NotRecorded = "not-recorded"
+	// Resumed: a client that keeps SessionStart context only in memory
+	// (2.0.76 to 2.1.119) was started anew after the pointer was handed
+	// out.
+	Resumed = "resumed"
+	// NotDelivered: such a client, and no pointer was handed out at
+	// SessionStart.
+	NotDelivered = "not-delivered"
+	// OldClient: a client that passes no SessionStart context at all
+	// (before 2.0.76).
+	OldClient = "old-client"
+)
+
+// Releases that decide where SessionStart context goes (reference §0,
+// measured end to end): from recordsContext on the client writes it into the
+// transcript, so a resumed process gets it back; from deliversContext on it
+// gives it to the model in the process that compacted.
+const (
+	recordsContext  = "2.1.120"
+	deliversContext = "2.0.76"
+)
+
+// PointerFate decides whether the pointer of compaction c reached the model
+// (SS-15). snapshotName is the compaction's own snapshot; delivery is its
+// delivery record (SF-53, nil for none); resumed is when the session was last
+// resumed in a new client process (SessionStart "resume"; zero for never).
+// It reads nothing: a client other than Claude Code can use it with what it
+// knows of its own transcripts.
+func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapshot.Delivery, resumed time.Time) (reached bool, why string) {
+	for _, text := range c.Contexts {
+		if name := NamedSnapshot(text); name != "" && name == snapshotName {
+			return true, ""
+		}
+	}
+	switch v := c.Version; {
+	case v != "" && !versionBefore(v, recordsContext), v == "" && c.HookRecords > 0:
+		return false, NotRecorded
+	case v != "" && versionBefore(v, deliversContext):
+		return false, OldClient
+	case delivery == nil || delivery.Event != "SessionStart":
+		return false, NotDelivered
+	case !resumed.IsZero() && resumed.After(delivery.At):
+		return false, Resumed
+	}
+	return true, ""
+}
+
+// Latest is the newest compaction of a transcript, its own snapshot and
+// what became of the snapshot's pointer.
+type Latest struct {
+	Compaction transcript.Compaction
+	// Record is the compaction's own snapshot (TakenFor), nil for none;
+	// MDPath its Markdown.
+	Record *snapshot.Record
+	MDPath string
+	// Delivery is the snapshot's delivery record, nil for none.
+	Delivery *snapshot.Delivery
+	// Reached and Why are PointerFate's answer.
+	Reached bool
+	Why     string
+}
+
+// LatestOptions say where the session's compactions and snapshots are.
+type LatestOptions struct {
+	Dir            string
+	SessionID      string
+	TranscriptPath string
+	Transcript     *transcript.File
+	// From is where reading starts: the transcript's size when precompact
+	// ran for the compaction (its boundary is written after that), so that
+	// only what was written since is read.
+	From int64
+	// Resumed is when the session was last resumed in a new process.
+	Resumed time.Time
+}
+
+// LatestPointer finds the newest compaction whose boundary starts at or
+// after o.From, its own snapshot (TakenFor with o.From as the previous
+// bound, SS-14) and whether that snapshot's pointer reached the model
+// (PointerFate, SS-15). nil, nil when no boundary follows o.From (the
+// compaction was abandoned, or its boundary is not written yet).
+func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
+	if o.SessionID == "" || o.SessionID == snapshot.Unknown {
+		return nil, ErrNoSessionID
+	}
+	comps, err := o.Transcript.Compactions(ctx, o.From)
+	if err != nil || len(comps) == 0 {
+		return nil, err
+	}
+	l := &Latest{Compaction: comps[len(comps)-1]}
+	st := &snapshot.Store{Dir: o.Dir}
+	entries, err := st.Entries()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var records []*snapshot.Record
+	sid8 := snapshot.SID8(o.SessionID)
+	for _, e := range entries {
+		if e.SID8 != sid8 || e.MDPath == "" {
+			continue
+		}
+		if r, err := st.Load(e.Name); err == nil && r.SessionID == o.SessionID {
+			records = append(records, r)
+		}
+	}
+	c := l.Compaction
+	if r := TakenFor(records, o.TranscriptPath, o.From, c.Offset, c.Time); r != nil {
+		l.Record = r
+		for _, e := range entries {
+			if e.Name == r.Name {
+				l.MDPath = e.MDPath
+			}
+		}
+		if d, err := snapshot.ReadDelivery(o.Dir, r.Name, o.SessionID); err == nil {
+			l.Delivery = d
+		}
+	}
+	name := ""
+	if l.Record != nil {
+		name = l.Record.Name
+	}
+	l.Reached, l.Why = PointerFate(c, name, l.Delivery, o.Resumed)
+	return l, nil
+}
+
+// versionBefore reports whether release a (x.y.z) comes before b; parts
+// that are no numbers count as 0.
+func versionBefore(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) || i < len(pb); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}

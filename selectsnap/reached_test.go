@@ -1,0 +1,105 @@
+package selectsnap
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// spec: SS-15
+func TestPointerFate(t *testing.T) {
+	own := snapshot.BaseName(now, ownID, 0)
+	other := snapshot.BaseName(now.Add(-time.Hour), ownID, 0)
+	pointer := func(name string) []string {
+		return []string{"The context was compacted; a snapshot is at /s/" + name + ".md"}
+	}
+	delivered := &snapshot.Delivery{SessionID: ownID, At: now, Event: "SessionStart"}
+	late := &snapshot.Delivery{SessionID: ownID, At: now, Event: "UserPromptSubmit"}
+	cases := []struct {
+		name     string
+		c        transcript.Compaction
+		delivery *snapshot.Delivery
+		resumed  time.Time
+		reached  bool
+		why      string
+	}{
+		{"recorded in the transcript", transcript.Compaction{Version: "2.1.328", Contexts: pointer(own), HookRecords: 2}, nil, time.Time{}, true, ""},
+		{"recorded, whatever the client", transcript.Compaction{Version: "2.1.119", Contexts: pointer(own)}, nil, now.Add(time.Hour), true, ""},
+		{"another snapshot's pointer recorded", transcript.Compaction{Version: "2.1.328", Contexts: pointer(other), HookRecords: 2}, delivered, time.Time{}, false, NotRecorded},
+		{"a recording client, nothing recorded", transcript.Compaction{Version: "2.1.120"}, delivered, time.Time{}, false, NotRecorded},
+		{"no version, hook records seen", transcript.Compaction{HookRecords: 1}, delivered, time.Time{}, false, NotRecorded},
+		{"2.1.119 in the same process", transcript.Compaction{Version: "2.1.119", HookRecords: 1}, delivered, now.Add(-time.Minute), true, ""},
+		{"2.1.119 resumed after the delivery", transcript.Compaction{Version: "2.1.119", HookRecords: 1}, delivered, now.Add(time.Second), false, Resumed},
+		{"2.0.76 resumed", transcript.Compaction{Version: "2.0.76"}, delivered, now.Add(time.Hour), false, Resumed},
+		{"2.1.119, nothing handed out", transcript.Compaction{Version: "2.1.119"}, nil, time.Time{}, false, NotDelivered},
+		{"2.1.119, handed out late already", transcript.Compaction{Version: "2.1.119"}, late, time.Time{}, false, NotDelivered},
+		{"1.0.98", transcript.Compaction{Version: "1.0.98"}, delivered, time.Time{}, false, OldClient},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			reached, why := PointerFate(tc.c, own, tc.delivery, tc.resumed)
+			if reached != tc.reached || why != tc.why {
+				t.Errorf("got %v %q, want %v %q", reached, why, tc.reached, tc.why)
+			}
+		})
+	}
+	for _, v := range [][2]string{{"2.1.119", "2.1.120"}, {"2.0.76", "2.1.0"}, {"1.0.98", "2.0.76"}, {"2.1", "2.1.1"}} {
+		if !versionBefore(v[0], v[1]) || versionBefore(v[1], v[0]) {
+			t.Errorf("versionBefore(%s, %s)", v[0], v[1])
+		}
+	}
+}
+
+// spec: SS-15
+func TestLatestPointer(t *testing.T) {
+	dir := t.TempDir()
+	size := int64(4000)
+	own := writeSnap(t, dir, snap{at: -2 * time.Minute, size: size})
+	writeSnap(t, dir, snap{at: -20 * time.Minute, size: 1000}) // the compaction before
+	d := snapshot.Delivery{SessionID: ownID, At: now.Add(-time.Minute), Event: "SessionStart", TranscriptSize: size}
+	if err := snapshot.WriteDelivery(dir, own, d); err != nil {
+		t.Fatal(err)
+	}
+	line := func(v map[string]any) string { b, _ := json.Marshal(v); return string(b) + "\n" }
+	head := strings.Repeat(line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "x"}}), 80)
+	head = head[:size-1] + "\n"
+	boundary := line(map[string]any{"type": "system", "subtype": "compact_boundary", "isSidechain": false,
+		"timestamp": now.Add(-90 * time.Second).Format(time.RFC3339Nano), "version": "2.1.119",
+		"compactMetadata": map[string]any{"trigger": "manual", "preTokens": 5000}})
+	hook := line(map[string]any{"type": "attachment", "attachment": map[string]any{"type": "hook_success", "hookEvent": "SessionStart", "content": ""}})
+	path := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(path, []byte(head+boundary+hook), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := transcript.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o := LatestOptions{Dir: dir, SessionID: ownID, TranscriptPath: tpath, Transcript: f, From: size}
+	l, err := LatestPointer(context.Background(), o)
+	if err != nil || l == nil || l.Record == nil || l.Record.Name != own || l.MDPath != filepath.Join(dir, own+".md") {
+		t.Fatalf("LatestPointer: %+v %v", l, err)
+	}
+	if !l.Reached || l.Delivery == nil || l.Compaction.Offset != size {
+		t.Errorf("in the same process: reached %v, delivery %+v, boundary at %d", l.Reached, l.Delivery, l.Compaction.Offset)
+	}
+	o.Resumed = now
+	if l, _ = LatestPointer(context.Background(), o); l.Reached || l.Why != Resumed {
+		t.Errorf("resumed: %v %q", l.Reached, l.Why)
+	}
+	o.From = size + 1
+	if l, err = LatestPointer(context.Background(), o); l != nil || err != nil {
+		t.Errorf("no boundary after From: %+v %v", l, err)
+	}
+	if _, err = LatestPointer(context.Background(), LatestOptions{Transcript: f}); err != ErrNoSessionID {
+		t.Errorf("no session: %v", err)
+	}
+}
