@@ -43,6 +43,9 @@ type Payload struct {
 	TurnID         string
 	Source         string
 	CompactSummary *string
+	// StopHookActive is Stop's stop_hook_active: the client is already
+	// continuing because a Stop hook held the stop (watch WA-10).
+	StopHookActive bool
 	// Encoding names how stdin was decoded ("utf-8", "utf-16le", "windows-1251", ...).
 	Encoding string
 	// Warnings lists fields that were present but unusable.
@@ -105,6 +108,9 @@ func readPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error
 	str("prompt_id", &p.PromptID)
 	str("turn_id", &p.TurnID)
 	str("source", &p.Source)
+	if v, ok := fields["stop_hook_active"]; ok && string(v) == "true" {
+		p.StopHookActive = true
+	}
 	p.CustomInstructions = optStr("custom_instructions")
 	p.CompactSummary = optStr("compact_summary")
 	return p, nil

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
 // rbHangGuard bounds every run of the binary. It is no performance claim:
@@ -266,6 +267,9 @@ func rbWriteFile(t testing.TB, path string, data []byte) string {
 
 // rbSnapFile is what a snapshot folder may hold under a snapshot name (SF-1)
 // and besides (latest.json); everything else there is a hidden working file.
+// rbWatchFile is a session's watch state (WA-8), beside the snapshot folder.
+var rbWatchFile = regexp.MustCompile(`^[A-Za-z0-9-]{0,8}_[0-9a-f]{12}\.json$`)
+
 var rbSnapFile = regexp.MustCompile(`^(snap_[0-9]{8}-[0-9]{6}_[A-Za-z0-9-]{1,8}(_[1-9][0-9]{0,3})?\.(md|json)|latest\.json)$`)
 
 // rbCheckFolder checks the snapshot folder as a reader sees it (RB-6, SF-32,
@@ -426,8 +430,9 @@ var rbHostileSessionIDs = []struct {
 // TestRBHostileSessionIDs runs precompact, then postcompact, with session ids
 // built to escape the folder, break the log or the name: only [A-Za-z0-9-]
 // reaches a file name, nothing is written outside the snapshot folder but
-// the log, and postcompact finds the session's own snapshot.
-// spec: RB-3 (SF-1, SF-51, SS-5, PC-1, PC-2, PC-20)
+// the log and the session's watch state beside it, and postcompact finds
+// the session's own snapshot.
+// spec: RB-3 (SF-1, SF-51, SS-5, PC-1, PC-2, PC-20, WA-8)
 func TestRBHostileSessionIDs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range rbHostileSessionIDs {
@@ -448,10 +453,12 @@ func TestRBHostileSessionIDs(t *testing.T) {
 			}
 			logRel, _ := filepath.Rel(w.Root, w.Log())
 			snapsRel, _ := filepath.Rel(w.Root, w.Snaps)
+			watchRel, _ := filepath.Rel(w.Root, watch.StoreFor(w.Snaps).Dir)
 			for _, p := range rbTreeDiff(before, rbTree(t, w.Root)) {
 				inSnaps := strings.HasPrefix(p, snapsRel+string(filepath.Separator)) && rbSnapFile.MatchString(filepath.Base(p))
+				inWatch := p == watchRel || filepath.Dir(p) == watchRel && rbWatchFile.MatchString(filepath.Base(p))
 				parent := p == snapsRel || strings.HasPrefix(snapsRel, p+string(filepath.Separator))
-				if !inSnaps && !parent && p != logRel {
+				if !inSnaps && !inWatch && !parent && p != logRel {
 					t.Errorf("written outside the snapshot folder: %s", p)
 				}
 			}

@@ -138,6 +138,16 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	}
 	saveCtx, cancelSave := phase(ctx, total, shareSave)
 	defer cancelSave()
+	// WA-12: how the compaction was prepared; a step given up leaves the
+	// record without it.
+	if prep, perr := bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
+		return readPreparation(opts, rec, payload, start)
+	}); perr != nil {
+		entry.Warnings = append(entry.Warnings, perr.Error())
+	} else {
+		rec.Preparation = prep.p
+		entry.Warnings = append(entry.Warnings, prep.warnings...)
+	}
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
 	type saved struct {
 		mdPath   string
@@ -187,6 +197,16 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
+	name := strings.TrimSuffix(entry.Snapshot, ".md")
+	nerr, berr := bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
+		return noteCompaction(opts, rec, name, start)
+	})
+	if berr != nil {
+		nerr = berr
+	}
+	if nerr != nil {
+		entry.Warnings = append(entry.Warnings, "watch state: "+nerr.Error())
+	}
 	entry.Outcome = outcomeOK
 	if len(entry.Warnings) > 0 {
 		entry.Outcome = outcomeWarn

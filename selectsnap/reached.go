@@ -125,7 +125,7 @@ func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 		}
 	}
 	c := l.Compaction
-	if r := TakenFor(records, o.TranscriptPath, o.From, c.Offset, c.Time); r != nil {
+	if r := TakenFor(records, o.TranscriptPath, time.Time{}, c.Time, o.From, c.Offset); r != nil {
 		l.Record = r
 		for _, e := range entries {
 			if e.Name == r.Name {

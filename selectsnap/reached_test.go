@@ -60,6 +60,9 @@ func TestPointerFate(t *testing.T) {
 // spec: SS-15
 func TestLatestPointer(t *testing.T) {
 	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	size := int64(4000)
 	own := writeSnap(t, dir, snap{at: -2 * time.Minute, size: size})
 	writeSnap(t, dir, snap{at: -20 * time.Minute, size: 1000}) // the compaction before

@@ -109,10 +109,11 @@ type Fallback struct {
 	Why      string    `json:"why"`
 }
 
-// Since is when the handoff threshold was crossed in the current episode:
-// the earliest crossing's time, zero when there is none (HO-4). It does not
-// depend on the thresholds watch runs with, which handoff --check does not
-// know.
+// Since is what a handoff must not be older than (HO-4): when the handoff
+// threshold was crossed in the current episode (the earliest crossing's
+// time), else the episode's start (the fill's fall after the last
+// compaction), zero when neither is known. It does not depend on the
+// thresholds watch runs with, which handoff --check does not know.
 func (s *State) Since() time.Time {
 	var t time.Time
 	if s == nil {
@@ -122,6 +123,9 @@ func (s *State) Since() time.Time {
 		if t.IsZero() || c.At.Before(t) {
 			t = c.At
 		}
+	}
+	if t.IsZero() {
+		t = s.Episode
 	}
 	return t
 }

@@ -81,6 +81,17 @@ func parseThreshold(f string) (Threshold, error) {
 	return Threshold{Tokens: int64(math.Round(v * mult))}, nil
 }
 
+// ParseTokens reads a number of tokens as --window takes it: 200k, 1M,
+// 1000000.
+func ParseTokens(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	t, err := parseThreshold(s)
+	if err != nil || t.Percent > 0 {
+		return 0, fmt.Errorf("%q: want a number of tokens such as 200k, 1M or 1000000", s)
+	}
+	return t.Tokens, nil
+}
+
 // Resolve turns thresholds into tokens for window w (WA-3): percentages of
 // w.Tokens; sorted and without repeats; and, when automatic compaction is
 // on, each one that would not come at least (n-i) x 2% of the window

@@ -111,6 +111,16 @@ func TestWA3Thresholds(t *testing.T) {
 			t.Errorf("%q on %+v: %v, want %v", tc.spec, tc.w, got, tc.want)
 		}
 	}
+	for in, want := range map[string]int64{"200k": 200_000, "1M": 1_000_000, " 150000 ": 150_000} {
+		if got, err := ParseTokens(in); err != nil || got != want {
+			t.Errorf("ParseTokens(%q) = %d, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"50%", "", "x"} {
+		if _, err := ParseTokens(bad); err == nil {
+			t.Errorf("ParseTokens(%q) accepted", bad)
+		}
+	}
 	for _, bad := range []string{"", "0", "-5k", "100%", "0%", "abc", "5x", "1k,2k,3k,4k,5k,6k", "2000M"} {
 		if _, err := ParseThresholds(bad); err == nil {
 			t.Errorf("ParseThresholds(%q) accepted", bad)

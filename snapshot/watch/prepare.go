@@ -1,0 +1,63 @@
+package watch
+
+import (
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/handoff"
+)
+
+// PrepareInput is what precompact knows when it records how a compaction
+// was prepared.
+type PrepareInput struct {
+	// Trigger is the payload's ("manual", "auto").
+	Trigger string
+	// State is the session's watch state, nil when there is none.
+	State *State
+	// Fill and Model are the record's context fill.
+	Fill  int64
+	Model string
+	// Window gives the environment and settings files the window is
+	// inferred from (its Model and Fill are taken from above).
+	Window WindowInput
+	// StateFile is the state file's path ("" when none was found) and
+	// Blocks its handoff blocks.
+	StateFile string
+	Blocks    []handoff.Block
+	// Previous is the time of the session's previous snapshot, zero when
+	// there is none.
+	Previous time.Time
+	Now      time.Time
+}
+
+// Prepare says how a compaction was prepared (WA-12): the newest handoff
+// block, whether it was current — newer than the handoff threshold's
+// crossing, else than the watch episode's start, else than the previous
+// snapshot — and so whether the compaction was planned, an emergency or
+// unplanned; with the fill, the window and the crossings for the pointer.
+func Prepare(in PrepareInput) *snapshot.Preparation {
+	wi := in.Window
+	wi.Model, wi.Fill = in.Model, in.Fill
+	w := InferWindow(wi)
+	p := &snapshot.Preparation{Fill: in.Fill, Window: w.Tokens, AutoAt: w.AutoAt, Watched: in.State != nil}
+	if in.Fill <= 0 {
+		p.Window, p.AutoAt = 0, 0
+	}
+	p.Since = in.State.Since()
+	if in.State != nil {
+		for _, c := range in.State.Crossings {
+			p.Crossings = append(p.Crossings, snapshot.Crossed{Tokens: c.Tokens, At: c.At})
+		}
+	}
+	if p.Since.IsZero() {
+		p.Since = in.Previous.UTC()
+	}
+	current := false
+	if b := handoff.Newest(in.Blocks); b != nil {
+		current = handoff.Current(b, p.Since, in.Now)
+		p.Handoff = &snapshot.HandoffRef{Path: in.StateFile, Line: b.Line, Heading: b.Heading,
+			Time: b.Time.UTC(), Complete: b.Complete(), Current: current}
+	}
+	p.Kind = snapshot.Kind(in.Trigger, current)
+	return p
+}
