@@ -375,9 +375,8 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 	fail := func(why, fix string) { report(checkFail, why, fix) }
 	warn := func(why, fix string) { report(checkWarn, why, fix) }
 
-	want := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
-	wantSub := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
-	if wantSub[h.Event] == "" {
+	spec, subs := hookSpec(h.Event, h.Sub)
+	if len(subs) == 0 {
 		warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Sub, h.Event), "remove it from "+src.Path)
 		return finishCheck(res, whys, fixes)
 	}
@@ -409,10 +408,10 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 	}
 
 	// Will it run for the right events, long enough?
-	if wantSub[h.Event] != h.Sub {
-		fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, wantSub[h.Event], h.Sub), installFix(src))
+	if spec == nil {
+		fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, strings.Join(subs, " or "), h.Sub), installFix(src))
 	}
-	for _, v := range want[h.Event] {
+	for _, v := range matcherWants(spec) {
 		if ok, bad := settings.MatcherMatches(matcher, v); bad != nil {
 			fail(fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad), installFix(src))
 			break
@@ -595,6 +594,41 @@ func expandProgram(p, projDir string, h settings.Host) string {
 	return p
 }
 
+// hookSpec is what settings.Hooks registers for event: its sub-commands,
+// and the registration of sub among them (nil when sub is not one).
+func hookSpec(event, sub string) (*settings.Hook, []string) {
+	var subs []string
+	var spec *settings.Hook
+	for i, s := range settings.Hooks {
+		if s.Event == event {
+			subs = append(subs, s.Sub)
+			if s.Sub == sub {
+				spec = &settings.Hooks[i]
+			}
+		}
+	}
+	return spec, subs
+}
+
+// matcherWants are the values an entry's matcher must match for spec:
+// those of spec's own matcher, none when it matches everything.
+func matcherWants(spec *settings.Hook) []string {
+	if spec == nil || spec.Matcher == "" || spec.Matcher == "*" {
+		return nil
+	}
+	v, _ := settings.MatcherValues(spec.Matcher)
+	return v
+}
+
+// watchMissing says what is lost without each of watch's registrations
+// (specs/watch.md WA-1).
+var watchMissing = map[string]string{
+	"UserPromptSubmit": "no notice of a planned compaction with a prompt, and no pointer handed over late",
+	"PostToolUse":      "no notice of a planned compaction between prompts",
+	"Stop":             "no Stop gate",
+	"SessionStart":     "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
+}
+
 // checkCoverage reports the hooks missing from every file, and the same hook
 // registered more than once with different commands (identical handlers run
 // once; different ones run twice).
@@ -602,6 +636,9 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 	var out []doctorCheck
 	install := "run 'compact-guard install" + agentFlag(agent) + "'"
 	for _, s := range settings.Hooks {
+		if s.ClaudeOnly && !agent.IsClaude() {
+			continue
+		}
 		var where []registration
 		for _, r := range regs {
 			if r.H.Event == s.Event && r.H.Sub == s.Sub {
@@ -614,6 +651,9 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 				Fix: install})
 		case len(where) == 0 && s.Event == "PreCompact":
 			out = append(out, doctorCheck{Status: checkFail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
+				Fix: install})
+		case len(where) == 0 && s.Sub == "watch":
+			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, watchMissing[s.Event]),
 				Fix: install})
 		case len(where) == 0:
 			out = append(out, doctorCheck{Status: checkFail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,

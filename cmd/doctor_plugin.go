@@ -212,12 +212,11 @@ func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
 			fail(fmt.Sprintf("the plugin has no binary for %s/%s (%s)", runtime.GOOS, runtime.GOARCH, bin))
 		}
 	}
-	want := map[string]string{"PreCompact": "precompact", "PostCompact": "postcompact", "SessionStart": "postcompact"}
-	values := map[string][]string{"PreCompact": {"manual", "auto"}, "PostCompact": {"manual", "auto"}, "SessionStart": {"compact"}}
-	if want[h.Event] != h.Sub {
+	spec, _ := hookSpec(h.Event, h.Sub)
+	if spec == nil {
 		fail(fmt.Sprintf("%s does not run compact-guard %s", h.Event, h.Sub))
 	}
-	for _, v := range values[h.Event] {
+	for _, v := range matcherWants(spec) {
 		if ok, err := settings.MatcherMatches(matcher, v); err != nil || !ok {
 			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v))
 		}

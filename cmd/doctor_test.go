@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -136,6 +137,10 @@ func TestDoctorAllGood(t *testing.T) {
 		{"[ok]", "PreCompact [manual|auto] runs", "precompact (timeout 60 s)"},
 		{"[ok]", "SessionStart [compact] runs", "postcompact (timeout 15 s)"},
 		{"[ok]", "PostCompact [manual|auto] runs"},
+		{"[ok]", "UserPromptSubmit [*] runs", "watch (timeout 10 s)"},
+		{"[ok]", "PostToolUse [*] runs", "watch (timeout 10 s)"},
+		{"[ok]", "Stop [*] runs", "watch (timeout 10 s)"},
+		{"[ok]", "SessionStart [resume] runs", "watch (timeout 10 s)"},
 		{"[info]", "project settings", "not found"},
 		{"[ok]", "snapshot folder", "not created yet"},
 		{"[ok]", "log", "no hook runs recorded yet"},
@@ -432,13 +437,43 @@ func TestDoctorMarks(t *testing.T) {
 	}
 }
 
+// spec: DR-3, DR-4, WA-1
+func TestDoctorChecksWatch(t *testing.T) {
+	d := newDocEnv(t)
+	installed := d.installed()
+	// No watch at all: each missing registration is a warning, not a failure.
+	var doc map[string]map[string]any
+	json.Unmarshal([]byte(installed), &doc)
+	for _, ev := range []string{"UserPromptSubmit", "PostToolUse", "Stop"} {
+		delete(doc["hooks"], ev)
+	}
+	doc["hooks"]["SessionStart"] = doc["hooks"]["SessionStart"].([]any)[:1]
+	b, _ := json.Marshal(doc)
+	d.write(d.userSettings(), string(b))
+	out, code := d.run()
+	if code != ExitOK || docLine(out, "[warn]", "no UserPromptSubmit hook runs compact-guard watch") == "" ||
+		docLine(out, "[warn]", "no Stop hook runs compact-guard watch: no Stop gate") == "" ||
+		docLine(out, "[warn]", "no SessionStart hook runs compact-guard watch: a resumed session is not noted") == "" {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	// watch under SessionStart with the wrong matcher, and postcompact on Stop.
+	bad := strings.Replace(installed, `"matcher": "resume"`, `"matcher": "compact"`, 1)
+	bad = strings.Replace(bad, `"hooks": {`, fmt.Sprintf(`"hooks": {"Stop": [{"hooks":[{"type":"command","command":%q}]}],`, settings.Command(d.exe, "postcompact")), 1)
+	d.write(d.userSettings(), bad)
+	out, code = d.run()
+	if code != ExitFailure || docLine(out, "[FAIL]", "SessionStart [compact]", "watch", `matcher "compact" does not match "resume"`) == "" ||
+		docLine(out, "[FAIL]", "Stop [*]", "Stop needs compact-guard watch, not postcompact") == "" {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
 // spec: DR-4
 func TestDoctorWarnsAboutOtherEvents(t *testing.T) {
 	d := newDocEnv(t)
-	stop := fmt.Sprintf(`"Stop": [{"hooks":[{"type":"command","command":%q}]}],`, settings.Command(d.exe, "precompact"))
-	d.write(d.userSettings(), strings.Replace(d.installed(), `"hooks": {`, `"hooks": {`+stop, 1))
+	other := fmt.Sprintf(`"Notification": [{"hooks":[{"type":"command","command":%q}]}],`, settings.Command(d.exe, "precompact"))
+	d.write(d.userSettings(), strings.Replace(d.installed(), `"hooks": {`, `"hooks": {`+other, 1))
 	out, code := d.run()
-	if code != ExitOK || docLine(out, "[warn]", "Stop [*]", "compact-guard precompact is not meant for Stop") == "" {
+	if code != ExitOK || docLine(out, "[warn]", "Notification [*]", "compact-guard precompact is not meant for Notification") == "" {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }

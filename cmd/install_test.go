@@ -166,10 +166,20 @@ func TestInstallPreservesForeignKeysAndHooks(t *testing.T) {
             {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" precompact", "timeout": 60}]}
         ],
         "SessionStart": [
-            {"matcher": "compact", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+            {"matcher": "compact", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]},
+            {"matcher": "resume", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
         ],
         "PostCompact": [
             {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+        ],
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
+        ],
+        "PostToolUse": [
+            {"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
+        ],
+        "Stop": [
+            {"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
         ]
     },
     "env": {"FOO": "1", "<html>": "a&b"},
@@ -255,11 +265,15 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
       ]}
     ],
     "SessionStart": [
-      {"matcher": "compact", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
+      {"matcher": "compact", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]},
+      {"matcher": "resume", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
     ],
     "PostCompact": [
       {"matcher": "manual|auto", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" postcompact", "timeout": 15}]}
-    ]
+    ],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
+    "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}]
   }
 }`
 	instJSONEqual(t, instRead(t, p), []byte(want))
@@ -497,7 +511,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 			if len(instBackups(t, p)) != 1 {
 				t.Errorf("uninstall backups: %v", instBackups(t, p))
 			}
-			if strings.Count(out, "removed") != 3 {
+			if strings.Count(out, "removed") != len(settings.Hooks) {
 				t.Errorf("uninstall output:\n%s", out)
 			}
 			// Nothing left to remove: a message, no change.
@@ -829,8 +843,8 @@ func TestInstallUninstallCorpusByteForByte(t *testing.T) {
 				t.Fatal(err)
 			}
 			installed := instRead(t, p)
-			if n := bytes.Count(installed, []byte("compact-guard\\\" ")); n != 3 {
-				t.Errorf("%d hooks installed, want 3:\n%s", n, installed)
+			if n := bytes.Count(installed, []byte("compact-guard\\\" ")); n != len(settings.Hooks) {
+				t.Errorf("%d hooks installed, want %d:\n%s", n, len(settings.Hooks), installed)
 			}
 			if !instIsSubsequence([]byte(c.content), installed) {
 				t.Errorf("install changed or removed bytes of the file, not only added:\n%s", installed)

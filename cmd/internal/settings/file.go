@@ -37,7 +37,7 @@ func readSettings(path string, a Agent) (*settingsFile, error) {
 	data, err := os.ReadFile(sf.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		sf.Doc, _ = Parse(nil) // an empty document always parses
+		sf.Doc, _ = ParseFor(a, nil) // an empty document always parses
 		return sf, nil
 	case err != nil:
 		return nil, err

@@ -12,7 +12,7 @@ import (
 )
 
 // ourSubcommands are the sub-commands that make a hook entry ours.
-var ourSubcommands = map[string]bool{"precompact": true, "postcompact": true}
+var ourSubcommands = map[string]bool{"precompact": true, "postcompact": true, "watch": true}
 
 // globalValueFlags are the global flags that take a separate value, which
 // may stand between the program and its sub-command.
@@ -167,8 +167,12 @@ func MatcherMatches(m, value string) (bool, error) {
 }
 
 // sameMatcher reports whether two simple matchers name the same values, so
-// that "auto|manual" is left as the user wrote it.
+// that "auto|manual" is left as the user wrote it; "" and "*" both match
+// everything.
 func sameMatcher(a, b string) bool {
+	if matchesAll(a) || matchesAll(b) {
+		return matchesAll(a) && matchesAll(b)
+	}
 	ta, oka := MatcherValues(a)
 	tb, okb := MatcherValues(b)
 	if !oka || !okb {
@@ -187,6 +191,8 @@ func sameMatcher(a, b string) bool {
 	}
 	return len(set) == len(other)
 }
+
+func matchesAll(m string) bool { return m == "" || m == "*" }
 
 // Change describes one change to a settings file, for the user; String
 // gives its line in install's and uninstall's output.
@@ -213,7 +219,7 @@ type handlerJSON struct {
 }
 
 type groupJSON struct {
-	Matcher string `json:"matcher"`
+	Matcher string `json:"matcher,omitempty"`
 	Hooks   []any  `json:"hooks"`
 }
 
@@ -240,6 +246,9 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 	var changes []Change
 	drop := map[*hujson.Object]bool{}
 	for _, s := range Hooks {
+		if s.ClaudeOnly && !d.agent.IsClaude() {
+			continue
+		}
 		if !s.KnownTo(client) {
 			for _, e := range d.Entries(exe) {
 				if e.Event == s.Event && e.Sub == s.Sub {
@@ -282,7 +291,7 @@ func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
 	// others are duplicates.
 	keep := 0
 	for i, f := range found {
-		if f.HasMatcher && sameMatcher(f.Matcher, s.Matcher) {
+		if hasMatcher(f, s.Matcher) {
 			keep = i
 			break
 		}
@@ -327,7 +336,7 @@ func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
 	}
 
 	var moved *hujson.Value
-	if !first.HasMatcher || !sameMatcher(first.Matcher, s.Matcher) {
+	if !hasMatcher(first, s.Matcher) {
 		old := strconv.Quote(first.Matcher)
 		if !first.HasMatcher {
 			old = "none"
@@ -352,6 +361,15 @@ func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
 		return Change{}, false, nil
 	}
 	return Change{Verb: "updated", Hook: s, What: strings.Join(what, "; ")}, true, nil
+}
+
+// hasMatcher reports whether entry e's group has the matcher m: the same
+// values, or, for a matcher that matches everything, no matcher key at all.
+func hasMatcher(e Entry, m string) bool {
+	if !e.HasMatcher {
+		return matchesAll(m)
+	}
+	return sameMatcher(e.Matcher, m)
 }
 
 // addGroup appends a matcher group to an event's list, creating the list

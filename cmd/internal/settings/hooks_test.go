@@ -20,12 +20,13 @@ func mustParse(t *testing.T, s string) *Document {
 	return d
 }
 
-// ourEntry is the one entry of ours under event.
+// ourEntry is the one entry of ours under event that runs precompact or
+// postcompact (watch has its own under SessionStart).
 func ourEntry(t *testing.T, d *Document, event string) Entry {
 	t.Helper()
 	var found []Entry
 	for _, e := range d.Entries(instExe) {
-		if e.Event == event {
+		if e.Event == event && e.Sub != "watch" {
 			found = append(found, e)
 		}
 	}
@@ -160,7 +161,9 @@ func TestInstallFixesMatcher(t *testing.T) {
 			if err := json.Unmarshal(d.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			sessionStart, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": got.Hooks["SessionStart"]}})
+			// The last group is watch's (matcher "resume"): not this test's.
+			groups := got.Hooks["SessionStart"].([]any)
+			sessionStart, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": groups[:len(groups)-1]}})
 			jsonEqual(t, sessionStart, []byte(c.want))
 		})
 	}
@@ -185,6 +188,47 @@ func TestUninstallRemovesOnlyOurs(t *testing.T) {
 		t.Errorf("removed %d handlers, want 2: %v", len(ch), ch)
 	}
 	jsonEqual(t, d.Bytes(), []byte(want))
+}
+
+// spec: IN-6, WA-1
+func TestInstallWatchMatchers(t *testing.T) {
+	// Events that take no matcher get no matcher key; a group of ours with
+	// none, "" or "*" is left as it is where the registration matches all.
+	d := mustParse(t, `{}`)
+	if _, err := d.Install(instExe, ""); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Hooks map[string][]map[string]any
+	}
+	if err := json.Unmarshal(d.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	for ev, want := range map[string]any{"UserPromptSubmit": nil, "Stop": nil, "PostToolUse": "*"} {
+		g := got.Hooks[ev]
+		if len(g) != 1 || g[0]["matcher"] != want || !strings.HasSuffix(fmt.Sprint(g[0]["hooks"]), "watch timeout:10 type:command]]") {
+			t.Errorf("%s: %v", ev, g)
+		}
+	}
+	if ss := got.Hooks["SessionStart"]; len(ss) != 2 || ss[1]["matcher"] != "resume" {
+		t.Errorf("SessionStart: %v", ss)
+	}
+	for _, in := range []string{
+		`{"hooks":{"PostToolUse":[{"hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" watch --stop-gate","timeout":10}]}]}}`,
+		`{"hooks":{"PostToolUse":[{"matcher":"","hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" watch","timeout":10}]}]}}`,
+		`{"hooks":{"Stop":[{"matcher":"*","hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" watch --stop-gate","timeout":10}]}]}}`,
+	} {
+		d := mustParse(t, in)
+		changes, err := d.Install(instExe, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range changes {
+			if c.Hook.Sub == "watch" && c.Verb != "added" {
+				t.Errorf("%s: install changed a watch entry that matches all: %v", in, c)
+			}
+		}
+	}
 }
 
 // spec: DR-4
@@ -215,11 +259,11 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 		client string
 		want   []string
 	}{
-		{"", []string{"PreCompact", "SessionStart", "PostCompact"}},
-		{"2.1.76", []string{"PreCompact", "SessionStart", "PostCompact"}},
-		{"2.1.328", []string{"PreCompact", "SessionStart", "PostCompact"}},
-		{"2.1.75", []string{"PreCompact", "SessionStart"}},
-		{"2.0.76", []string{"PreCompact", "SessionStart"}},
+		{"", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
+		{"2.1.76", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
+		{"2.1.328", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
+		{"2.1.75", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
+		{"2.0.76", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
 	} {
 		d := mustParse(t, `{}`)
 		if _, err := d.Install(instExe, c.client); err != nil {
@@ -242,7 +286,7 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 	if len(changes) != 1 || changes[0].Verb != "removed" || changes[0].Hook.Event != "PostCompact" || !strings.Contains(changes[0].What, "2.0.76") {
 		t.Errorf("changes = %v", changes)
 	}
-	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart"}) {
+	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}) {
 		t.Errorf("registered %v", got)
 	}
 	if changes, _ := d.Install(instExe, "2.0.76"); len(changes) != 0 {

@@ -33,6 +33,8 @@ func (e *SyntaxError) Error() string {
 
 // Document is a parsed settings file: a JSON object, edited in place.
 type Document struct {
+	// agent is the client whose file this is ("" or claude: Claude Code).
+	agent Agent
 	bom   bool
 	root  hujson.Value // its Value is an *hujson.Object
 	style style
@@ -62,7 +64,13 @@ func Parse(data []byte) (*Document, error) { return parse(data, false) }
 // ParseFor parses a settings file of agent a: as Parse, but with comments
 // allowed where the client strips them before JSON.parse (Qwen Code);
 // they are kept as written.
-func ParseFor(a Agent, data []byte) (*Document, error) { return parse(data, a.Comments()) }
+func ParseFor(a Agent, data []byte) (*Document, error) {
+	d, err := parse(data, a.Comments())
+	if d != nil {
+		d.agent = a
+	}
+	return d, err
+}
 
 func parse(data []byte, comments bool) (*Document, error) {
 	d := &Document{}

@@ -14,7 +14,9 @@ import (
 
 // Hook is one hook registration compact-guard owns.
 type Hook struct {
-	Event   string
+	Event string
+	// Matcher is the group's matcher; "" writes no matcher key (events
+	// that take none), and "", "*" and no key all match everything.
 	Matcher string
 	Sub     string // the compact-guard sub-command it runs
 	Timeout int    // seconds
@@ -23,6 +25,9 @@ type Hook struct {
 	// settings file that names an event they do not know (measured with
 	// 2.0.76 and PostCompact, specs/e2e.md E2E-10).
 	Since string
+	// ClaudeOnly keeps the registration out of other clients' hooks files:
+	// watch reads Claude Code's transcripts only (specs/watch.md WA-1).
+	ClaudeOnly bool
 }
 
 // KnownTo reports whether the Claude Code release client knows h's event;
@@ -63,11 +68,17 @@ func versionParts(v string) []int {
 
 // Hooks are the registrations install writes, in the order it adds them.
 // PostCompact only confirms that a compaction completed (Record.Compaction);
-// the restore pointer comes from SessionStart(compact).
+// the restore pointer comes from SessionStart(compact). watch runs on every
+// prompt, tool call and stop, and notes resumed sessions (specs/watch.md
+// WA-1).
 var Hooks = []Hook{
 	{Event: "PreCompact", Matcher: "manual|auto", Sub: "precompact", Timeout: 60},
 	{Event: "SessionStart", Matcher: "compact", Sub: "postcompact", Timeout: 15},
 	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15, Since: "2.1.76"},
+	{Event: "UserPromptSubmit", Sub: "watch", Timeout: 10, ClaudeOnly: true},
+	{Event: "PostToolUse", Matcher: "*", Sub: "watch", Timeout: 10, ClaudeOnly: true},
+	{Event: "Stop", Sub: "watch", Timeout: 10, ClaudeOnly: true},
+	{Event: "SessionStart", Matcher: "resume", Sub: "watch", Timeout: 10, ClaudeOnly: true},
 }
 
 // Settings scopes, as Claude Code names them.
