@@ -31,7 +31,14 @@ type Fill struct {
 // follows what was written after that response, not the file's size.
 func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 	fill.Offset, fill.Boundary = -1, -1
-	err = f.scanBack(ctx, 0, f.size, responseNeedle, func(start int64, line []byte) bool {
+	// One backward pass finds the newest response and any boundary after
+	// it: a tool result of megabytes is read once, not twice.
+	var boundary []byte
+	err = f.scanBackAny(ctx, 0, f.size, [][]byte{responseNeedle, boundaryNeedle}, func(start int64, line []byte) bool {
+		if fill.Boundary < 0 && IsBoundaryLine(line) {
+			fill.Boundary, boundary = start, append([]byte(nil), line...)
+			return false
+		}
 		u, at, yes := usageLine(line)
 		if yes {
 			fill.Usage, fill.At, fill.Offset, ok = u, at, start, true
@@ -41,21 +48,14 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 	if err != nil {
 		return Fill{}, false, err
 	}
-	b, err := f.lastBoundaryIn(ctx, fill.Offset+1, f.size)
-	if err != nil || b < 0 {
-		return fill, ok, err
+	if fill.Boundary < 0 {
+		return fill, ok, nil
 	}
-	var buf []byte
-	line, err := f.readLine(b, &buf)
-	if err != nil {
-		return Fill{}, false, err
-	}
-	fill.Boundary = b
 	fill.Usage = Usage{Model: fill.Model, FromBoundary: true}
 	fill.At = time.Time{}
 	var e entry
-	if classify(line, true, &e) == lineEntry {
-		line = bytes.TrimSuffix(line, []byte("\r"))
+	if classify(boundary, true, &e) == lineEntry {
+		line := bytes.TrimSuffix(boundary, []byte("\r"))
 		var post [1]span
 		if e.top[kCompactMetadata].fields(line, []string{"postTokens"}, post[:]) {
 			if n, yes := post[0].int64(line); yes && n >= 0 {
