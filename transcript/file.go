@@ -273,7 +273,11 @@ func (f *File) scanBackAny(ctx context.Context, from, to int64, needles [][]byte
 		longest = max(longest, len(n))
 	}
 	step := min(int64(64<<10), boundaryChunk)
-	chunk := make([]byte, step+int64(longest))
+	// One buffer for every chunk size: a fresh allocation's pages are
+	// touched only as far as they are used, so a scan that stops in the
+	// first 64 KiB costs no more, and a long one does not touch its
+	// memory twice.
+	chunk := make([]byte, boundaryChunk+int64(longest))
 	var matches []int
 	var line []byte // candidate lines, reused within this scan
 	pos := end      // bytes [pos, end) are searched already, except an overlap
@@ -358,7 +362,6 @@ func (f *File) scanBackAny(ctx context.Context, from, to int64, needles [][]byte
 		}
 		if step < boundaryChunk {
 			step = min(4*step, boundaryChunk)
-			chunk = make([]byte, step+int64(longest))
 		}
 	}
 	return nil
