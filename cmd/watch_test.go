@@ -319,6 +319,7 @@ func TestWA11PointerHandedOverOnce(t *testing.T) {
 	}{
 		{"2.1.119 resumed in a new process", "2.1.119", true, false, "resumed at"},
 		{"2.1.119 in the same process", "2.1.119", false, false, ""},
+		{"2.1.119 recorded it, then resumed", "2.1.119", true, true, "resumed at"},
 		{"2.1.328 recorded it", "2.1.328", true, true, ""},
 		{"2.1.328 recorded nothing", "2.1.328", false, false, "the client recorded no SessionStart context after the compaction"},
 	}

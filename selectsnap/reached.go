@@ -48,19 +48,34 @@ const (
 // It reads nothing: a client other than Claude Code can use it with what it
 // knows of its own transcripts.
 func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapshot.Delivery, resumed time.Time) (reached bool, why string) {
+	recorded := false
 	for _, text := range c.Contexts {
 		if name := NamedSnapshot(text); name != "" && name == snapshotName {
-			return true, ""
+			recorded = true
 		}
 	}
 	switch v := c.Version; {
 	case v != "" && !versionBefore(v, recordsContext), v == "" && c.HookRecords > 0:
+		// The client gives the model what the transcript holds, in this
+		// process and after a resume alike.
+		if recorded {
+			return true, ""
+		}
 		return false, NotRecorded
 	case v != "" && versionBefore(v, deliversContext):
 		return false, OldClient
-	case delivery == nil || delivery.Event != "SessionStart":
+	}
+	// 2.0.76 to 2.1.119 give the context to the model in the process that
+	// compacted, and record it, but a resumed process does not get it back
+	// (measured with 2.1.119, specs/e2e.md E2E-19).
+	at := c.Time
+	switch {
+	case delivery != nil && delivery.Event == "SessionStart":
+		at = delivery.At
+	case !recorded:
 		return false, NotDelivered
-	case !resumed.IsZero() && resumed.After(delivery.At):
+	}
+	if !resumed.IsZero() && resumed.After(at) {
 		return false, Resumed
 	}
 	return true, ""

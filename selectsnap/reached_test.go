@@ -31,7 +31,8 @@ func TestPointerFate(t *testing.T) {
 		why      string
 	}{
 		{"recorded in the transcript", transcript.Compaction{Version: "2.1.328", Contexts: pointer(own), HookRecords: 2}, nil, time.Time{}, true, ""},
-		{"recorded, whatever the client", transcript.Compaction{Version: "2.1.119", Contexts: pointer(own)}, nil, now.Add(time.Hour), true, ""},
+		{"2.1.119 records it but does not give it back after a resume", transcript.Compaction{Version: "2.1.119", Time: now, Contexts: pointer(own)}, nil, now.Add(time.Hour), false, Resumed},
+		{"2.1.119 recorded it, same process", transcript.Compaction{Version: "2.1.119", Time: now, Contexts: pointer(own)}, nil, time.Time{}, true, ""},
 		{"another snapshot's pointer recorded", transcript.Compaction{Version: "2.1.328", Contexts: pointer(other), HookRecords: 2}, delivered, time.Time{}, false, NotRecorded},
 		{"a recording client, nothing recorded", transcript.Compaction{Version: "2.1.120"}, delivered, time.Time{}, false, NotRecorded},
 		{"no version, hook records seen", transcript.Compaction{HookRecords: 1}, delivered, time.Time{}, false, NotRecorded},
