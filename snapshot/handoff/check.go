@@ -14,7 +14,8 @@ const FutureSlack = 2 * time.Minute
 
 // Current reports whether b counts as the session's handoff: complete,
 // dated no earlier than since (the crossing of the handoff threshold; zero
-// when none was crossed) and not in the future (HO-4).
+// when none was crossed) to the second — a block's date has seconds — and
+// not in the future (HO-4).
 func Current(b *Block, since, now time.Time) bool {
 	return len(Problems(b, since, now, snapshot.English)) == 0
 }
@@ -40,7 +41,7 @@ func Problems(b *Block, since, now time.Time, lang snapshot.Lang) []string {
 	case b.Time.After(now.Add(FutureSlack)):
 		out = append(out, fmt.Sprintf(pick("dated %s, later than the clock (%s)", "дата %s позже текущего времени (%s)"),
 			stamp(b.Time), stamp(now)))
-	case !since.IsZero() && b.Time.Before(since):
+	case !since.IsZero() && b.Time.Before(since.Truncate(time.Second)):
 		out = append(out, fmt.Sprintf(pick("dated %s, before the handoff threshold was crossed at %s", "дата %s раньше пересечения порога передачи в %s"),
 			stamp(b.Time), stamp(since)))
 	}

@@ -143,6 +143,7 @@ func TestHO4Problems(t *testing.T) {
 		{"complete, after the crossing", &done, now.Add(-time.Minute), now.Add(time.Minute), nil},
 		{"complete, no crossing", &done, time.Time{}, now, nil},
 		{"the crossing's own second counts", &done, now, now, nil},
+		{"a crossing later in the block's second", &done, now.Add(900 * time.Millisecond), now.Add(time.Second), nil},
 		{"before the crossing", &done, now.Add(time.Second), now.Add(time.Minute), []string{"before the handoff threshold was crossed at 2026-12-01T10:22:06Z"}},
 		{"in the future", &done, time.Time{}, now.Add(-FutureSlack - time.Second), []string{"later than the clock"}},
 		{"no block", nil, time.Time{}, now, []string{"no handoff block"}},
