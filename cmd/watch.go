@@ -360,7 +360,7 @@ func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail
 	st.Pending = nil
 	l, err := selectsnap.LatestPointer(ctx, selectsnap.LatestOptions{
 		Dir: r.opts.Dir, SessionID: r.sid, TranscriptPath: r.p.TranscriptPath, Transcript: r.f,
-		From: pend.TranscriptSize, Resumed: st.Resumed,
+		From: pend.TranscriptSize, After: pend.At, Resumed: st.Resumed,
 	})
 	switch {
 	case err != nil:

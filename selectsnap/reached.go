@@ -106,15 +106,26 @@ type LatestOptions struct {
 	// ran for the compaction (its boundary is written after that), so that
 	// only what was written since is read.
 	From int64
+	// After is when that precompact ran: the compaction's snapshot was
+	// created then (its created_at is that run's start), an earlier run's
+	// before. Zero when unknown.
+	After time.Time
 	// Resumed is when the session was last resumed in a new process.
 	Resumed time.Time
+	// MaxAge is how much older than the compaction's boundary the
+	// snapshot may be (SS-2); zero or negative means DefaultMaxAge.
+	MaxAge time.Duration
 }
 
 // LatestPointer finds the newest compaction whose boundary starts at or
-// after o.From, its own snapshot (TakenFor with o.From as the previous
-// bound, SS-14) and whether that snapshot's pointer reached the model
-// (PointerFate, SS-15). nil, nil when no boundary follows o.From (the
-// compaction was abandoned, or its boundary is not written yet).
+// after o.From, its own snapshot and whether that snapshot's pointer
+// reached the model (PointerFate, SS-17). The snapshot is TakenFor's
+// (SS-14) created after o.After, or after the boundary before this one when
+// there is one after o.From, and by this boundary's time (between the
+// offsets when the boundary has no time); and, as selection would, no more than
+// MaxAge older than the boundary (SS-2) and with no model response after it
+// before the boundary (SS-8d). nil, nil when no boundary follows o.From
+// (the compaction was abandoned, or its boundary is not written yet).
 func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 	if o.SessionID == "" || o.SessionID == snapshot.Unknown {
 		return nil, ErrNoSessionID
@@ -140,7 +151,38 @@ func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 		}
 	}
 	c := l.Compaction
-	if r := TakenFor(records, o.TranscriptPath, time.Time{}, c.Time, o.From, c.Offset); r != nil {
+	prev, after := o.From, o.After
+	if !after.IsZero() {
+		// created_at is that run's start; a second of margin for clocks
+		// that round.
+		after = after.Add(-time.Second)
+	}
+	if len(comps) > 1 {
+		prev = comps[len(comps)-2].Offset
+		if t := comps[len(comps)-2].Time; t.After(after) {
+			after = t
+		}
+	}
+	maxAge := o.MaxAge
+	if maxAge <= 0 {
+		maxAge = DefaultMaxAge
+	}
+	r := TakenFor(records, o.TranscriptPath, after, c.Time, prev, c.Offset)
+	if r != nil && !c.Time.IsZero() {
+		if n, ok := snapshot.ParseName(r.Name); !ok || c.Time.Sub(n.Time) > maxAge {
+			r = nil
+		}
+	}
+	if r != nil {
+		went, err := o.Transcript.ResponseIn(ctx, r.Coverage.TranscriptSize, c.Offset, r.CreatedAt)
+		if err != nil {
+			return nil, err
+		}
+		if went {
+			r = nil
+		}
+	}
+	if r != nil {
 		l.Record = r
 		for _, e := range entries {
 			if e.Name == r.Name {

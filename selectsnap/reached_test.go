@@ -99,11 +99,32 @@ func TestLatestPointer(t *testing.T) {
 	if l, _ = LatestPointer(context.Background(), o); l.Reached || l.Why != Resumed {
 		t.Errorf("resumed: %v %q", l.Reached, l.Why)
 	}
+	// Older than MaxAge at the boundary: not this compaction's.
+	o.MaxAge = 10 * time.Second
+	if l, _ = LatestPointer(context.Background(), o); l == nil || l.Record != nil {
+		t.Errorf("a snapshot older than MaxAge was taken for the compaction: %+v", l)
+	}
+	o.MaxAge = 0
 	o.From = size + 1
 	if l, err = LatestPointer(context.Background(), o); l != nil || err != nil {
 		t.Errorf("no boundary after From: %+v %v", l, err)
 	}
 	if _, err = LatestPointer(context.Background(), LatestOptions{Transcript: f}); err != ErrNoSessionID {
 		t.Errorf("no session: %v", err)
+	}
+
+	// The session went on after the snapshot, before the boundary (a
+	// compaction abandoned, then one whose PreCompact did not run): not
+	// this compaction's.
+	resp := line(map[string]any{"type": "assistant", "isSidechain": false, "timestamp": now.Add(-100 * time.Second).Format(time.RFC3339Nano),
+		"message": map[string]any{"model": "claude-opus-5-5", "role": "assistant", "content": []any{}}})
+	if err := os.WriteFile(path, []byte(head+resp+boundary+hook), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f2, _ := transcript.Open(path)
+	defer f2.Close()
+	l, err = LatestPointer(context.Background(), LatestOptions{Dir: dir, SessionID: ownID, TranscriptPath: tpath, Transcript: f2, From: size})
+	if err != nil || l == nil || l.Record != nil {
+		t.Errorf("after a response later than the snapshot: %+v %v", l, err)
 	}
 }
