@@ -165,6 +165,17 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		return nil
 	}
 	entry.Warnings = append(entry.Warnings, sv.warnings...)
+	// WA-11: the compaction noted for the next prompt's pointer check,
+	// with its snapshot or none.
+	nerr, nberr := bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
+		return noteCompaction(opts, rec, sv.mdPath, start)
+	})
+	if nberr != nil {
+		nerr = nberr
+	}
+	if nerr != nil {
+		entry.Warnings = append(entry.Warnings, "watch state: "+nerr.Error())
+	}
 	if sv.err != nil {
 		entry.Detail = "snapshot not written: " + sv.err.Error()
 		if sessionID != "" {
@@ -197,16 +208,6 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
-	name := strings.TrimSuffix(entry.Snapshot, ".md")
-	nerr, berr := bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
-		return noteCompaction(opts, rec, name, start)
-	})
-	if berr != nil {
-		nerr = berr
-	}
-	if nerr != nil {
-		entry.Warnings = append(entry.Warnings, "watch state: "+nerr.Error())
-	}
 	entry.Outcome = outcomeOK
 	if len(entry.Warnings) > 0 {
 		entry.Outcome = outcomeWarn

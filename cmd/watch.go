@@ -493,9 +493,15 @@ func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p Payload, n
 }
 
 // noteCompaction notes in the session's watch state the compaction
-// precompact saved a snapshot for, so that the next prompt checks whether
-// its pointer reached the model (WA-11).
-func noteCompaction(opts *PrecompactOptions, rec *snapshot.Record, name string, now time.Time) error {
+// precompact ran for, so that the next prompt checks whether its pointer
+// reached the model (WA-11). mdPath is the snapshot written, "" when none
+// could be: the note then keeps an earlier snapshot from being taken for
+// this compaction.
+func noteCompaction(opts *PrecompactOptions, rec *snapshot.Record, mdPath string, now time.Time) error {
+	name := ""
+	if mdPath != "" {
+		name = strings.TrimSuffix(filepath.Base(mdPath), ".md")
+	}
 	_, err := watch.StoreFor(opts.Dir).Update(rec.SessionID, func(st *watch.State) bool {
 		st.Pending = &watch.Pending{At: now.UTC(), Trigger: rec.Trigger, Snapshot: name, TranscriptSize: rec.Coverage.TranscriptSize}
 		return true

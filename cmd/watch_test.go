@@ -369,6 +369,45 @@ func TestWA11PointerHandedOverOnce(t *testing.T) {
 	}
 }
 
+// spec: WA-11, PC-23, SS-15
+func TestWA11NoEarlierSnapshotHandedOver(t *testing.T) {
+	pre := func(w *wtWorld) []byte {
+		return rbPayload("session_id", w.sid, "transcript_path", w.transcript, "cwd", w.project, "hook_event_name", "PreCompact", "trigger", "manual")
+	}
+	t.Run("the compaction's precompact failed", func(t *testing.T) {
+		w := newWatchWorld(t)
+		w.fill(t, 2000)
+		w.precompact(t, pre(w)) // a compaction the client then abandoned
+		w.append(t, `{"type":"user","message":{"role":"user","content":"go on"},"isSidechain":false,"timestamp":"2026-11-30T09:10:00.000Z"}`)
+		// This compaction's precompact cannot write its snapshot (the
+		// folder is a file): its note keeps the earlier snapshot out.
+		aside := w.Snaps + ".aside"
+		if err := os.Rename(w.Snaps, aside); err != nil {
+			t.Fatal(err)
+		}
+		rbWriteFile(t, w.Snaps, []byte("not a folder"))
+		w.precompact(t, pre(w))
+		os.Remove(w.Snaps)
+		if err := os.Rename(aside, w.Snaps); err != nil {
+			t.Fatal(err)
+		}
+		w.boundary(t, "2.1.119")
+		if r := w.hook(t, watch.UserPromptSubmit, "p2", nil); r.Stdout != "" {
+			t.Errorf("an abandoned compaction's snapshot was handed over for this one: %q", r.Stdout)
+		}
+	})
+	t.Run("the session went on after the snapshot", func(t *testing.T) {
+		w := newWatchWorld(t)
+		w.fill(t, 2000)
+		w.precompact(t, pre(w))
+		w.fill(t, 3000) // a response after the snapshot: that compaction did not happen
+		w.boundary(t, "2.1.119")
+		if r := w.hook(t, watch.UserPromptSubmit, "p2", nil); r.Stdout != "" {
+			t.Errorf("the snapshot of a compaction that did not happen was handed over: %q", r.Stdout)
+		}
+	})
+}
+
 // spec: WA-12, PC-23
 func TestWA12PlannedOrEmergencyInRecordAndPointer(t *testing.T) {
 	for _, planned := range []bool{true, false} {
