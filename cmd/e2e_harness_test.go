@@ -272,6 +272,9 @@ type e2eBlock struct {
 	Text  string
 	Tool  string
 	Input map[string]any
+	// InputFn, when set, makes Input when the reply is sent: a tool call
+	// whose input depends on the moment (a dated handoff block, E2E-16).
+	InputFn func() map[string]any
 }
 
 // e2eReply is one scripted model reply.
@@ -366,6 +369,10 @@ type e2eFake struct {
 	// onSummary runs when a compaction request arrives, before it is
 	// answered: PreCompact hooks have run by then, SessionStart hooks not yet.
 	onSummary func()
+	// tokensFor, when set, gives the input_tokens of the n-th main-loop
+	// request (from 0): a context that grows request by request (E2E-15).
+	tokensFor func(n int) int
+	mainLoop  int
 }
 
 // e2eNewFake starts a fake on 127.0.0.1:0 reporting inputTokens.
@@ -463,9 +470,21 @@ func (f *e2eFake) serve(w http.ResponseWriter, r *http.Request) {
 	case f.next < len(f.script):
 		req.Kind, reply = "tools", f.script[f.next]
 		f.next++
+		for i, b := range reply {
+			if b.InputFn != nil {
+				reply = append(e2eReply(nil), reply...)
+				reply[i].Input = b.InputFn()
+			}
+		}
 	default:
 		req.Kind, reply = "tools", e2eReply{e2eText("E2E: nothing more scripted.")}
 		f.t.Logf("fake API: request %d: script exhausted", req.Seq)
+	}
+	if req.Kind == "tools" {
+		if f.tokensFor != nil {
+			tokens = f.tokensFor(f.mainLoop)
+		}
+		f.mainLoop++
 	}
 	req.Reply = e2eDescribe(reply)
 	hook := f.onSummary
@@ -1260,6 +1279,9 @@ type e2eSnapRecord struct {
 		ChangeCount int    `json:"change_count"`
 		Error       string `json:"error"`
 	} `json:"git"`
+	Preparation *struct {
+		Kind string `json:"kind"`
+	} `json:"preparation"`
 }
 
 // e2eSnapshots returns the snapshots in dir whose record names sessionID,
