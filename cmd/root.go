@@ -78,8 +78,11 @@ func newRootCmd(ios *IO, only string) *cobra.Command {
 typed prompts, edited files, commands, tasks and git state. After it
 (SessionStart with source "compact") "compact-guard postcompact" hands the
 session a short pointer to its own snapshot; registered for PostCompact too,
-it records that the compaction completed. "compact-guard install" registers
-all three; "compact-guard doctor" checks the setup.` + "\n" + exitHelp,
+it records that the compaction completed. "compact-guard watch", on every
+prompt, tool call and stop, says when a planned compaction is due, with a
+handoff block that "compact-guard handoff" prints and checks.
+"compact-guard install" registers the hooks; "compact-guard doctor" checks
+the setup.` + "\n" + exitHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version,

@@ -203,7 +203,11 @@ type Change struct {
 }
 
 func (c Change) String() string {
-	s := fmt.Sprintf("%-7s %s [%s] %s", c.Verb, c.Hook.Event, c.Hook.Matcher, c.Hook.Sub)
+	m := c.Hook.Matcher
+	if m == "" {
+		m = "*" // no matcher matches everything, as doctor shows it
+	}
+	s := fmt.Sprintf("%-7s %s [%s] %s", c.Verb, c.Hook.Event, m, c.Hook.Sub)
 	if c.What != "" {
 		s += " (" + c.What + ")"
 	}
