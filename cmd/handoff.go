@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +34,9 @@ type HandoffOptions struct {
 	Getwd         func() (string, error)
 	Now           func() time.Time
 }
+
+// handoffLookTimeout bounds looking for the state file.
+const handoffLookTimeout = 5 * time.Second
 
 func newCmdHandoffDefault(ios *IO, g *GlobalOptions) *cobra.Command {
 	return newCmdHandoff(ios, g, handoffRun)
@@ -102,7 +106,11 @@ func handoffRun(opts *HandoffOptions) error {
 		if name == "" {
 			name = defaultStateFileName
 		}
-		sf := snapshot.FindStateFile(name, []string{opts.Getenv("CLAUDE_PROJECT_DIR"), settings.GitRootAbove(wd), wd})
+		// A folder whose file system does not answer is named, not waited
+		// on (snapshot.FindStateFile).
+		ctx, cancel := context.WithTimeout(context.Background(), handoffLookTimeout)
+		sf := snapshot.FindStateFile(ctx, name, []string{opts.Getenv("CLAUDE_PROJECT_DIR"), settings.GitRootAbove(wd), wd})
+		cancel()
 		if sf.Path == "" {
 			say("no %s found in %s", "%s не найден в %s", name, strings.Join(sf.Searched, ", "))
 			return exitError{ExitFailure}
