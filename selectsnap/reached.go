@@ -153,9 +153,9 @@ func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 	c := l.Compaction
 	prev, after := o.From, o.After
 	if !after.IsZero() {
-		// created_at is that run's start; a second of margin for clocks
-		// that round.
-		after = after.Add(-time.Second)
+		// created_at is that run's start, to the nanosecond, and TakenFor
+		// wants records created after its bound.
+		after = after.Add(-time.Nanosecond)
 	}
 	if len(comps) > 1 {
 		prev = comps[len(comps)-2].Offset

@@ -99,6 +99,17 @@ func TestLatestPointer(t *testing.T) {
 	if l, _ = LatestPointer(context.Background(), o); l.Reached || l.Why != Resumed {
 		t.Errorf("resumed: %v %q", l.Reached, l.Why)
 	}
+	// Created by an earlier precompact than the one noted: not this
+	// compaction's; created by that one (its start, to the nanosecond): it is.
+	o.After = now.Add(-2*time.Minute + time.Second)
+	if l, _ = LatestPointer(context.Background(), o); l == nil || l.Record != nil {
+		t.Errorf("a snapshot older than the noted precompact was taken for the compaction: %+v", l)
+	}
+	o.After = now.Add(-2 * time.Minute)
+	if l, _ = LatestPointer(context.Background(), o); l == nil || l.Record == nil || l.Record.Name != own {
+		t.Errorf("the noted precompact's own snapshot was not taken: %+v", l)
+	}
+	o.After = time.Time{}
 	// Older than MaxAge at the boundary: not this compaction's.
 	o.MaxAge = 10 * time.Second
 	if l, _ = LatestPointer(context.Background(), o); l == nil || l.Record != nil {
