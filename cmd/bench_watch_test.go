@@ -1,6 +1,6 @@
 package cmd
 
-// What watch costs on every tool call (PF-19, specs/performance.md): the
+// What watch costs on every tool call (PF-20, specs/performance.md): the
 // hook process on a 1 GiB transcript, against an empty Go program started
 // the same way in the same run.
 
@@ -66,7 +66,7 @@ var benchWatchCases = []struct {
 //
 //	go test -run '^$' -bench BenchmarkWatch -benchtime 400x ./cmd/
 //
-// spec: PF-19
+// spec: PF-20 (measured as PF-21 says)
 func BenchmarkWatch(b *testing.B) {
 	c := benchHold(b)
 	empty := c.emptyProgram(b)

@@ -308,7 +308,7 @@ func TestWA9ParallelHooksTellOnce(t *testing.T) {
 	}
 }
 
-// spec: WA-11, PC-23
+// spec: WA-11, PC-26
 func TestWA11PointerHandedOverOnce(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -369,7 +369,7 @@ func TestWA11PointerHandedOverOnce(t *testing.T) {
 	}
 }
 
-// spec: WA-11, PC-23, SS-15
+// spec: WA-11, PC-26, SS-17
 func TestWA11NoEarlierSnapshotHandedOver(t *testing.T) {
 	pre := func(w *wtWorld) []byte {
 		return rbPayload("session_id", w.sid, "transcript_path", w.transcript, "cwd", w.project, "hook_event_name", "PreCompact", "trigger", "manual")
@@ -408,7 +408,7 @@ func TestWA11NoEarlierSnapshotHandedOver(t *testing.T) {
 	})
 }
 
-// spec: WA-12, PC-23
+// spec: WA-12, PC-26
 func TestWA12PlannedOrEmergencyInRecordAndPointer(t *testing.T) {
 	for _, planned := range []bool{true, false} {
 		t.Run(fmt.Sprint("planned=", planned), func(t *testing.T) {

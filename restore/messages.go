@@ -66,7 +66,7 @@ const (
 	mStateUnanswered  = "state-unanswered"
 
 	// watch (specs/watch.md WA-6, WA-10, WA-11) and the pointer's line on
-	// how the compaction was prepared (PO-14)
+	// how the compaction was prepared (PO-15)
 	mWatchFill          = "watch-fill"
 	mWatchCrossed       = "watch-crossed"
 	mWatchCrossing      = "watch-crossing"

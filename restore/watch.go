@@ -153,7 +153,7 @@ func LateNote(why, version string, resumed, compacted time.Time, lang snapshot.L
 }
 
 // preparationLine is the pointer's line on how the compaction was prepared
-// (PO-14): planned, with the handoff block; or an emergency or unplanned,
+// (PO-15): planned, with the handoff block; or an emergency or unplanned,
 // with the fill and since when no handoff was current.
 func preparationLine(p *message.Printer, prep *snapshot.Preparation, trigger string, at time.Time, itemChars int) string {
 	if prep.Kind == snapshot.Planned && prep.Handoff != nil {

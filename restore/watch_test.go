@@ -32,7 +32,7 @@ func prepared(kind string) *snapshot.Record {
 	return r
 }
 
-// spec: PO-14
+// spec: PO-15
 func TestPointerPreparationGolden(t *testing.T) {
 	for _, kind := range []string{snapshot.Planned, snapshot.Emergency} {
 		for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
@@ -55,7 +55,7 @@ func TestPointerPreparationGolden(t *testing.T) {
 	}
 }
 
-// spec: PO-14
+// spec: PO-15
 func TestPointerPreparationLines(t *testing.T) {
 	at := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 	older := &snapshot.HandoffRef{Line: 7, Time: at.Add(-26 * time.Hour), Complete: true}

@@ -12,7 +12,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// Why a compaction's pointer did not reach the model (SS-15); "" when it
+// Why a compaction's pointer did not reach the model (SS-17); "" when it
 // did.
 const (
 	// NotRecorded: the client records SessionStart context in the
@@ -42,7 +42,7 @@ const (
 )
 
 // PointerFate decides whether the pointer of compaction c reached the model
-// (SS-15). snapshotName is the compaction's own snapshot; delivery is its
+// (SS-17). snapshotName is the compaction's own snapshot; delivery is its
 // delivery record (SF-53, nil for none); resumed is when the session was last
 // resumed in a new client process (SessionStart "resume"; zero for never).
 // It reads nothing: a client other than Claude Code can use it with what it

@@ -13,7 +13,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// spec: SS-15
+// spec: SS-17
 func TestPointerFate(t *testing.T) {
 	own := snapshot.BaseName(now, ownID, 0)
 	other := snapshot.BaseName(now.Add(-time.Hour), ownID, 0)
@@ -58,7 +58,7 @@ func TestPointerFate(t *testing.T) {
 	}
 }
 
-// spec: SS-15
+// spec: SS-17
 func TestLatestPointer(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {

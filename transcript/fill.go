@@ -21,7 +21,7 @@ type Fill struct {
 }
 
 // NewestFill returns the context fill the transcript's newest model
-// response reports (TR-36): input + cache creation + cache read tokens of
+// response reports (TR-51): input + cache creation + cache read tokens of
 // the last main-chain assistant line whose model is not "<synthetic>" and
 // that is no API error. A compact_boundary written after it makes it stale:
 // Tokens is then the boundary's compactMetadata.postTokens, 0 when it has
@@ -92,7 +92,7 @@ func usageLine(line []byte) (Usage, time.Time, bool) {
 }
 
 // ResponseIn reports whether a model response (ResponseLine, TR-34) starts
-// in [from, to) and is timestamped after after (TR-37): the session went on
+// in [from, to) and is timestamped after after (TR-52): the session went on
 // after a moment, within a stretch of the file. It reads backwards from to
 // and stops at the first such response.
 func (f *File) ResponseIn(ctx context.Context, from, to int64, after time.Time) (found bool, err error) {

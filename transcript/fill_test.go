@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// spec: TR-36
-func TestTR36NewestFill(t *testing.T) {
+// spec: TR-51
+func TestTR51NewestFill(t *testing.T) {
 	usage := func(in, cc, cr int) obj {
 		return obj{"input_tokens": in, "cache_creation_input_tokens": cc, "cache_read_input_tokens": cr, "output_tokens": 900}
 	}
@@ -62,8 +62,8 @@ func TestTR36NewestFill(t *testing.T) {
 	}
 }
 
-// spec: TR-36
-func TestTR36NewestFillBehindALongResult(t *testing.T) {
+// spec: TR-51
+func TestTR51NewestFillBehindALongResult(t *testing.T) {
 	// The response is found behind a tool result longer than the first
 	// chunk the backward scan reads, and its offset is its line's start.
 	var lines []string
@@ -81,8 +81,8 @@ func TestTR36NewestFillBehindALongResult(t *testing.T) {
 	}
 }
 
-// spec: TR-37
-func TestTR37ResponseIn(t *testing.T) {
+// spec: TR-52
+func TestTR52ResponseIn(t *testing.T) {
 	lines := []string{
 		prompt(1, "go", nil),
 		assistantText(4, "claude-opus-5-5", obj{"input_tokens": 1}, nil),
