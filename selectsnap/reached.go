@@ -174,7 +174,7 @@ func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 		}
 	}
 	if r != nil {
-		went, err := o.Transcript.ResponseIn(ctx, r.Coverage.TranscriptSize, c.Offset, r.CreatedAt)
+		_, went, err := o.Transcript.NewestResponseIn(ctx, r.Coverage.TranscriptSize, c.Offset, r.CreatedAt)
 		if err != nil {
 			return nil, err
 		}

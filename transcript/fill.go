@@ -90,17 +90,3 @@ func usageLine(line []byte) (Usage, time.Time, bool) {
 	model, _ := e.model.str(line)
 	return Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}, at, true
 }
-
-// ResponseIn reports whether a model response (ResponseLine, TR-34) starts
-// in [from, to) and is timestamped after after (TR-52): the session went on
-// after a moment, within a stretch of the file. It reads backwards from to
-// and stops at the first such response.
-func (f *File) ResponseIn(ctx context.Context, from, to int64, after time.Time) (found bool, err error) {
-	err = f.scanBack(ctx, from, to, responseNeedle, func(_ int64, line []byte) bool {
-		if rt, yes := ResponseLine(line); yes && rt.After(after) {
-			found = true
-		}
-		return found
-	})
-	return found, err
-}

@@ -80,32 +80,3 @@ func TestTR51NewestFillBehindALongResult(t *testing.T) {
 		t.Errorf("offset %d, want %d", got.Offset, want)
 	}
 }
-
-// spec: TR-52
-func TestTR52ResponseIn(t *testing.T) {
-	lines := []string{
-		prompt(1, "go", nil),
-		assistantText(4, "claude-opus-5-5", obj{"input_tokens": 1}, nil),
-		assistantText(9, "<synthetic>", obj{"input_tokens": 0}, nil),
-		boundary(10, nil),
-		assistantText(12, "claude-opus-5-5", obj{"input_tokens": 1}, nil),
-	}
-	f := open(t, writeLines(t, lines...))
-	off := func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
-	for _, tc := range []struct {
-		from, to int64
-		after    int
-		want     bool
-	}{
-		{0, off(3), 3, true},       // the response at t4
-		{0, off(3), 4, false},      // not after t4; the synthetic one does not count
-		{off(2), off(3), 0, false}, // outside the stretch
-		{0, f.Size(), 10, true},    // the one after the boundary
-		{off(3), off(4), 0, false}, // the boundary alone
-	} {
-		got, err := f.ResponseIn(context.Background(), tc.from, tc.to, tsTime(tc.after))
-		if err != nil || got != tc.want {
-			t.Errorf("ResponseIn(%d, %d, t%d) = %v, %v; want %v", tc.from, tc.to, tc.after, got, err, tc.want)
-		}
-	}
-}
