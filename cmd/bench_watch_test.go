@@ -182,8 +182,14 @@ func benchWatchTranscript(b *testing.B, dir string, fill, result int) (path, sid
 	fmt.Fprintf(&tail, `{"type":"assistant","message":{"id":"msg_w","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"toolu_w","name":"Bash","input":{"command":"go test ./..."}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":1200,"cache_read_input_tokens":%d,"output_tokens":40}},"isSidechain":false,"sessionId":%q,"timestamp":%q}`+"\n",
 		fill-1203, sid, now)
 	if result > 0 {
-		fmt.Fprintf(&tail, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_w","content":%q}]},"isSidechain":false,"sessionId":%q,"timestamp":%q}`+"\n",
-			strings.Repeat("PASS ok ", result/8), sid, now)
+		// Code, as a Read or an Edit of a large file returns it: quotes,
+		// line breaks and the letters of the words watch looks for.
+		code := "func (s *Store) Load(name string) (*Record, error) {\n\tif _, ok := ParseName(name); !ok {\n\t\treturn nil, fmt.Errorf(\"%q: not a snapshot\", name) // type \"assistant\" compact_boundary\n\t}\n}\n"
+		msg, _ := json.Marshal(map[string]any{"role": "user", "content": []any{map[string]any{
+			"type": "tool_result", "tool_use_id": "toolu_w", "content": strings.Repeat(code, result/len(code)),
+		}}})
+		// The keys in Claude Code 2.1.328's order: "type" before "message".
+		fmt.Fprintf(&tail, `{"parentUuid":"u1","isSidechain":false,"type":"user","message":%s,"sessionId":%q,"timestamp":%q}`+"\n", msg, sid, now)
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"sync"
 	"time"
 )
@@ -251,12 +250,6 @@ func ResponseLine(line []byte) (time.Time, bool) {
 // holding to-1, in chunks that start at 64 KiB and grow to boundaryChunk, so
 // that a match near the end is found without reading much.
 func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visit func(start int64, line []byte) bool) error {
-	return f.scanBackAny(ctx, from, to, [][]byte{needle}, visit)
-}
-
-// scanBackAny is scanBack for lines holding any of needles, read in one
-// pass: a line holding several is visited once.
-func (f *File) scanBackAny(ctx context.Context, from, to int64, needles [][]byte, visit func(start int64, line []byte) bool) error {
 	from = max(from, 0)
 	to = min(to, f.size)
 	if from >= to {
@@ -268,16 +261,12 @@ func (f *File) scanBackAny(ctx context.Context, from, to int64, needles [][]byte
 	if err != nil {
 		return err
 	}
-	longest := 0
-	for _, n := range needles {
-		longest = max(longest, len(n))
-	}
 	step := min(int64(64<<10), boundaryChunk)
 	// One buffer for every chunk size: a fresh allocation's pages are
 	// touched only as far as they are used, so a scan that stops in the
 	// first 64 KiB costs no more, and a long one does not touch its
 	// memory twice.
-	chunk := make([]byte, boundaryChunk+int64(longest))
+	chunk := make([]byte, boundaryChunk+int64(len(needle)))
 	var matches []int
 	var line []byte // candidate lines, reused within this scan
 	pos := end      // bytes [pos, end) are searched already, except an overlap
@@ -286,27 +275,21 @@ func (f *File) scanBackAny(ctx context.Context, from, to int64, needles [][]byte
 			return err
 		}
 		lo := max(from, pos-step)
-		hi := min(end, pos+int64(longest)-1)
+		hi := min(end, pos+int64(len(needle))-1)
 		buf := chunk[:hi-lo]
 		if _, err := f.f.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		// Find the needles forward (bytes.Index is vectorised, LastIndex is
-		// not), then settle them from the last one back. A match starting
-		// at or after pos lay whole in what the previous chunk searched.
+		// not), then settle them from the last one back.
 		matches = matches[:0]
-		for _, needle := range needles {
-			for p := 0; ; {
-				k := bytes.Index(buf[p:], needle)
-				if k < 0 || lo+int64(p+k) >= pos {
-					break
-				}
-				matches = append(matches, p+k)
-				p += k + 1
+		for p := 0; ; {
+			k := bytes.Index(buf[p:], needle)
+			if k < 0 {
+				break
 			}
-		}
-		if len(needles) > 1 {
-			slices.Sort(matches)
+			matches = append(matches, p+k)
+			p += k + 1
 		}
 		next := lo
 		limit := len(buf) // needles at or past limit are settled

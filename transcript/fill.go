@@ -3,6 +3,8 @@ package transcript
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"time"
 )
 
@@ -26,24 +28,49 @@ type Fill struct {
 // that is no API error. A compact_boundary written after it makes it stale:
 // Tokens is then the boundary's compactMetadata.postTokens, 0 when it has
 // none, with FromBoundary set. ok is false when the transcript holds no
-// response with usage and no boundary. It reads backwards from the end, as
-// LastBoundary does, and stops at the first response with usage, so its cost
-// follows what was written after that response, not the file's size.
+// response with usage and no boundary. It reads the file's lines backwards
+// from the end and stops at the first response with usage, so its cost
+// follows what was written after that response, not the file's size; a
+// long line whose first bytes show it is neither a response nor a system
+// entry (a tool result) is passed over without being searched.
 func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 	fill.Offset, fill.Boundary = -1, -1
-	// One backward pass finds the newest response and any boundary after
-	// it: a tool result of megabytes is read once, not twice.
-	var boundary []byte
-	err = f.scanBackAny(ctx, 0, f.size, [][]byte{responseNeedle, boundaryNeedle}, func(start int64, line []byte) bool {
-		if fill.Boundary < 0 && IsBoundaryLine(line) {
-			fill.Boundary, boundary = start, append([]byte(nil), line...)
-			return false
+	var boundary, line []byte
+	head := make([]byte, headBytes)
+	err = f.backLines(ctx, func(start, end int64, l []byte) (bool, error) {
+		if end-start > MaxLineBytes+1 {
+			return false, nil // no entry is this long (TR-2)
 		}
-		u, at, yes := usageLine(line)
+		if l == nil && end-start > longLineHead {
+			n, err := f.f.ReadAt(head, start)
+			if err != nil && !errors.Is(err, io.EOF) {
+				return false, err
+			}
+			if t, known := topType(head[:n]); known && t != "assistant" && t != "system" {
+				return false, nil
+			}
+		}
+		if l == nil {
+			var err error
+			if l, err = f.readLine(start, &line); err != nil || l == nil {
+				return false, err
+			}
+		} else {
+			l = bytes.TrimSuffix(l, []byte("\n"))
+		}
+		// Only a line holding one of the keys' values can be either.
+		if !bytes.Contains(l, responseNeedle) && !bytes.Contains(l, boundaryNeedle) {
+			return false, nil
+		}
+		if fill.Boundary < 0 && IsBoundaryLine(l) {
+			fill.Boundary, boundary = start, append([]byte(nil), l...)
+			return false, nil
+		}
+		u, at, yes := usageLine(l)
 		if yes {
 			fill.Usage, fill.At, fill.Offset, ok = u, at, start, true
 		}
-		return yes
+		return yes, nil
 	})
 	if err != nil {
 		return Fill{}, false, err
@@ -67,6 +94,124 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 		}
 	}
 	return fill, true, nil
+}
+
+// A line longer than longLineHead is first judged by its first headBytes.
+const (
+	longLineHead = 64 << 10
+	headBytes    = 4 << 10
+)
+
+// backLines visits the file's lines from the last to the first, each as
+// [start, end) with its '\n', until visit reports true or an error; line is
+// the line's bytes when it lies within the chunk read (valid during the
+// call), else nil. It reads backwards in chunks of 64 KiB growing to
+// boundaryChunk and finds line breaks with the vectorised bytes.IndexByte,
+// so a line of megabytes costs one pass of that, not a search for words.
+func (f *File) backLines(ctx context.Context, visit func(start, end int64, line []byte) (bool, error)) error {
+	buf := make([]byte, boundaryChunk)
+	var nls []int
+	end, pos := f.size, f.size // the line being collected ends at end; [pos, size) is read
+	step := int64(64 << 10)
+	for pos > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lo := max(0, pos-step)
+		b := buf[:pos-lo]
+		if _, err := f.f.ReadAt(b, lo); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		nls = nls[:0]
+		for p := 0; ; {
+			k := bytes.IndexByte(b[p:], '\n')
+			if k < 0 {
+				break
+			}
+			nls = append(nls, p+k)
+			p += k + 1
+		}
+		for i := len(nls) - 1; i >= 0; i-- {
+			start := lo + int64(nls[i]) + 1
+			if start < end {
+				var line []byte
+				if end <= pos {
+					line = b[start-lo : end-lo]
+				}
+				if stop, err := visit(start, end, line); stop || err != nil {
+					return err
+				}
+			}
+			end = start
+		}
+		pos = lo
+		step = min(4*step, boundaryChunk)
+	}
+	if end > 0 {
+		_, err := visit(0, end, nil)
+		return err
+	}
+	return nil
+}
+
+// topType reads the top-level "type" of an entry from the first bytes of
+// its line: the keys before it must have short values (strings, numbers,
+// booleans, null), as Claude Code writes tool results. known is false when
+// those bytes do not tell.
+func topType(b []byte) (typ string, known bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return "", false
+	}
+	for i++; ; i++ {
+		i = skipSpace(b, i)
+		key, j, ok := rawString(b, i)
+		if !ok {
+			return "", false
+		}
+		if i = skipSpace(b, j); i >= len(b) || b[i] != ':' {
+			return "", false
+		}
+		if i = skipSpace(b, i+1); i >= len(b) {
+			return "", false
+		}
+		if key == "type" {
+			v, _, ok := rawString(b, i)
+			return v, ok
+		}
+		switch b[i] {
+		case '"':
+			if _, i, ok = rawString(b, i); !ok {
+				return "", false
+			}
+		case '{', '[':
+			return "", false
+		default:
+			for i < len(b) && b[i] != ',' && b[i] != '}' {
+				i++
+			}
+		}
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
+			return "", false
+		}
+	}
+}
+
+// rawString returns the string starting at b[i] (a '"') as written, escapes
+// and all, and the index after its closing quote.
+func rawString(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return string(b[i+1 : j]), j + 1, true
+		}
+	}
+	return "", 0, false
 }
 
 // usageLine reads a model response's usage by the rule of TR-26: a line

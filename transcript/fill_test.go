@@ -80,3 +80,49 @@ func TestTR51NewestFillBehindALongResult(t *testing.T) {
 		t.Errorf("offset %d, want %d", got.Offset, want)
 	}
 }
+
+// spec: TR-51
+func TestTR51LongLines(t *testing.T) {
+	code := strings.Repeat(`type":"assistant" compact_boundary" \"quoted\" `, 4000) // 200 KB naming both needles
+	longUser := `{"parentUuid":"u1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"b1","content":"` + code + `"}]},"timestamp":"` + ts(5) + `"}`
+	longResp := assistantText(6, "claude-opus-5-5", obj{"input_tokens": 42}, obj{"message": obj{"role": "assistant", "model": "claude-opus-5-5",
+		"content": []any{obj{"type": "text", "text": code}}, "usage": obj{"input_tokens": 42}}})
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  int64
+	}{
+		{"a long tool result after the response is passed over", []string{assistantText(4, "claude-opus-5-5", obj{"input_tokens": 7}, nil), longUser}, 7},
+		{"a long response is read whole", []string{assistantText(4, "claude-opus-5-5", obj{"input_tokens": 7}, nil), longResp, longUser}, 42},
+		{"a long line whose head does not tell is read whole", []string{assistantText(4, "claude-opus-5-5", obj{"input_tokens": 7}, nil),
+			`{"message":{"content":"` + code + `"},"type":"user"}`}, 7},
+		{"many short lines after the response", append([]string{assistantText(4, "claude-opus-5-5", obj{"input_tokens": 9}, nil)},
+			strings.Split(strings.Repeat(prompt(5, "x", nil)+"\n", 3000), "\n")[:3000]...), 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := open(t, writeLines(t, tc.lines...))
+			got, ok, err := f.NewestFill(context.Background())
+			if err != nil || !ok || got.Tokens != tc.want {
+				t.Errorf("got %+v %v %v, want %d tokens", got.Usage, ok, err, tc.want)
+			}
+		})
+	}
+}
+
+// spec: TR-51
+func TestTR51TopType(t *testing.T) {
+	for head, want := range map[string]string{
+		`{"parentUuid":null,"isSidechain":false,"n":12.5,"ok":true,"type":"user","message":{`: "user",
+		` { "a" : "x\"y" , "type" : "attachment"`:                                             "attachment",
+		`{"message":{"x":1},"type":"assistant"}`:                                              "",
+		`{"parentUuid":"u1","isSidechain":fal`:                                                "",
+		`["type","user"]`:                                                                     "",
+		`{"type":1}`:                                                                          "",
+		`{"content":"` + strings.Repeat("x", 100):                                             "",
+	} {
+		got, known := topType([]byte(head))
+		if got != want || known != (want != "") {
+			t.Errorf("topType(%.40q) = %q, %v; want %q", head, got, known, want)
+		}
+	}
+}
