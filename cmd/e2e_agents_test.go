@@ -170,7 +170,17 @@ type e2eAgentFake struct {
 	holdAfterCompact func(compactions int)
 	compactions      int
 	justCompacted    bool
+	// await, when set, says whether a main request shows the state the
+	// scenario waits for; until one does, main requests are answered with
+	// a harmless tool call instead of the script's next reply (at most
+	// e2eMaxFillers of them), so the scenario goes on only once the client
+	// got there, however long that took (E2E-23).
+	await   func(r *e2eAgentRequest) bool
+	fillers int
 }
+
+// e2eMaxFillers bounds the filler replies one await may take.
+const e2eMaxFillers = 50
 
 func e2eNewAgentFake(t *testing.T, agent string) *e2eAgentFake {
 	f := &e2eAgentFake{t: t, agent: agent}
@@ -254,7 +264,17 @@ func (f *e2eAgentFake) serve(w http.ResponseWriter, r *http.Request) {
 		reply = e2eAgentReply{Text: "<analysis>a</analysis><state_snapshot>E2E-SUMMARY of the session</state_snapshot>", Usage: max(f.lastUsage, 500)}
 	case len(tools) == 0:
 		req.Kind, reply = "side", e2eAgentReply{Text: "E2E side reply", Usage: 100}
+	case f.await != nil && !f.await(req) && f.fillers < e2eMaxFillers:
+		f.fillers++
+		req.Kind, reply = "main", e2eAgentReply{Calls: []e2eAgentCall{{Name: "run_shell_command",
+			Args: map[string]any{"command": "echo waiting", "is_background": false, "description": "e2e"}}}, Usage: 1000}
 	case f.next < len(f.script):
+		if f.await != nil {
+			if f.fillers >= e2eMaxFillers {
+				f.t.Errorf("fake %s API: request %d: what the scenario waits for did not come in %d requests", f.agent, req.Seq, e2eMaxFillers)
+			}
+			f.await, f.fillers = nil, 0
+		}
 		req.Kind, reply = "main", f.script[f.next]
 		f.next++
 		f.lastUsage = reply.Usage
@@ -1019,16 +1039,34 @@ func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
 		shell(failing2, 9000),
 		shell("echo after the second compaction", 1000),
 		shell("echo once more", 1000),
+		shell("echo and once more", 1000),
 		e2eAgentReply{Text: "all done", Usage: 1000},
 	)
 	w.fake.holdAfterCompact = func(n int) {
 		// Wait for the n-th SessionStart(compact) to deliver (SF-53).
+		var m []string
 		if !e2eWaitFor(60*time.Second, func() bool {
-			m, _ := filepath.Glob(filepath.Join(w.SnapDir, "*.delivered"))
+			m, _ = filepath.Glob(filepath.Join(w.SnapDir, "*.delivered"))
 			return len(m) >= n
 		}) {
 			t.Errorf("SessionStart(compact) of compaction %d delivered nothing within 60 s", n)
+			return
 		}
+		// When the client puts that context into a request depends on
+		// when it notices its background hook run ended: the script goes
+		// on once a request carries it.
+		var names []string
+		for _, p := range m {
+			names = append(names, strings.TrimSuffix(filepath.Base(p), ".delivered"))
+		}
+		sort.Slice(names, func(i, j int) bool { return e2eNameOrder(names[i]) < e2eNameOrder(names[j]) })
+		own := names[len(names)-1]
+		w.fake.mu.Lock()
+		w.fake.await = func(r *e2eAgentRequest) bool {
+			names := e2eAgentPointers(r)
+			return len(names) == 1 && names[0] == own
+		}
+		w.fake.mu.Unlock()
 	}
 	w.Run("--yolo", "-o", "stream-json", prompt)
 	if b, _ := os.ReadFile(hello); string(b) != "hello from qwen\n" {
@@ -1062,23 +1100,33 @@ func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
 			t.Errorf("snapshot %d commands %+v", k+1, s.Rec.Commands)
 		}
 		// SessionStart(compact) runs in the background (the fake waited for
-		// it before answering the first request after the compaction): the
-		// first request still carries what the client had (nothing, or the
-		// previous compaction's pointer, which it applies again to the
-		// compacted chat); every later one up to the next compaction
-		// carries this compaction's own pointer.
+		// its delivery record before answering the first request after the
+		// compaction).
 		end := len(reqs)
 		if k+1 < len(comps) {
 			end = comps[k+1]
 		}
-		first := reqs[comps[k]+1]
-		if names := e2eAgentPointers(first); len(names) > 0 && (k == 0 || names[0] != snaps[k-1].Base) {
-			t.Errorf("compaction %d: the first request after it (#%d) names %q", k+1, first.Seq, names)
+		// When the client applies the context depends on when its
+		// background hook run is noticed, not on anything the fake can wait
+		// for: so the requests after the compaction carry nothing or the
+		// previous compaction's pointer until the own one arrives, and the
+		// own one from then on; it must arrive before the next compaction.
+		own := -1
+		for i := comps[k] + 1; i < end; i++ {
+			names := e2eAgentPointers(reqs[i])
+			if len(names) == 1 && names[0] == s.Base {
+				own = i
+				break
+			}
+			if len(names) > 0 && (k == 0 || len(names) > 1 || names[0] != snaps[k-1].Base) {
+				t.Errorf("compaction %d: request #%d, before its own pointer arrived, names %q", k+1, reqs[i].Seq, names)
+			}
 		}
-		if end <= comps[k]+2 {
-			t.Errorf("compaction %d: no second request after it", k+1)
+		if own < 0 {
+			t.Errorf("compaction %d: no request before the next compaction carries its own pointer %s", k+1, s.Base)
+			continue
 		}
-		for _, r := range reqs[comps[k]+2 : end] {
+		for _, r := range reqs[own:end] {
 			e2eCheckPointer(t, fmt.Sprintf("compaction %d", k+1), r, s, snaps, prompt, "hello.txt", failed[k])
 		}
 	}
