@@ -119,14 +119,14 @@ func BenchmarkStart(b *testing.B) {
 			var hook, floor []time.Duration
 			for i := 0; i < b.N; i++ {
 				runHook := func() {
-					r := startRun(b, c, snapDir, c.bin, tc.args...)
+					r := startRun(b, c, snapDir, c.home, nil, c.bin, tc.args...)
 					if err := tc.check(r); err != nil {
 						b.Fatalf("%s: %v", strings.Join(tc.args, " "), err)
 					}
 					hook = append(hook, r.wall)
 				}
 				runEmpty := func() {
-					r := startRun(b, c, snapDir, empty)
+					r := startRun(b, c, snapDir, c.home, nil, empty)
 					if r.exitCode != 0 {
 						b.Fatalf("the empty program exited %d", r.exitCode)
 					}
@@ -153,15 +153,15 @@ func BenchmarkStart(b *testing.B) {
 	}
 }
 
-// startRun starts exe with an empty stdin pipe, in the corpus's home with
-// the hooks' environment, and times it from start to exit.
-func startRun(b *testing.B, c *benchCorpus, snapDir, exe string, args ...string) benchRun {
+// startRun starts exe in dir with stdin as its input and the hooks'
+// environment of the corpus's home, and times it from start to exit.
+func startRun(b *testing.B, c *benchCorpus, snapDir, dir string, stdin []byte, exe string, args ...string) benchRun {
 	b.Helper()
 	var out, errOut bytes.Buffer
 	cmd := exec.Command(exe, args...)
-	cmd.Dir = c.home
+	cmd.Dir = dir
 	cmd.Env = benchEnv(c.home, snapDir)
-	cmd.Stdin = bytes.NewReader(nil)
+	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	b.StartTimer()
 	t0 := time.Now()

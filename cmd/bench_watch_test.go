@@ -7,10 +7,8 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,14 +93,14 @@ func BenchmarkWatch(b *testing.B) {
 			var rss benchStats
 			for i := 0; i < b.N; i++ {
 				runHook := func() {
-					r := benchWatchRun(b, c, snapDir, payload, c.bin, "watch")
+					r := startRun(b, c, snapDir, c.repo, payload, c.bin, "watch")
 					if r.exitCode != 0 || len(r.stdout) != 0 {
 						b.Fatalf("watch: exit %d, stdout %q, stderr %q", r.exitCode, r.stdout, r.stderr)
 					}
 					hook = append(hook, r.wall)
 				}
 				runEmpty := func() {
-					r := benchWatchRun(b, c, snapDir, payload, empty)
+					r := startRun(b, c, snapDir, c.repo, payload, empty)
 					if r.exitCode != 0 {
 						b.Fatalf("the empty program exited %d", r.exitCode)
 					}
@@ -137,31 +135,6 @@ func BenchmarkWatch(b *testing.B) {
 			}
 		})
 	}
-}
-
-// benchWatchRun starts exe with the payload on stdin, in the repository
-// with the hooks' environment, and times it from start to exit.
-func benchWatchRun(b *testing.B, c *benchCorpus, snapDir string, payload []byte, exe string, args ...string) benchRun {
-	b.Helper()
-	var out, errOut bytes.Buffer
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = c.repo
-	cmd.Env = benchEnv(c.home, snapDir)
-	cmd.Stdin = bytes.NewReader(payload)
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	b.StartTimer()
-	t0 := time.Now()
-	err := cmd.Run()
-	wall := time.Since(t0)
-	b.StopTimer()
-	r := benchRun{wall: wall, stdout: out.Bytes(), stderr: errOut.Bytes()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.exitCode = ee.ExitCode()
-	} else if err != nil {
-		b.Fatalf("%s: %v", exe, err)
-	}
-	return r
 }
 
 // benchWatchTranscript writes a 1 GiB transcript into dir: a hole, a

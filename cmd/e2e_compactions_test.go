@@ -101,13 +101,7 @@ func e2eCheckEveryPointer(t *testing.T, fake *e2eFake, snapDir, sid string) int 
 			t.Errorf("compaction %d (request #%d): no snapshot of the session was taken before it", k, r.Seq)
 			continue
 		}
-		var next *e2eRequest
-		for _, n := range reqs[i+1:] {
-			if n.Kind == "tools" || n.Kind == "summary" {
-				next = n
-				break
-			}
-		}
+		next := e2eNextModelRequest(reqs, i)
 		if next == nil {
 			t.Errorf("compaction %d: no request to the model after it", k)
 			continue
@@ -135,6 +129,18 @@ func e2eCheckEveryPointer(t *testing.T, fake *e2eFake, snapDir, sid string) int 
 		t.Logf("compaction %d (request #%d): request #%d carries the pointer to %s", k, r.Seq, next.Seq, s.Base)
 	}
 	return k
+}
+
+// e2eNextModelRequest is the first request to the model after reqs[i]: a
+// main-loop request, or the next compaction request when two compactions
+// follow each other; nil when there is none.
+func e2eNextModelRequest(reqs []*e2eRequest, i int) *e2eRequest {
+	for _, n := range reqs[i+1:] {
+		if n.Kind == "tools" || n.Kind == "summary" {
+			return n
+		}
+	}
+	return nil
 }
 
 func e2eLastPromptOf(s *e2eSnap) string {
@@ -239,13 +245,7 @@ func e2eScenarioCompactionWithoutPreCompact(t *testing.T, bins e2eBinaries) {
 			continue
 		}
 		k++
-		var next *e2eRequest
-		for _, n := range reqs[i+1:] {
-			if n.Kind == "tools" || n.Kind == "summary" {
-				next = n
-				break
-			}
-		}
+		next := e2eNextModelRequest(reqs, i)
 		if next == nil {
 			t.Fatalf("compaction %d: no request after it", k)
 		}
