@@ -21,9 +21,13 @@ type Compaction struct {
 	PreTokens int64
 	// Version is the client release that wrote the boundary.
 	Version string
+	// Format is the transcript's format, which names the client (TR-37):
+	// Version is a release of that client.
+	Format Format
 	// Contexts are the SessionStart hook contexts the client recorded as
 	// given to the model (hook_additional_context attachments) between this
-	// boundary and the next, within ContextWindow bytes of it.
+	// boundary and the next, within ContextWindow bytes of it. Only Claude
+	// Code records them; other formats have none.
 	Contexts []string
 	// HookRecords counts every hook attachment seen there (hook_success,
 	// hook_additional_context, …): none at all means the client recorded no
@@ -71,7 +75,7 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 	out := make([]Compaction, 0, len(offs))
 	var buf []byte
 	for i := len(offs) - 1; i >= 0; i-- {
-		c := Compaction{Offset: offs[i]}
+		c := Compaction{Offset: offs[i], Format: f.format}
 		if line, err := f.readLine(c.Offset, &buf); err != nil {
 			return nil, err
 		} else if line != nil {
@@ -87,6 +91,11 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 				c.Time, _ = time.Parse(time.RFC3339Nano, b.Timestamp)
 				c.Version, c.Trigger, c.PreTokens = b.Version, b.Meta.Trigger, b.Meta.PreTokens
 			}
+		}
+		if f.format != FormatClaude {
+			// Codex CLI and Qwen Code record no hook attachments.
+			out = append(out, c)
+			continue
 		}
 		end := min(f.size, c.Offset+ContextWindow)
 		if i > 0 {

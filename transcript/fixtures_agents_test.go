@@ -85,7 +85,7 @@ func TestCodexRecordedRollout(t *testing.T) {
 	}
 }
 
-// spec: TR-37, TR-44, TR-45, TR-46, TR-47, TR-48, TR-49
+// spec: TR-37, TR-44, TR-45, TR-46, TR-47, TR-48, TR-49, TR-35
 func TestQwenRecordedChat(t *testing.T) {
 	f := openFixture(t, "testdata/qwen0.24.4/two-compactions.jsonl")
 	if format, known := f.Format(); format != FormatQwen || !known {
@@ -128,6 +128,21 @@ func TestQwenRecordedChat(t *testing.T) {
 	}
 	if st := x.Stats; st.Lines != 37 || st.Corrupt != 0 {
 		t.Errorf("stats %+v", st)
+	}
+	// TR-35 for Qwen Code: each chat_compression with its time and the
+	// client's release; no hook attachments are recorded.
+	comps, err := f.Compactions(ctx, 0)
+	if err != nil || len(comps) != 2 {
+		t.Fatalf("compactions %+v %v", comps, err)
+	}
+	for i, want := range []struct {
+		off int64
+		at  string
+	}{{13581, "2026-12-01T06:19:36.768Z"}, {22978, "2026-12-01T06:19:38.477Z"}} {
+		c := comps[i]
+		if c.Offset != want.off || !c.Time.Equal(mustTime(t, want.at)) || c.Format != FormatQwen || c.Version != "0.24.4" || c.Contexts != nil || c.HookRecords != 0 {
+			t.Errorf("compaction %d: %+v", i+1, c)
+		}
 	}
 }
 
