@@ -46,7 +46,8 @@ const (
 // delivery record (SF-53, nil for none); resumed is when the session was last
 // resumed in a new client process (SessionStart "resume"; zero for never).
 // It reads nothing: a client other than Claude Code can use it with what it
-// knows of its own transcripts.
+// knows of its own transcripts. A Qwen Code compaction (c.Format) follows the
+// rule of the Claude Code releases that keep the context in memory only.
 func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapshot.Delivery, resumed time.Time) (reached bool, why string) {
 	recorded := false
 	for _, text := range c.Contexts {
@@ -55,6 +56,12 @@ func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapsho
 		}
 	}
 	switch v := c.Version; {
+	case c.Format == transcript.FormatQwen:
+		// Qwen Code (its own releases) puts SessionStart context into the
+		// system instruction of the process that compacted and records none
+		// of it; a process started with --continue or --resume has only its
+		// own (measured with 0.24.4, specs/e2e.md E2E-25): the rule below,
+		// with nothing ever recorded.
 	case v != "" && !versionBefore(v, recordsContext), v == "" && c.HookRecords > 0:
 		// The client gives the model what the transcript holds, in this
 		// process and after a resume alike.
@@ -67,7 +74,8 @@ func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapsho
 	}
 	// 2.0.76 to 2.1.119 give the context to the model in the process that
 	// compacted, and record it, but a resumed process does not get it back
-	// (measured with 2.1.119, specs/e2e.md E2E-19).
+	// (measured with 2.1.119, specs/e2e.md E2E-19). So does Qwen Code, which
+	// records nothing: the delivery record alone says it was handed out.
 	at := c.Time
 	switch {
 	case delivery != nil && delivery.Event == "SessionStart":

@@ -3,6 +3,7 @@ package selectsnap
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,11 @@ func TestPointerFate(t *testing.T) {
 		{"2.1.119, nothing handed out", transcript.Compaction{Version: "2.1.119"}, nil, time.Time{}, false, NotDelivered},
 		{"2.1.119, handed out late already", transcript.Compaction{Version: "2.1.119"}, late, time.Time{}, false, NotDelivered},
 		{"1.0.98", transcript.Compaction{Version: "1.0.98"}, delivered, time.Time{}, false, OldClient},
+		// Qwen Code's releases are its own, and it records no context.
+		{"qwen, handed out, same process", transcript.Compaction{Format: transcript.FormatQwen, Version: "0.24.4"}, delivered, now.Add(-time.Minute), true, ""},
+		{"qwen, handed out, then continued in a new process", transcript.Compaction{Format: transcript.FormatQwen, Version: "0.24.4"}, delivered, now.Add(time.Second), false, Resumed},
+		{"qwen, nothing handed out", transcript.Compaction{Format: transcript.FormatQwen, Version: "0.24.4"}, nil, time.Time{}, false, NotDelivered},
+		{"qwen, handed out late already", transcript.Compaction{Format: transcript.FormatQwen, Version: "0.24.4"}, late, time.Time{}, false, NotDelivered},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,5 +143,59 @@ func TestLatestPointer(t *testing.T) {
 	l, err = LatestPointer(context.Background(), LatestOptions{Dir: dir, SessionID: ownID, TranscriptPath: tpath, Transcript: f2, From: size})
 	if err != nil || l == nil || l.Record != nil {
 		t.Errorf("after a response later than the snapshot: %+v %v", l, err)
+	}
+}
+
+// spec: SS-17 (Qwen Code: the boundary is a chat_compression record, and
+// only the delivery record and a resume tell the pointer's fate)
+func TestLatestPointerQwen(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := func(v map[string]any) string { b, _ := json.Marshal(v); return string(b) + "\n" }
+	rec := func(typ string, at time.Duration, extra map[string]any) string {
+		v := map[string]any{"uuid": fmt.Sprint("u", at), "sessionId": ownID, "timestamp": now.Add(at).Format(time.RFC3339Nano),
+			"type": typ, "provenance": "system", "cwd": "/work/q", "version": "0.24.4"}
+		for k, x := range extra {
+			v[k] = x
+		}
+		return line(v)
+	}
+	head := rec("user", -5*time.Minute, map[string]any{"provenance": "real_user", "message": map[string]any{"role": "user", "parts": []any{map[string]any{"text": "fix it"}}}}) +
+		rec("assistant", -4*time.Minute, map[string]any{"model": "qwen-e2e", "message": map[string]any{"role": "model", "parts": []any{map[string]any{"text": "ok"}}}})
+	size := int64(len(head))
+	own := writeSnap(t, dir, snap{at: -2 * time.Minute, size: size, edit: withAgent(AgentQwen)})
+	boundary := rec("system", -90*time.Second, map[string]any{"subtype": "chat_compression",
+		"systemPayload": map[string]any{"info": map[string]any{"originalTokenCount": 9000, "newTokenCount": 600}}})
+	path := filepath.Join(dir, "chat.jsonl")
+	if err := os.WriteFile(path, []byte(head+boundary), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := transcript.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o := LatestOptions{Dir: dir, SessionID: ownID, TranscriptPath: tpath, Transcript: f, From: size, After: now.Add(-2 * time.Minute)}
+	l, err := LatestPointer(context.Background(), o)
+	if err != nil || l == nil || l.Record == nil || l.Record.Name != own || l.Compaction.Offset != size || l.Compaction.Format != transcript.FormatQwen {
+		t.Fatalf("LatestPointer: %+v %v", l, err)
+	}
+	if l.Reached || l.Why != NotDelivered {
+		t.Errorf("nothing handed out: %v %q", l.Reached, l.Why)
+	}
+	// A headless /compress: SessionStart(compact) handed it out, and the
+	// process ended; the next qwen -c resumed the session.
+	d := snapshot.Delivery{SessionID: ownID, At: now.Add(-80 * time.Second), Event: "SessionStart", TranscriptSize: size}
+	if err := snapshot.WriteDelivery(dir, own, d); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ = LatestPointer(context.Background(), o); l == nil || !l.Reached || l.Delivery == nil {
+		t.Errorf("handed out, same process: %+v", l)
+	}
+	o.Resumed = now.Add(-time.Minute)
+	if l, _ = LatestPointer(context.Background(), o); l == nil || l.Reached || l.Why != Resumed {
+		t.Errorf("resumed after the delivery: %+v", l)
 	}
 }
