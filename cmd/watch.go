@@ -63,8 +63,9 @@ with "compact-guard handoff --check", then /compact from the user. Below the
 first threshold it prints nothing. With --stop-gate, the Stop hook holds the
 end of a turn once at the last threshold while no handoff is current. After a
 compaction whose pointer did not reach the model (a session resumed on
-clients up to 2.1.119), the next prompt carries it. Registered for
-SessionStart (matcher "resume") it notes that the session was resumed.
+Claude Code up to 2.1.119, or on Qwen Code), the next prompt carries it.
+Registered for SessionStart (matcher "resume") it notes that the session
+was resumed. On Qwen Code sessions the late pointer is all it does.
 
 Thresholds are tokens (450k,500k,600k) or percentages of the window
 (50%,60%,70%, the default). The window comes from --window, else the model,
@@ -186,10 +187,17 @@ func watchRun(opts *WatchOptions) (err error) {
 		return nil
 	}
 	defer f.Close()
-	fill, ok, ferr := f.NewestFill(ctx)
-	if ferr != nil {
-		entry.Warnings = append(entry.Warnings, "reading the context fill: "+ferr.Error())
-		return nil
+	// WA-1: notices and the Stop gate go by Claude Code's window and
+	// compaction point; another client's session gets the late pointer
+	// only, as if its fill were unknown.
+	var fill transcript.Fill
+	ok := false
+	if sessionAgent(p, f) == string(transcript.FormatClaude) {
+		var ferr error
+		if fill, ok, ferr = f.NewestFill(ctx); ferr != nil {
+			entry.Warnings = append(entry.Warnings, "reading the context fill: "+ferr.Error())
+			return nil
+		}
 	}
 	if (!ok || fill.Tokens < watch.Floor(opts.Thresholds, opts.Window, opts.Getenv)) && !exists(store.Path(sid)) {
 		return nil

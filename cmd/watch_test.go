@@ -369,6 +369,85 @@ func TestWA11PointerHandedOverOnce(t *testing.T) {
 	}
 }
 
+// qwenRecord is one record of a Qwen Code chat file (TR-44).
+func (w *wtWorld) qwenRecord(t *testing.T, typ string, extra map[string]any) {
+	t.Helper()
+	w.n++
+	v := map[string]any{"uuid": fmt.Sprint("q", w.n), "sessionId": w.sid, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"type": typ, "provenance": "system", "cwd": w.project, "version": "0.24.4", "gitBranch": "main"}
+	for k, x := range extra {
+		v[k] = x
+	}
+	b, _ := json.Marshal(v)
+	w.append(t, string(b))
+}
+
+// newQwenWatchWorld is a Qwen Code session: its chat file under
+// ~/.qwen/projects/…/chats/ holds a prompt and a response that fills 90% of
+// a 100,000-token window.
+func newQwenWatchWorld(t *testing.T) *wtWorld {
+	t.Helper()
+	w := &wtWorld{rbWorld: rbNewWorld(t), sid: "9e7a1c00-1111-4222-8333-444455556666"}
+	w.project = filepath.Join(w.Root, "проект qwen")
+	w.transcript = rbWriteFile(t, filepath.Join(w.Home, ".qwen", "projects", "-p", "chats", w.sid+".jsonl"), nil)
+	if err := os.MkdirAll(w.project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.qwenRecord(t, "user", map[string]any{"provenance": "real_user", "message": map[string]any{"role": "user", "parts": []any{map[string]any{"text": "Шаг 1: fix the parser"}}}})
+	w.qwenRecord(t, "assistant", map[string]any{"provenance": "assistant_output", "model": "qwen-e2e",
+		"message":       map[string]any{"role": "model", "parts": []any{map[string]any{"text": "ok"}}},
+		"usageMetadata": map[string]any{"promptTokenCount": 90000}, "contextWindowSize": 100000})
+	return w
+}
+
+// spec: WA-1, WA-11, SS-17 (Qwen Code: the late pointer only; no notice, no
+// Stop gate, whatever the fill)
+func TestWA11QwenLatePointerOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		resume bool
+	}{{"continued in a new process", true}, {"the same process", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newQwenWatchWorld(t)
+			for _, ev := range []string{watch.UserPromptSubmit, watch.PostToolUse, watch.Stop} {
+				if r := w.hook(t, ev, "p1", []string{"--stop-gate", "--thresholds", "10%"}); r.Stdout != "" {
+					t.Errorf("%s on a Qwen Code session at 90%%: %q", ev, r.Stdout)
+				}
+			}
+			w.precompact(t, rbPayload("session_id", w.sid, "transcript_path", w.transcript, "cwd", w.project,
+				"hook_event_name", "PreCompact", "trigger", "manual"))
+			w.qwenRecord(t, "system", map[string]any{"subtype": "chat_compression",
+				"systemPayload": map[string]any{"info": map[string]any{"originalTokenCount": 90000, "newTokenCount": 600, "compressionStatus": 1}}})
+			pointer, _ := w.postcompact(t, rbStartPayload(w.sid, w.transcript, w.project))
+			first := strings.Fields(strings.SplitN(pointer, "\n", 2)[0])
+			name := strings.TrimSuffix(filepath.Base(first[len(first)-1]), ".md")
+			if _, ok := snapshot.ParseName(name); !ok {
+				t.Fatalf("postcompact pointer names no snapshot:\n%s", pointer)
+			}
+			if tc.resume {
+				w.run(t, rbPayload("session_id", w.sid, "transcript_path", w.transcript, "hook_event_name", "SessionStart", "source", "resume"), "watch")
+			}
+			got := wtContext(t, w.hook(t, watch.UserPromptSubmit, "p2", nil).Stdout, watch.UserPromptSubmit)
+			if !tc.resume {
+				if got != "" {
+					t.Fatalf("the pointer is in the process's system instruction, yet it was handed over again:\n%s", got)
+				}
+				return
+			}
+			if !strings.HasPrefix(got, "compact-guard: this pointer comes with the first prompt after the compaction, because the session went on in a new client process (resumed at ") ||
+				!strings.Contains(got, "client 0.24.4") || !strings.Contains(got, filepath.Join(w.Snaps, name+".md")) || !strings.Contains(got, "Шаг 1: fix the parser") {
+				t.Fatalf("pointer handed over:\n%s", got)
+			}
+			if d, err := snapshot.ReadDelivery(w.Snaps, name, w.sid); err != nil || d == nil || d.Event != watch.UserPromptSubmit {
+				t.Errorf("delivery record %+v %v", d, err)
+			}
+			if r := w.hook(t, watch.UserPromptSubmit, "p3", nil); r.Stdout != "" {
+				t.Errorf("handed over twice: %q", r.Stdout)
+			}
+		})
+	}
+}
+
 // spec: WA-11, PC-26, SS-17
 func TestWA11NoEarlierSnapshotHandedOver(t *testing.T) {
 	pre := func(w *wtWorld) []byte {
