@@ -621,12 +621,21 @@ func matcherWants(spec *settings.Hook) []string {
 }
 
 // watchMissing says what is lost without each of watch's registrations
-// (specs/watch.md WA-1).
-var watchMissing = map[string]string{
-	"UserPromptSubmit": "no notice of a planned compaction with a prompt, and no pointer handed over late",
-	"PostToolUse":      "no notice of a planned compaction between prompts",
-	"Stop":             "no Stop gate",
-	"SessionStart":     "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
+// (specs/watch.md WA-1); on Qwen Code watch hands over the late pointer
+// only.
+func watchMissing(event string, agent settings.Agent) string {
+	if agent == settings.AgentQwen {
+		if event == "UserPromptSubmit" {
+			return "no pointer handed over late"
+		}
+		return "a resumed session is not noted, so a pointer lost with the process that compacted is not handed over"
+	}
+	return map[string]string{
+		"UserPromptSubmit": "no notice of a planned compaction with a prompt, and no pointer handed over late",
+		"PostToolUse":      "no notice of a planned compaction between prompts",
+		"Stop":             "no Stop gate",
+		"SessionStart":     "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
+	}[event]
 }
 
 // checkCoverage reports the hooks missing from every file, and the same hook
@@ -636,7 +645,7 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 	var out []doctorCheck
 	install := "run 'compact-guard install" + agentFlag(agent) + "'"
 	for _, s := range settings.Hooks {
-		if s.ClaudeOnly && !agent.IsClaude() {
+		if !s.For(agent) {
 			continue
 		}
 		var where []registration
@@ -653,7 +662,7 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 			out = append(out, doctorCheck{Status: checkFail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
 				Fix: install})
 		case len(where) == 0 && s.Sub == "watch":
-			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, watchMissing[s.Event]),
+			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, watchMissing(s.Event, agent)),
 				Fix: install})
 		case len(where) == 0:
 			out = append(out, doctorCheck{Status: checkFail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,

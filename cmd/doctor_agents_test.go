@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,8 +63,25 @@ func TestDoctorQwen(t *testing.T) {
 	}
 	d.write(filepath.Join(d.home, ".qwen", "settings.json"), string(doc.Bytes()))
 	report, code := d.run()
-	if code != ExitOK || docLine(report, "PreCompact [manual|auto] runs") == "" || strings.Contains(report, "trusted") {
+	if code != ExitOK || docLine(report, "PreCompact [manual|auto] runs") == "" || strings.Contains(report, "trusted") ||
+		docLine(report, "UserPromptSubmit [*] runs", "watch") == "" || docLine(report, "SessionStart [resume] runs", "watch") == "" || strings.Contains(report, "PostToolUse") || strings.Contains(report, "Stop") {
 		t.Errorf("exit %d:\n%s", code, report)
+	}
+	// watch hands over the late pointer on Qwen Code: its prompt and resume
+	// registrations are asked for, not those of tool calls and stops.
+	group := func(matcher, sub string, timeout int) []any {
+		return []any{map[string]any{"matcher": matcher, "hooks": []any{map[string]any{"type": "command", "command": `"` + d.exe + `" ` + sub, "timeout": timeout}}}}
+	}
+	noWatch, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreCompact": group("manual|auto", "precompact", 60),
+		"SessionStart": group("compact", "postcompact", 15), "PostCompact": group("manual|auto", "postcompact", 15)}})
+	d.write(filepath.Join(d.home, ".qwen", "settings.json"), string(noWatch))
+	report, code = d.run()
+	if l := docLine(report, "no UserPromptSubmit hook runs compact-guard watch: no pointer handed over late"); code != ExitOK || !strings.Contains(l, "warn") && !strings.Contains(l, "!") {
+		t.Errorf("watch missing: exit %d\n%s", code, report)
+	}
+	if docLine(report, "no SessionStart hook runs compact-guard watch: a resumed session is not noted, so a pointer lost with the process that compacted is not handed over") == "" ||
+		strings.Contains(report, "PostToolUse") || strings.Contains(report, "Stop") {
+		t.Errorf("watch missing:\n%s", report)
 	}
 	os.Remove(filepath.Join(d.home, ".qwen", "settings.json"))
 	report, code = d.run()

@@ -130,8 +130,8 @@ func TestInstallCodexProject(t *testing.T) {
 	}
 }
 
-// spec: IN-19 (Qwen Code's settings.json: the same registrations, comments
-// kept, no trust step)
+// spec: IN-19, IN-2 (Qwen Code's settings.json: the same registrations but
+// watch's on tool calls and stops, comments kept, no trust step)
 func TestInstallQwen(t *testing.T) {
 	root := t.TempDir()
 	orig := "{\n  // chosen by hand\n  \"model\": {\"name\": \"qwen3-coder\"}\n}\n"
@@ -146,6 +146,22 @@ func TestInstallQwen(t *testing.T) {
 	}
 	if strings.Contains(out, "config.toml") {
 		t.Errorf("qwen install touched trust:\n%s", out)
+	}
+	// watch for the late pointer alone: the prompt and the resume.
+	doc, err := settings.ParseFor(settings.AgentQwen, instRead(t, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var regs []string
+	for _, e := range doc.Entries(instExe) {
+		regs = append(regs, e.Event+"["+e.Matcher+"]:"+e.Sub)
+	}
+	if got := strings.Join(regs, " "); got != "PreCompact[manual|auto]:precompact SessionStart[compact]:postcompact SessionStart[resume]:watch PostCompact[manual|auto]:postcompact UserPromptSubmit[]:watch" {
+		t.Errorf("registrations: %s", got)
+	}
+	out, _, code = instAgentRun(t, root, false, "--agent", "qwen")
+	if code != ExitOK || !strings.Contains(out, "compact-guard hooks already installed in "+p) {
+		t.Errorf("second install: %d\n%s", code, out)
 	}
 	_, _, code = instAgentRun(t, root, true, "--agent", "qwen")
 	if code != ExitOK || string(instRead(t, p)) != orig {

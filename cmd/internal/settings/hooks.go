@@ -250,7 +250,7 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 	var changes []Change
 	drop := map[*hujson.Object]bool{}
 	for _, s := range Hooks {
-		if s.ClaudeOnly && !d.agent.IsClaude() {
+		if !s.For(d.agent) {
 			continue
 		}
 		if !s.KnownTo(client) {

@@ -25,9 +25,24 @@ type Hook struct {
 	// settings file that names an event they do not know (measured with
 	// 2.0.76 and PostCompact, specs/e2e.md E2E-10).
 	Since string
-	// ClaudeOnly keeps the registration out of other clients' hooks files:
-	// watch reads Claude Code's transcripts only (specs/watch.md WA-1).
-	ClaudeOnly bool
+	// Agents are the clients it is registered with, nil for every one:
+	// watch tells of thresholds on Claude Code only, and on Qwen Code hands
+	// over the late pointer, which needs the prompt and the resume alone
+	// (specs/watch.md WA-1).
+	Agents []Agent
+}
+
+// For reports whether h is registered with client a.
+func (h Hook) For(a Agent) bool {
+	if h.Agents == nil {
+		return true
+	}
+	for _, x := range h.Agents {
+		if x == a || x.IsClaude() && a.IsClaude() {
+			return true
+		}
+	}
+	return false
 }
 
 // KnownTo reports whether the Claude Code release client knows h's event;
@@ -70,15 +85,15 @@ func versionParts(v string) []int {
 // PostCompact only confirms that a compaction completed (Record.Compaction);
 // the restore pointer comes from SessionStart(compact). watch runs on every
 // prompt, tool call and stop, and notes resumed sessions (specs/watch.md
-// WA-1).
+// WA-1); on Qwen Code on prompts and resumes only.
 var Hooks = []Hook{
 	{Event: "PreCompact", Matcher: "manual|auto", Sub: "precompact", Timeout: 60},
 	{Event: "SessionStart", Matcher: "compact", Sub: "postcompact", Timeout: 15},
 	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15, Since: "2.1.76"},
-	{Event: "UserPromptSubmit", Sub: "watch", Timeout: 10, ClaudeOnly: true},
-	{Event: "PostToolUse", Matcher: "*", Sub: "watch", Timeout: 10, ClaudeOnly: true},
-	{Event: "Stop", Sub: "watch", Timeout: 10, ClaudeOnly: true},
-	{Event: "SessionStart", Matcher: "resume", Sub: "watch", Timeout: 10, ClaudeOnly: true},
+	{Event: "UserPromptSubmit", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude, AgentQwen}},
+	{Event: "PostToolUse", Matcher: "*", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude}},
+	{Event: "Stop", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude}},
+	{Event: "SessionStart", Matcher: "resume", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude, AgentQwen}},
 }
 
 // Settings scopes, as Claude Code names them.
