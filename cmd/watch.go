@@ -376,7 +376,7 @@ func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail
 	case l == nil:
 		return "", "no compaction after the one precompact noted (abandoned)"
 	case l.Reached:
-		return "", ""
+		return "", "the latest compaction's pointer reached the model"
 	case l.Record == nil:
 		return "", "the latest compaction's pointer did not reach the model (" + l.Why + "), and it has no snapshot"
 	}

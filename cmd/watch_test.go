@@ -308,7 +308,7 @@ func TestWA9ParallelHooksTellOnce(t *testing.T) {
 	}
 }
 
-// spec: WA-11, PC-26
+// spec: WA-11, WA-13, PC-26
 func TestWA11PointerHandedOverOnce(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -346,6 +346,11 @@ func TestWA11PointerHandedOverOnce(t *testing.T) {
 			if tc.want == "" {
 				if got != "" {
 					t.Fatalf("the pointer reached the model, yet it was handed over again:\n%s", got)
+				}
+				// WA-13: the check is logged.
+				if b, _ := os.ReadFile(filepath.Join(filepath.Dir(w.Snaps), "compact-guard.log")); !strings.Contains(string(b), `outcome=none`) ||
+					!strings.Contains(string(b), `detail="the latest compaction's pointer reached the model"`) {
+					t.Errorf("log:\n%s", b)
 				}
 			} else {
 				if !strings.HasPrefix(got, "compact-guard: this pointer comes with the first prompt after the compaction, because ") ||
