@@ -818,6 +818,7 @@ func TestE2EAgents(t *testing.T) {
 	bins := e2eBuild(t, t.TempDir())
 	t.Run("E2E20_22_Codex", func(t *testing.T) { t.Parallel(); e2eCodexScenario(t, bins) })
 	t.Run("E2E23_24_Qwen", func(t *testing.T) { t.Parallel(); e2eQwenScenario(t, bins) })
+	t.Run("E2E25_QwenLatePointer", func(t *testing.T) { t.Parallel(); e2eQwenLateScenario(t, bins) })
 }
 
 // e2eCodexScenario (E2E-20 to E2E-22): install and trust, two automatic
@@ -990,22 +991,25 @@ wire_api = "responses"
 	e2eCopyFixture(t, rollout, "codex"+e2eCodexVersion, "three-compactions.jsonl")
 }
 
-// e2eQwenScenario (E2E-23, E2E-24): install, one headless run that compacts
-// twice by itself, each pointer its own in the requests that follow, the
-// order of records and hooks measured.
-func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
-	w := e2eNewAgentWorld(t, bins, "qwen")
+// e2eQwenInstall writes the user's Qwen Code settings, with a comment
+// (Qwen Code strips them) and a small window, so that a reported 9,000
+// tokens compacts, and no managed auto-memory: after a turn of a process
+// that takes several prompts, its agent sends requests of its own, which
+// compact in so small a window and fire PreCompact for the session
+// (measured, E2E-25). It installs compact-guard into them as a user would, and the
+// recording hook after it (E2E-20). It returns ~/.qwen.
+func e2eQwenInstall(t *testing.T, w *e2eAgentWorld) string {
+	t.Helper()
 	qwenHome := filepath.Join(w.Home, ".qwen")
 	settingsFile := filepath.Join(qwenHome, "settings.json")
 	if err := os.MkdirAll(qwenHome, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	// The user's settings, with a comment (Qwen Code strips them): a small
-	// window, so that a reported 9,000 tokens compacts.
 	settingsText := `{
   // written by the e2e harness
   "model": {"generationConfig": {"contextWindowSize": 32000}},
   "context": {"autoCompactThreshold": 0.1},
+  "memory": {"enableManagedAutoMemory": false},
   "security": {"auth": {"selectedType": "openai"}}
 }
 `
@@ -1020,6 +1024,15 @@ func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
 		t.Fatalf("install dropped the comment:\n%s", b)
 	}
 	w.AddRecordingHooks(settingsFile)
+	return qwenHome
+}
+
+// e2eQwenScenario (E2E-23, E2E-24): install, one headless run that compacts
+// twice by itself, each pointer its own in the requests that follow, the
+// order of records and hooks measured.
+func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
+	w := e2eNewAgentWorld(t, bins, "qwen")
+	qwenHome := e2eQwenInstall(t, w)
 
 	// One run: read, edit, a failing command whose usage compacts; after
 	// the compaction two more requests, the second failing again and
@@ -1164,4 +1177,301 @@ func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
 	}
 	t.Logf("hooks and the chat_compression records they saw: %s", strings.Join(order, " "))
 	e2eCopyFixture(t, chat, "qwen"+e2eQwenVersion, "two-compactions.jsonl")
+}
+
+// RunStream runs the client in the project with args, feeding it prompts
+// one at a time as stream-json user messages on stdin: each after the
+// client reported the previous one's result, so that every prompt is a new
+// turn of the same process; stdin is closed after the last result.
+func (w *e2eAgentWorld) RunStream(args []string, prompts ...string) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eClientTimeout)
+	defer cancel()
+	cmd := w.client.Command(ctx, args...)
+	cmd.Env, cmd.Dir = w.env(), w.Project
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var stderr, seen bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	send := func(p string) {
+		b, _ := json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
+			"message": map[string]any{"role": "user", "content": p}})
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			w.t.Errorf("writing prompt %q: %v", p, err)
+		}
+	}
+	send(prompts[0])
+	results := 0
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		seen.Write(sc.Bytes())
+		seen.WriteByte('\n')
+		var m struct{ Type string }
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.Type != "result" {
+			continue
+		}
+		if results++; results < len(prompts) {
+			send(prompts[results])
+		} else {
+			stdin.Close()
+		}
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	w.runs = append(w.runs, fmt.Sprintf("%s %q (stream-json, %d prompts) in %s: err=%v\nstdout: %.3000s\nstderr: %.3000s", w.agent, args, len(prompts), time.Since(start).Round(time.Millisecond), err, seen.String(), stderr.String()))
+	if err != nil || results != len(prompts) {
+		w.t.Fatalf("%s %q: %v, %d of %d results\n%s", w.agent, args, err, results, len(prompts), stderr.String())
+	}
+}
+
+// e2eLateCount is how many late pointers a request carries (WA-11): each
+// UserPromptSubmit context of compact-guard's counts once.
+func e2eLateCount(r *e2eAgentRequest) int {
+	n := 0
+	for _, s := range r.Texts {
+		n += strings.Count(s, e2eLateMarker)
+	}
+	return n
+}
+
+// e2eLateText is the text that carries the late pointer naming the
+// snapshot base, "" for none.
+func e2eLateText(r *e2eAgentRequest, base string) string {
+	for _, s := range r.Texts {
+		if i := strings.Index(s, e2eLateMarker); i >= 0 && strings.Contains(s[i:], "/"+base+".md") {
+			return s[i:]
+		}
+	}
+	return ""
+}
+
+// e2eMainAfter returns the main requests from index from on.
+func e2eMainAfter(reqs []*e2eAgentRequest, from int) []*e2eAgentRequest {
+	var out []*e2eAgentRequest
+	for _, r := range reqs[from:] {
+		if r.Kind == "main" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// e2eQwenLateScenario (E2E-25): Qwen Code keeps SessionStart(compact)
+// context in the memory of the process that compacted. A headless
+// /compress, then a run whose last request compacted, each lose it with
+// their process; the next `qwen -c` prompt carries it, once, through
+// UserPromptSubmit. A control: a compaction whose pointer reached the model,
+// and the next prompt in the same process, which gets no late pointer.
+func e2eQwenLateScenario(t *testing.T, bins e2eBinaries) {
+	w := e2eNewAgentWorld(t, bins, "qwen")
+	qwenHome := e2eQwenInstall(t, w)
+	hello := filepath.Join(w.Project, "hello.txt")
+	shell := func(cmd string, usage int) e2eAgentReply {
+		return e2eAgentReply{Calls: []e2eAgentCall{{Name: "run_shell_command", Args: map[string]any{"command": cmd, "is_background": false, "description": "e2e"}}}, Usage: usage}
+	}
+	delivered := func(n int) bool {
+		m, _ := filepath.Glob(filepath.Join(w.SnapDir, "*.delivered"))
+		return len(m) >= n
+	}
+	run := func(args ...string) (from int) {
+		from = len(w.fake.Requests())
+		w.Run(append([]string{"--yolo", "-o", "stream-json"}, args...)...)
+		return from
+	}
+
+	// Run 1: the work, no compaction.
+	const prompt1 = "Привет: fix \"hello.txt\" and run the tests"
+	failing1 := "cat hello.txt && ls /nonexistent-e2e-dir"
+	w.fake.Script(
+		e2eAgentReply{Calls: []e2eAgentCall{{Name: "read_file", Args: map[string]any{"file_path": hello}}}, Usage: 1000},
+		e2eAgentReply{Calls: []e2eAgentCall{{Name: "edit", Args: map[string]any{"file_path": hello, "old_string": "hello", "new_string": "hello from qwen"}}}, Usage: 1000},
+		shell(failing1, 1000),
+		e2eAgentReply{Text: "the tests fail", Usage: 1000},
+	)
+	run(prompt1)
+	chats, _ := filepath.Glob(filepath.Join(qwenHome, "projects", "*", "chats", "*.jsonl"))
+	if len(chats) != 1 {
+		t.Fatalf("chat files: %v", chats)
+	}
+	sid := strings.TrimSuffix(filepath.Base(chats[0]), ".jsonl")
+
+	// Run 2: a headless /compress. Its SessionStart(compact) hands the
+	// pointer out at once, and the process ends: no request carries it.
+	from2 := run("-c", "/compress")
+	snaps := e2eAgentSnaps(t, w.SnapDir, sid)
+	if len(snaps) != 1 || snaps[0].Rec.Trigger != "manual" || !delivered(1) {
+		t.Fatalf("/compress: %d snapshots, delivered %v", len(snaps), delivered(1))
+	}
+	snap1 := snaps[0]
+	reqs := w.fake.Requests()
+	if comps := e2eCompactionRequests(reqs[from2:]); len(comps) != 1 {
+		t.Fatalf("/compress made %d compaction requests", len(comps))
+	}
+	if main := e2eMainAfter(reqs, from2); len(main) != 0 {
+		t.Errorf("/compress made %d main requests", len(main))
+	}
+
+	// Run 3: the next prompt carries the pointer late, once; its work
+	// compacts again with the run's last request, whose answer the fake
+	// holds until that SessionStart(compact) handed the pointer out.
+	const prompt2 = "Шаг 2: retry the failing test"
+	failing2 := "echo retry && false"
+	w.fake.holdAfterCompact = func(n int) {
+		if !e2eWaitFor(60*time.Second, func() bool { return delivered(n) }) {
+			t.Errorf("SessionStart(compact) of compaction %d delivered nothing within 60 s", n)
+		}
+	}
+	w.fake.Script(shell("echo retrying", 1000), shell(failing2, 9000), e2eAgentReply{Text: "retried", Usage: 1000})
+	from3 := run("-c", prompt2)
+	reqs = w.fake.Requests()
+	main3 := e2eMainAfter(reqs, from3)
+	comps3 := e2eCompactionRequests(reqs[from3:])
+	if len(main3) != 3 || len(comps3) != 1 {
+		t.Fatalf("run 3: %d main requests, %d compaction requests; want 3 and 1", len(main3), len(comps3))
+	}
+	late1 := e2eLateText(main3[0], snap1.Base)
+	if late1 == "" || e2eLateCount(main3[0]) != 1 {
+		t.Errorf("the first request after the /compress (#%d) carries %d late pointers, none naming %s", main3[0].Seq, e2eLateCount(main3[0]), snap1.Base)
+	}
+	// The client lost the SessionStart pointer with the /compress process:
+	// the late one, appended to the prompt as Qwen Code does with a
+	// UserPromptSubmit context, is the only text naming the snapshot.
+	var naming []string
+	for _, s := range main3[0].Texts {
+		if strings.Contains(s, "/"+snap1.Base+".md") {
+			naming = append(naming, s)
+		}
+	}
+	if len(naming) != 1 || !strings.HasPrefix(naming[0], "<qwen:user-prompt-submit-context>\n"+e2eLateMarker) {
+		t.Errorf("request #%d: the texts naming %s: %q", main3[0].Seq, snap1.Base, naming)
+	}
+	for _, want := range []string{"because the session went on in a new client process (resumed at ", snap1.MDPath, prompt1, "hello.txt", failing1} {
+		if !strings.Contains(late1, want) {
+			t.Errorf("the late pointer lacks %q:\n%s", want, late1)
+		}
+	}
+	e2eCheckPointer(t, "late pointer 1", main3[0], snap1, snaps, prompt1, "hello.txt", failing1)
+	// Later requests repeat the conversation, the prompt with it: one late
+	// pointer, not a second.
+	if n := e2eLateCount(main3[1]); n != 1 {
+		t.Errorf("request #%d carries %d late pointers, want the first prompt's once", main3[1].Seq, n)
+	}
+	snaps = e2eAgentSnaps(t, w.SnapDir, sid)
+	if len(snaps) != 2 || snaps[1].Rec.Trigger != "auto" || !delivered(2) {
+		t.Fatalf("run 3: %d snapshots, want 2 with the second auto and delivered", len(snaps))
+	}
+	snap2 := snaps[1]
+	if n := len(snap2.Rec.Prompts); n == 0 || snap2.Rec.Prompts[n-1].Text != prompt2 {
+		t.Errorf("snapshot 2 prompts %+v", snap2.Rec.Prompts)
+	}
+	// The continuation, the run's last request, went before the background
+	// SessionStart(compact) ended: the pointer never reached the model.
+	for _, r := range reqs[from3+comps3[0]+1:] {
+		if names := e2eAgentPointers(r); len(names) > 0 && names[len(names)-1] == snap2.Base {
+			t.Errorf("request #%d after the second compaction carries its pointer: the run did not end with it lost", r.Seq)
+		}
+	}
+
+	// Run 4: the next qwen -c prompt carries the second compaction's
+	// pointer late, once; the first one's is not handed over again.
+	const prompt3 = "Шаг 3: what is left?"
+	w.fake.holdAfterCompact = nil
+	w.fake.Script(shell("echo looking", 1000), e2eAgentReply{Text: "nothing", Usage: 1000})
+	from4 := run("-c", prompt3)
+	main4 := e2eMainAfter(w.fake.Requests(), from4)
+	if len(main4) != 2 {
+		t.Fatalf("run 4: %d main requests, want 2", len(main4))
+	}
+	if e2eLateText(main4[0], snap2.Base) == "" || !strings.Contains(e2eLateText(main4[0], snap2.Base), "(resumed at ") {
+		t.Errorf("the first request of run 4 (#%d) carries no late pointer naming %s", main4[0].Seq, snap2.Base)
+	}
+	for _, r := range main4 {
+		late := 0
+		for _, s := range r.Texts {
+			late += strings.Count(s, "/"+snap2.Base+".md")
+		}
+		if e2eLateText(r, snap2.Base) == "" || late != 1 {
+			t.Errorf("request #%d names the second compaction's snapshot %d times, want once, in its late pointer", r.Seq, late)
+		}
+	}
+	if b, _ := os.ReadFile(w.Log); strings.Count(string(b), "pointer handed over late (resumed)") != 2 {
+		t.Errorf("the log records %d late pointers, want 2:\n%s", strings.Count(string(b), "pointer handed over late (resumed)"), b)
+	}
+
+	// The control: a new session in one stream-json process; its run
+	// compacts, and the fake goes on once a request carries the pointer; the
+	// next prompt, in the same process, gets no late pointer, and still
+	// carries the SessionStart one.
+	const promptA, promptB = "Control: run the check", "Control: and now?"
+	w.fake.holdAfterCompact = func(n int) {
+		if !e2eWaitFor(60*time.Second, func() bool { return delivered(n) }) {
+			t.Errorf("SessionStart(compact) of compaction %d delivered nothing within 60 s", n)
+			return
+		}
+		w.fake.mu.Lock()
+		w.fake.await = func(r *e2eAgentRequest) bool { return len(e2eAgentPointers(r)) == 1 }
+		w.fake.mu.Unlock()
+	}
+	w.fake.Script(shell("echo control && false", 9000), shell("echo after the compaction", 1000),
+		e2eAgentReply{Text: "control done", Usage: 1000}, e2eAgentReply{Text: "nothing to do", Usage: 1000})
+	fromC := len(w.fake.Requests())
+	w.RunStream([]string{"--yolo", "--input-format", "stream-json", "-o", "stream-json"}, promptA, promptB)
+	chats, _ = filepath.Glob(filepath.Join(qwenHome, "projects", "*", "chats", "*.jsonl"))
+	var sidC string
+	for _, c := range chats {
+		if s := strings.TrimSuffix(filepath.Base(c), ".jsonl"); s != sid {
+			sidC = s
+		}
+	}
+	snapsC := e2eAgentSnaps(t, w.SnapDir, sidC)
+	if len(chats) != 2 || len(snapsC) != 1 {
+		t.Fatalf("control: chat files %v, %d snapshots", chats, len(snapsC))
+	}
+	mainC := e2eMainAfter(w.fake.Requests(), fromC)
+	var b []*e2eAgentRequest
+	for _, r := range mainC {
+		for _, s := range r.Texts {
+			if strings.Contains(s, promptB) {
+				b = append(b, r)
+				break
+			}
+		}
+	}
+	if len(b) != 1 {
+		t.Fatalf("control: %d requests carry the second prompt, want 1", len(b))
+	}
+	for _, r := range mainC {
+		if n := e2eLateCount(r); n != 0 {
+			t.Errorf("control: request #%d carries %d late pointers", r.Seq, n)
+		}
+	}
+	e2eCheckPointer(t, "control, the next prompt", b[0], snapsC[0], snapsC, promptA, "", "echo control && false")
+	if lb, _ := os.ReadFile(w.Log); !strings.Contains(string(lb), "watch(UserPromptSubmit) session="+sidC) ||
+		!strings.Contains(string(lb), `detail="the latest compaction's pointer reached the model"`) {
+		t.Errorf("control: the log does not record the check:\n%s", lb)
+	}
+
+	// Qwen Code fired SessionStart with source resume for each qwen -c.
+	var sources []string
+	for _, r := range w.Records() {
+		if ev, _ := r["hook_event_name"].(string); ev == "SessionStart" {
+			src, _ := r["source"].(string)
+			sources = append(sources, src)
+		}
+	}
+	if got, want := strings.Join(sources, " "), "startup resume compact resume compact resume startup compact"; got != want {
+		t.Errorf("SessionStart sources: %s, want %s", got, want)
+	}
 }
