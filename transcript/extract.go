@@ -665,20 +665,10 @@ const (
 )
 
 func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Time) {
-	if id == "" {
+	pc, in, ok := x.startCall(line, id, name, input, t)
+	if !ok {
 		return
 	}
-	if _, seen := x.done[id]; seen {
-		return
-	}
-	if _, waiting := x.pending[id]; waiting {
-		// The same call written again before its result: keep the first.
-		return
-	}
-	var in [nInput]span
-	input.fields(line, inputKeys, in[:])
-	pc := &pendingCall{tool: name, time: t}
-	pc.input, pc.inTail = shortInput(line, input, in[iShort:])
 	switch name {
 	case "Write", "Edit", "MultiEdit":
 		p, more := cut(line, in[iFilePath], MaxPathChars)
@@ -687,13 +677,8 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 		p, more := cut(line, in[iNotebookPath], MaxPathChars)
 		pc.path = textcut.Marked(p, more)
 	case "Bash", "PowerShell":
-		c, more, ctail := cutTail(line, in[iCommand], MaxCommandChars)
-		d, dmore, dtail := cutTail(line, in[iDescription], MaxDescriptionChars)
-		pc.cmd = &Command{Tool: name, Command: textcut.Marked(c, more), Truncated: more,
-			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t,
-			commandTail: ctail, descriptionTail: dtail}
+		x.startCommand(line, pc, name, in, t)
 		pc.bg = in[iBackground].isTrue(line)
-		x.addCommand(pc.cmd)
 	case "TodoWrite":
 		pc.todos, pc.todoOK = todoList(line, in[iTodos])
 	case "TaskCreate":
@@ -715,6 +700,43 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 			pc.plan = &Plan{Text: textcut.Marked(p, more), Truncated: more, Time: t, tail: tail}
 		}
 	}
+	x.waitFor(id, name, pc)
+}
+
+// startCall begins a tool call of any transcript format: nil, false for a
+// call without an id, or one already answered or waiting (the same call
+// written again before its result: the first stands). in holds the spans
+// of the input's keys the readers use.
+func (x *Extractor) startCall(line []byte, id, name string, input span, t time.Time) (pc *pendingCall, in [nInput]span, ok bool) {
+	if id == "" {
+		return nil, in, false
+	}
+	if _, seen := x.done[id]; seen {
+		return nil, in, false
+	}
+	if _, waiting := x.pending[id]; waiting {
+		return nil, in, false
+	}
+	input.fields(line, inputKeys, in[:])
+	pc = &pendingCall{tool: name, time: t}
+	pc.input, pc.inTail = shortInput(line, input, in[iShort:])
+	return pc, in, true
+}
+
+// startCommand records a shell call's command, outcome unknown until its
+// result comes.
+func (x *Extractor) startCommand(line []byte, pc *pendingCall, tool string, in [nInput]span, t time.Time) {
+	c, more, ctail := cutTail(line, in[iCommand], MaxCommandChars)
+	d, dmore, dtail := cutTail(line, in[iDescription], MaxDescriptionChars)
+	pc.cmd = &Command{Tool: tool, Command: textcut.Marked(c, more), Truncated: more,
+		Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t,
+		commandTail: ctail, descriptionTail: dtail}
+	x.addCommand(pc.cmd)
+}
+
+// waitFor queues a started call for its result, counting what it holds
+// against MaxPendingBytes (TR-29).
+func (x *Extractor) waitFor(id, name string, pc *pendingCall) {
 	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.inTail) + len(pc.path)
 	for _, td := range pc.todos {
 		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm) + len(td.subjectTail) + len(td.activeFormTail)

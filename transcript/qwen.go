@@ -248,19 +248,10 @@ func (x *Extractor) qwenAssistant(line []byte, top *[nQwenTop]span, t time.Time)
 
 // qwenCall starts waiting for a tool call's result (TR-29's bounds apply).
 func (x *Extractor) qwenCall(line []byte, id, name string, args span, t time.Time) {
-	if id == "" {
+	pc, in, ok := x.startCall(line, id, name, args, t)
+	if !ok {
 		return
 	}
-	if _, seen := x.done[id]; seen {
-		return
-	}
-	if _, waiting := x.pending[id]; waiting {
-		return
-	}
-	var in [nInput]span
-	args.fields(line, inputKeys, in[:])
-	pc := &pendingCall{tool: name, time: t}
-	pc.input, pc.inTail = shortInput(line, args, in[iShort:])
 	switch name {
 	case "write_file", "edit", "replace", "notebook_edit":
 		p, more := cut(line, in[iFilePath], MaxPathChars)
@@ -269,30 +260,15 @@ func (x *Extractor) qwenCall(line []byte, id, name string, args span, t time.Tim
 		}
 		pc.path = textcut.Marked(p, more)
 	case "run_shell_command":
-		c, more, ctail := cutTail(line, in[iCommand], MaxCommandChars)
-		d, dmore, dtail := cutTail(line, in[iDescription], MaxDescriptionChars)
-		pc.cmd = &Command{Tool: name, Command: textcut.Marked(c, more), Truncated: more,
-			Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t,
-			commandTail: ctail, descriptionTail: dtail}
+		x.startCommand(line, pc, name, in, t)
 		var bg [1]span
 		if args.fields(line, []string{"is_background"}, bg[:]) {
 			pc.bg = bg[0].isTrue(line)
 		}
-		x.addCommand(pc.cmd)
 	case "todo_write":
 		pc.todos, pc.todoOK = todoList(line, in[iTodos])
 	}
-	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.inTail) + len(pc.path)
-	if pc.cmd != nil {
-		pc.size += len(pc.cmd.Command) + len(pc.cmd.Description) + len(pc.cmd.commandTail) + len(pc.cmd.descriptionTail)
-	}
-	for _, td := range pc.todos {
-		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm) + len(td.subjectTail) + len(td.activeFormTail)
-	}
-	x.order = append(x.order, id)
-	x.pending[id] = pc
-	x.pendingBytes += pc.size
-	x.prunePending()
+	x.waitFor(id, name, pc)
 }
 
 var qwenResultKeys = []string{"callId", "status", "resultDisplay", "error"}
