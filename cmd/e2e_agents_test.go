@@ -45,79 +45,25 @@ var e2eAgentPackages = map[string]struct{ pkg, version, entry, versionOut string
 	"qwen":  {"@qwen-code/qwen-code", e2eQwenVersion, "node_modules/@qwen-code/qwen-code/cli-entry.js", e2eQwenVersion},
 }
 
-var e2eAgentInstalls sync.Map // agent -> *e2eInstall
-
 // e2eRequireAgent returns the client of agent ("codex", "qwen"), installing
 // it with npm into <user cache>/compact-guard-e2e/<agent>-<version> (E2E-20).
 // Outside CI a missing npm or registry skips the test; with CI=true it fails.
 func e2eRequireAgent(t *testing.T, agent string) e2eClient {
 	t.Helper()
-	v, _ := e2eAgentInstalls.LoadOrStore(agent, &e2eInstall{})
-	in := v.(*e2eInstall)
-	in.once.Do(func() { in.client, in.err = e2eInstallAgent(agent) })
-	if in.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s unavailable (CI=true, so not skipping): %v", agent, in.err)
-		}
-		t.Skipf("skipping end-to-end test: %s unavailable: %v", agent, in.err)
-	}
-	return in.client
+	return e2eRequire(t, agent, func() (e2eClient, error) { return e2eInstallAgent(agent) })
 }
 
 func e2eInstallAgent(agent string) (e2eClient, error) {
 	p := e2eAgentPackages[agent]
-	base, err := os.UserCacheDir()
+	dir, err := e2eCacheDir(agent + "-" + p.version)
 	if err != nil {
 		return e2eClient{}, err
 	}
-	dir := filepath.Join(base, "compact-guard-e2e", agent+"-"+p.version)
 	c := e2eClient{Version: p.version, Argv: []string{"node", filepath.Join(dir, p.entry)}}
-	works := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		home, err := os.MkdirTemp("", "compact-guard-e2e-home")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(home)
-		cmd := c.Command(ctx, "--version")
-		cmd.Env = append(e2eBaseEnv(), "HOME="+home, "USERPROFILE="+home)
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("%s --version: %w", agent, err)
-		}
-		if !strings.Contains(string(out), p.versionOut) {
-			return fmt.Errorf("%s --version says %q, want %s", agent, strings.TrimSpace(string(out)), p.versionOut)
-		}
-		return nil
+	works := func(c e2eClient) error {
+		return e2eVersionSays(c, func(out string) bool { return strings.Contains(out, p.versionOut) })
 	}
-	if e2eIsFile(c.Argv[1]) && works() == nil {
-		return c, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return e2eClient{}, err
-	}
-	unlock, err := e2eLock(filepath.Join(dir, ".install.lock"), 5*time.Minute)
-	if err != nil {
-		return e2eClient{}, err
-	}
-	defer unlock()
-	if e2eIsFile(c.Argv[1]) && works() == nil {
-		return c, nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return e2eClient{}, fmt.Errorf("npm not found: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save",
-		"--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=1", p.pkg+"@"+p.version)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return e2eClient{}, fmt.Errorf("npm install %s@%s: %v\n%s", p.pkg, p.version, err, out)
-	}
-	return c, works()
+	return e2eNpmInstalled(dir, p.pkg+"@"+p.version, 10*time.Minute, func() e2eClient { return c }, works, nil)
 }
 
 // ---------------------------------------------------------------------------

@@ -72,10 +72,26 @@ type e2eInstall struct {
 	err    error
 }
 
-var (
-	e2eInstallsMu sync.Mutex
-	e2eInstalls   = map[string]*e2eInstall{}
-)
+// e2eInstalls holds one install per client and release, made once per test
+// process.
+var e2eInstalls sync.Map // key -> *e2eInstall
+
+// e2eRequire returns the client key names, installing it with install the
+// first time it is asked for. Outside CI a missing npm or registry skips the
+// test; with CI=true it fails.
+func e2eRequire(t *testing.T, key string, install func() (e2eClient, error)) e2eClient {
+	t.Helper()
+	v, _ := e2eInstalls.LoadOrStore(key, &e2eInstall{})
+	in := v.(*e2eInstall)
+	in.once.Do(func() { in.client, in.err = install() })
+	if in.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s unavailable (CI=true, so not skipping): %v", key, in.err)
+		}
+		t.Skipf("skipping end-to-end test: %s unavailable: %v", key, in.err)
+	}
+	return in.client
+}
 
 // e2eRequireClaude returns the pinned release (e2eClaudeVersion).
 func e2eRequireClaude(t *testing.T) e2eClient {
@@ -85,34 +101,19 @@ func e2eRequireClaude(t *testing.T) e2eClient {
 
 // e2eRequireClaudeVersion returns the client of the given release,
 // installing it with npm into the user cache when it is not there yet.
-// Outside CI a missing npm or registry skips the test; with CI=true it fails.
 func e2eRequireClaudeVersion(t *testing.T, version string) e2eClient {
 	t.Helper()
-	e2eInstallsMu.Lock()
-	in := e2eInstalls[version]
-	if in == nil {
-		in = &e2eInstall{}
-		e2eInstalls[version] = in
-	}
-	e2eInstallsMu.Unlock()
-	in.once.Do(func() { in.client, in.err = e2eInstallClaude(version) })
-	if in.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("claude code %s unavailable (CI=true, so not skipping): %v", version, in.err)
-		}
-		t.Skipf("skipping end-to-end test: claude code %s unavailable: %v", version, in.err)
-	}
-	return in.client
+	return e2eRequire(t, "claude code "+version, func() (e2eClient, error) { return e2eInstallClaude(version) })
 }
 
-// e2eCacheDir is where a release is installed: outside the repository,
+// e2eCacheDir is where a client is installed: outside the repository,
 // shared by every checkout and test run on the machine.
-func e2eCacheDir(version string) (string, error) {
+func e2eCacheDir(name string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no user cache folder: %w", err)
 	}
-	return filepath.Join(base, "compact-guard-e2e", "claude-code-"+version), nil
+	return filepath.Join(base, "compact-guard-e2e", name), nil
 }
 
 // e2eFindClient returns how to start the release installed under pkg.
@@ -129,12 +130,38 @@ func e2eIsFile(p string) bool {
 }
 
 func e2eInstallClaude(version string) (e2eClient, error) {
-	dir, err := e2eCacheDir(version)
+	dir, err := e2eCacheDir("claude-code-" + version)
 	if err != nil {
 		return e2eClient{}, err
 	}
 	pkg := filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code")
-	if c := e2eFindClient(pkg, version); e2eClaudeWorks(c) == nil {
+	find := func() e2eClient { return e2eFindClient(pkg, version) }
+	works := func(c e2eClient) error {
+		return e2eVersionSays(c, func(out string) bool { return strings.HasPrefix(out, version+" ") })
+	}
+	// The package ships a placeholder that its postinstall replaces with the
+	// platform binary; npm may have been told not to run scripts.
+	fix := func(ctx context.Context) error {
+		if !e2eIsFile(filepath.Join(pkg, "install.cjs")) || works(find()) == nil {
+			return nil
+		}
+		cmd := exec.CommandContext(ctx, "node", "install.cjs")
+		cmd.Dir = pkg
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("node install.cjs: %v\n%s", err, out)
+		}
+		return nil
+	}
+	return e2eNpmInstalled(dir, "@anthropic-ai/claude-code@"+version, 5*time.Minute, find, works, fix)
+}
+
+// e2eNpmInstalled returns the client find gives in dir once works accepts
+// it, installing spec into dir with npm first when it does not: under a lock
+// file, so that parallel test processes do not install at once, and looking
+// again once the lock is held, since another process may have installed it
+// meanwhile. fix, when set, runs after npm for what npm left undone.
+func e2eNpmInstalled(dir, spec string, timeout time.Duration, find func() e2eClient, works func(e2eClient) error, fix func(context.Context) error) (e2eClient, error) {
+	if c := find(); works(c) == nil {
 		return c, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -145,41 +172,36 @@ func e2eInstallClaude(version string) (e2eClient, error) {
 		return e2eClient{}, err
 	}
 	defer unlock()
-	if c := e2eFindClient(pkg, version); e2eClaudeWorks(c) == nil { // another process installed it meanwhile
+	if c := find(); works(c) == nil {
 		return c, nil
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return e2eClient{}, fmt.Errorf("npm not found: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund",
-		"--no-save", "--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=1",
-		"@anthropic-ai/claude-code@"+version)
+		"--no-save", "--loglevel=error", "--fetch-timeout=30000", "--fetch-retries=1", spec)
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return e2eClient{}, fmt.Errorf("npm install @anthropic-ai/claude-code@%s: %v\n%s", version, err, out)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return e2eClient{}, fmt.Errorf("npm install %s: %v\n%s", spec, err, out)
 	}
-	c := e2eFindClient(pkg, version)
-	if e2eClaudeWorks(c) != nil && e2eIsFile(filepath.Join(pkg, "install.cjs")) {
-		// The package ships a placeholder that its postinstall replaces with
-		// the platform binary; npm may have been told not to run scripts.
-		fix := exec.CommandContext(ctx, "node", "install.cjs")
-		fix.Dir = pkg
-		if fout, ferr := fix.CombinedOutput(); ferr != nil {
-			return e2eClient{}, fmt.Errorf("node install.cjs: %v\n%s", ferr, fout)
+	if fix != nil {
+		if err := fix(ctx); err != nil {
+			return e2eClient{}, err
 		}
 	}
-	if err := e2eClaudeWorks(c); err != nil {
+	c := find()
+	if err := works(c); err != nil {
 		return e2eClient{}, err
 	}
 	return c, nil
 }
 
-// e2eClaudeWorks checks that c runs and is the release it should be.
-func e2eClaudeWorks(c e2eClient) error {
+// e2eVersionSays runs c --version in an empty HOME and checks its output
+// (trimmed) with ok.
+func e2eVersionSays(c e2eClient, ok func(out string) bool) error {
 	if _, err := os.Stat(c.Argv[len(c.Argv)-1]); err != nil {
 		return err
 	}
@@ -196,8 +218,8 @@ func e2eClaudeWorks(c e2eClient) error {
 	if err != nil {
 		return fmt.Errorf("%s --version: %w", c.Argv, err)
 	}
-	if !strings.HasPrefix(strings.TrimSpace(string(out)), c.Version+" ") {
-		return fmt.Errorf("%s --version says %q, want %s", c.Argv, strings.TrimSpace(string(out)), c.Version)
+	if s := strings.TrimSpace(string(out)); !ok(s) {
+		return fmt.Errorf("%s --version says %q, want %s", c.Argv, s, c.Version)
 	}
 	return nil
 }
