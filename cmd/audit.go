@@ -127,12 +127,6 @@ type AuditCompaction struct {
 	Own bool `json:"own"`
 }
 
-// resumeKeepsContext is the first Claude Code release that sends a
-// SessionStart context to the model after the session is resumed in a new
-// process (reference §0; E2E-11/E2E-12 saw 2.1.119 record it and not send
-// it after --resume).
-const resumeKeepsContext = "2.1.120"
-
 // auditRun returns exitError{1} when a pointer named another compaction's
 // snapshot.
 func auditRun(opts *AuditOptions) error {
@@ -276,7 +270,7 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 		if a.Delivered == "unknown" && c.HookRecords > 0 {
 			a.Delivered = "no"
 		}
-		if a.Delivered == "yes" && c.Version != "" && settings.VersionBefore(c.Version, resumeKeepsContext) {
+		if a.Delivered == "yes" && c.Version != "" && !selectsnap.RecordsContext(c.Version) {
 			// Recorded, but such a release sends it only while the same
 			// process goes on: after --resume the model never sees it.
 			a.Delivered = "unknown"

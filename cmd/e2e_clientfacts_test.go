@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // e2eFactVersions are the releases whose order of writes selection was
@@ -83,7 +85,7 @@ func TestE2EClientFacts(t *testing.T) {
 			w.Compact(fake, proj, sid, "two")
 			w.Compact(fake, proj, sid, "")
 			w.Claude(fake, proj, sid, "next 3")
-			e2eCheckClientFacts(t, w, sid, 3, !e2eVersionBefore(v, "2.1.76"))
+			e2eCheckClientFacts(t, w, sid, 3, !transcript.VersionBefore(v, "2.1.76"))
 		})
 	}
 }

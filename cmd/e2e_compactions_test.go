@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // TestE2ECompactions runs sessions that compact again and again, with the
@@ -308,7 +310,7 @@ func e2eStreamJSONCompactions(t *testing.T, bins e2eBinaries, version string) {
 		t.Errorf("%d compactions, want 3", n)
 	}
 	w.CheckInstalledFor(version)
-	if !e2eVersionBefore(version, "2.1.76") {
+	if !transcript.VersionBefore(version, "2.1.76") {
 		e2eCheckConfirmed(t, fake, w.SnapDir, sid)
 	}
 	w.CheckAudit(sid, 3)
@@ -540,7 +542,7 @@ func (w *e2eWorld) CheckInstalledFor(version string) {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	if has, want := strings.Contains(string(b), "PostCompact"), !e2eVersionBefore(version, "2.1.76"); has != want {
+	if has, want := strings.Contains(string(b), "PostCompact"), !transcript.VersionBefore(version, "2.1.76"); has != want {
 		w.t.Errorf("Claude Code %s: PostCompact registered %v, want %v:\n%s", version, has, want, b)
 	}
 }
@@ -587,7 +589,7 @@ func (w *e2eWorld) CheckAudit(sid string, n int) {
 		}
 		// Releases before 2.1.120 record no hook context in the transcript
 		// (reference §0): the audit cannot tell, and says so.
-		recorded := !e2eVersionBefore(w.claude.Version, "2.1.120")
+		recorded := !transcript.VersionBefore(w.claude.Version, "2.1.120")
 		for _, c := range s.Compactions {
 			switch {
 			case c.Snapshot == "":

@@ -30,6 +30,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // e2eClaudeVersion is the Claude Code release the harness runs.
@@ -901,27 +903,13 @@ func e2eRegisterRecordingHooks(t *testing.T, rec, path, version string) {
 	}
 	h := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": e2eQuote(rec), "timeout": 15}}}
 	for _, ev := range []string{"PreCompact", "SessionStart", "PostCompact"} {
-		if ev == "PostCompact" && e2eVersionBefore(version, "2.1.76") {
+		if ev == "PostCompact" && transcript.VersionBefore(version, "2.1.76") {
 			continue
 		}
 		list, _ := hooks[ev].([]any)
 		hooks[ev] = append(list, h)
 	}
 	e2eWriteSettings(t, path, map[string]any{"hooks": hooks})
-}
-
-// e2eVersionBefore reports whether release a (x.y.z) comes before b.
-func e2eVersionBefore(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		var x, y int
-		fmt.Sscan(pa[i], &x)
-		fmt.Sscan(pb[i], &y)
-		if x != y {
-			return x < y
-		}
-	}
-	return len(pa) < len(pb)
 }
 
 func e2eWriteSettings(t *testing.T, path string, v any) {

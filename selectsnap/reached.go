@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -62,14 +60,14 @@ func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapsho
 		// of it; a process started with --continue or --resume has only its
 		// own (measured with 0.24.4, specs/e2e.md E2E-25): the rule below,
 		// with nothing ever recorded.
-	case v != "" && !versionBefore(v, recordsContext), v == "" && c.HookRecords > 0:
+	case v != "" && RecordsContext(v), v == "" && c.HookRecords > 0:
 		// The client gives the model what the transcript holds, in this
 		// process and after a resume alike.
 		if recorded {
 			return true, ""
 		}
 		return false, NotRecorded
-	case v != "" && versionBefore(v, deliversContext):
+	case v != "" && transcript.VersionBefore(v, deliversContext):
 		return false, OldClient
 	}
 	// 2.0.76 to 2.1.119 give the context to the model in the process that
@@ -209,21 +207,10 @@ func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 	return l, nil
 }
 
-// versionBefore reports whether release a (x.y.z) comes before b; parts
-// that are no numbers count as 0.
-func versionBefore(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) || i < len(pb); i++ {
-		var x, y int
-		if i < len(pa) {
-			x, _ = strconv.Atoi(pa[i])
-		}
-		if i < len(pb) {
-			y, _ = strconv.Atoi(pb[i])
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
+// RecordsContext reports whether Claude Code release version writes the
+// SessionStart context it gives the model into the transcript and gives it
+// back when the session is resumed in a new process (2.1.120 and later):
+// only then does the transcript tell whether a pointer reached the model.
+func RecordsContext(version string) bool {
+	return !transcript.VersionBefore(version, recordsContext)
 }

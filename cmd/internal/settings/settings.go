@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // Hook is one hook registration compact-guard owns.
@@ -48,37 +49,7 @@ func (h Hook) For(a Agent) bool {
 // KnownTo reports whether the Claude Code release client knows h's event;
 // an unknown release ("") is taken to know them all.
 func (h Hook) KnownTo(client string) bool {
-	return client == "" || h.Since == "" || !VersionBefore(client, h.Since)
-}
-
-// VersionBefore reports whether release a (x.y.z, anything after the
-// numbers ignored) comes before release b.
-func VersionBefore(a, b string) bool {
-	pa, pb := versionParts(a), versionParts(b)
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		if pa[i] != pb[i] {
-			return pa[i] < pb[i]
-		}
-	}
-	return len(pa) < len(pb)
-}
-
-func versionParts(v string) []int {
-	var out []int
-	for _, f := range strings.Split(v, ".") {
-		n, i := 0, 0
-		for ; i < len(f) && f[i] >= '0' && f[i] <= '9'; i++ {
-			n = n*10 + int(f[i]-'0')
-		}
-		if i == 0 {
-			break
-		}
-		out = append(out, n)
-		if i < len(f) {
-			break
-		}
-	}
-	return out
+	return client == "" || h.Since == "" || !transcript.VersionBefore(client, h.Since)
 }
 
 // Hooks are the registrations install writes, in the order it adds them.
