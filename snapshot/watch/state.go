@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -167,23 +166,19 @@ var ErrForeign = errors.New("not private to this user")
 // does not decode, has another schema or names another session is an error.
 func (s Store) Load(sessionID string) (*State, error) {
 	path := s.Path(sessionID)
-	f, err := openRegular(path)
+	f, err := snapshot.OpenTrusted(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, snapshot.ErrUntrusted) {
+		return nil, fmt.Errorf("watch state %s: %w (%v)", path, ErrForeign, err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !private(fi) {
-		return nil, fmt.Errorf("watch state %s: %w", path, ErrForeign)
-	}
-	if di, err := os.Stat(s.Dir); err != nil || !private(di) {
-		return nil, fmt.Errorf("watch folder %s: %w", s.Dir, ErrForeign)
+	if err := snapshot.CheckPrivateDir(s.Dir); err != nil {
+		return nil, fmt.Errorf("watch folder %s: %w (%v)", s.Dir, ErrForeign, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxStateBytes+1))
 	if err != nil {
@@ -257,25 +252,15 @@ func trim(st *State) {
 	}
 }
 
-// ensureDir makes the folder 0700 when missing and refuses one that
-// another user owns or can write to; a folder of this user's that others
-// can read is narrowed to 0700.
+// ensureDir makes the folder 0700 when missing and refuses one that is not
+// this user's alone (SEC-14); an existing folder is never narrowed
+// (SEC-15).
 func (s Store) ensureDir() error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
 	}
-	fi, err := os.Lstat(s.Dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("watch folder %s is not a folder", s.Dir)
-	}
-	if !ownedByMe(fi) {
-		return fmt.Errorf("watch folder %s: %w", s.Dir, ErrForeign)
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		return os.Chmod(s.Dir, 0o700)
+	if err := snapshot.CheckPrivateDir(s.Dir); err != nil {
+		return fmt.Errorf("watch folder %s: %w (%v)", s.Dir, ErrForeign, err)
 	}
 	return nil
 }
@@ -324,9 +309,4 @@ func (s Store) prune(keep string) {
 			os.Remove(filepath.Join(s.Dir, n))
 		}
 	}
-}
-
-// private reports whether fi is this user's and no one else can write it.
-func private(fi fs.FileInfo) bool {
-	return ownedByMe(fi) && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o022 == 0)
 }

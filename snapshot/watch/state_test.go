@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,11 +106,20 @@ func TestWA8StoreRefusesWhatItCannotTrust(t *testing.T) {
 			if name == "a folder" {
 				return
 			}
-			// Update starts anew, says why, and leaves a private file; a
-			// folder of this user's open to others is narrowed first, and
-			// the file in it, this user's and private, then counts.
+			// Update starts anew, says why, and leaves a private file; in
+			// a folder open to others it writes nothing: the folder is
+			// never narrowed (SEC-15), and nothing in it is trusted.
 			st, err := s.Update(sid, func(st *State) bool { st.Turn = "new"; return true })
-			if (err == nil) != (name == "in a folder others can write") || st == nil || st.Turn != "new" {
+			if name == "in a folder others can write" {
+				if !errors.Is(err, ErrForeign) || st != nil {
+					t.Fatalf("Update in an open folder: %+v %v", st, err)
+				}
+				if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != 0o777 {
+					t.Errorf("the folder was changed to %v", fi.Mode().Perm())
+				}
+				return
+			}
+			if err == nil || st == nil || st.Turn != "new" {
 				t.Fatalf("Update: %+v %v", st, err)
 			}
 			if got, err := s.Load(sid); err != nil || got.Turn != "new" {
