@@ -1,0 +1,431 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// The gathering of a snapshot's facts, shared by precompact (PreCompact,
+// specs/precompact.md PC-3, PC-11 to PC-15) and postcompact, which takes the
+// snapshot itself at SessionStart(compact) when none was taken before the
+// compaction (specs/postcompact.md PO-C10, PC-35).
+
+// gatherSnapshot builds the record. The transcript and git steps run at the
+// same time, each in its phase of the deadline (PC-3); whatever has not
+// finished by then is recorded as a warning and the record holds the rest.
+func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
+
+	var warnings []string
+	warn := func(format string, a ...any) { warnings = append(warnings, fmt.Sprintf(format, a...)) }
+	if perr != nil {
+		warn("%v", perr)
+	}
+	warnings = append(warnings, p.Warnings...)
+
+	total := opts.timeout()
+	gatherCtx, cancelGather := phase(ctx, total, shareGather)
+	defer cancelGather()
+
+	// Where the transcript and the payload's cwd are: stats and a folder
+	// listing, which a hung file system could hold.
+	type located struct {
+		transcriptPath, gitDir string
+		warnings               []string
+	}
+	loc, lerr := bounded(gatherCtx, opts.beforeStep, "finding the transcript", func() (l located) {
+		l.transcriptPath = p.TranscriptPath
+		if l.transcriptPath == "" || !isRegularFile(l.transcriptPath) {
+			if found := findTranscript(opts.Getenv, sessionID); found != "" {
+				if l.transcriptPath != "" {
+					l.warnings = append(l.warnings, fmt.Sprintf("transcript_path %q unreadable; using %s", l.transcriptPath, found))
+				}
+				l.transcriptPath = found
+			}
+		}
+		// Git starts at once in the payload's cwd; it is read again below
+		// only when the transcript names another, existing directory.
+		if isDir(p.Cwd) {
+			l.gitDir = p.Cwd
+		}
+		return l
+	})
+	if lerr != nil {
+		warn("%v", lerr)
+		loc.transcriptPath = p.TranscriptPath
+	}
+	warnings = append(warnings, loc.warnings...)
+	transcriptPath, gitDir := loc.transcriptPath, loc.gitDir
+	if sessionID == "" && transcriptPath == "" {
+		return nil, warnings
+	}
+	if sessionID == "" {
+		sessionID = sessionFromTranscriptPath(transcriptPath)
+	}
+
+	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
+	gitTimeout := opts.GitTimeout
+	if gitTimeout <= 0 {
+		gitTimeout = defaultGitTimeout
+	}
+	gitOpts := snapshot.GitOptions{Timeout: gitTimeout, GitPath: opts.GitPath}
+
+	gitCh := make(chan *snapshot.Git, 1)
+	if gitDir != "" {
+		go func() { gitCh <- readGitSafe(gatherCtx, gitDir, gitOpts) }()
+	}
+
+	readCtx, cancelRead := phase(ctx, total, shareRead)
+	defer cancelRead()
+	scanCtx, cancelScan := phase(ctx, total, shareScan)
+	defer cancelScan()
+	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
+		clock: opts.ReadClock, before: opts.beforeStep}
+	trCh := make(chan transcriptOutcome, 1)
+	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
+
+	var tr transcriptOutcome
+	select {
+	case tr = <-trCh:
+	case <-gatherCtx.Done():
+		// The read stops at its own deadline, well before this one: only a
+		// file system that does not answer gets here. Its facts are not
+		// kept, the size (known once the file was open) still tells
+		// postcompact which compaction this record was taken for (PC-22).
+		tr.warnings = []string{fmt.Sprintf("transcript: not read within %s (the file system did not answer)", total)}
+		tr.facts = &transcript.Facts{}
+		tr.layout.segmentStart = -1
+		tr.layout.incomplete = true
+		tr.layout.readTo = new(int64(0))
+		tr.layout.size = max(step.size.Load(), 0)
+	}
+	warnings = append(warnings, tr.warnings...)
+
+	rec := &snapshot.Record{
+		SessionID:          sessionID,
+		CreatedAt:          now.UTC(),
+		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
+		CustomInstructions: p.CustomInstructions,
+		PromptID:           promptID(p),
+		Agent:              valueOr(tr.agent, sessionAgent(p, nil)),
+		HookEvent:          p.HookEventName,
+		TranscriptPath:     transcriptPath,
+	}
+	if perr != nil {
+		rec.PayloadError = perr.Error()
+	}
+	fillFromFacts(rec, tr.facts)
+	rec.Coverage = snapshot.Coverage{
+		TranscriptSize:  tr.layout.size,
+		SegmentStart:    tr.layout.segmentStart,
+		BoundaryUnknown: tr.layout.boundaryUnknown,
+		ReadFrom:        tr.layout.readFrom,
+		ReadTo:          tr.layout.readTo,
+		Unread:          tr.layout.unread,
+		Previous:        tr.layout.previous,
+		Partial:         tr.layout.partial,
+		Incomplete:      tr.layout.incomplete,
+	}
+
+	// The working directory, and whether git must be read again there.
+	type cwdFacts struct {
+		cwd, source   string
+		exists, moved bool
+	}
+	cw, cerr := bounded(gatherCtx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
+		switch {
+		case tr.facts.Cwd != "":
+			c.cwd, c.source = tr.facts.Cwd, "transcript"
+		case p.Cwd != "":
+			c.cwd, c.source = p.Cwd, "payload"
+		default:
+			if wd, err := os.Getwd(); err == nil {
+				c.cwd, c.source = wd, "process"
+			}
+		}
+		c.exists = c.cwd != "" && isDir(c.cwd)
+		c.moved = !sameFile(gitDir, c.cwd)
+		return c
+	})
+	if cerr != nil {
+		warn("%v", cerr)
+		switch {
+		case tr.facts.Cwd != "":
+			cw.cwd, cw.source = tr.facts.Cwd, "transcript"
+		case p.Cwd != "":
+			cw.cwd, cw.source = p.Cwd, "payload"
+		}
+	}
+	rec.Cwd, rec.CwdSource = cw.cwd, cw.source
+	if rec.Cwd != "" && cerr == nil && !cw.exists {
+		warn("cwd %q does not exist", rec.Cwd)
+	}
+
+	var git *snapshot.Git
+	if gitDir != "" {
+		select {
+		case git = <-gitCh:
+		case <-gatherCtx.Done():
+			git = &snapshot.Git{Error: fmt.Sprintf("git: not read within %s", total)}
+		}
+	}
+	needGit := git == nil || (cw.moved && !(git.Repo && within(rec.Cwd, git.Root)))
+	switch {
+	case needGit && cw.exists:
+		git = readGitSafe(gatherCtx, rec.Cwd, gitOpts)
+	case git == nil && cerr != nil:
+		git = &snapshot.Git{Error: "git: not read: the working directory could not be checked within the deadline"}
+	case git == nil:
+		git = &snapshot.Git{Error: fmt.Sprintf("git: cwd %q does not exist", rec.Cwd)}
+	}
+	rec.Git = git
+
+	projectDir := opts.Getenv("CLAUDE_PROJECT_DIR")
+	gitRoot := ""
+	if git != nil {
+		gitRoot = git.Root
+	}
+	rec.StateFile = snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
+	if u := rec.StateFile.Unanswered; u != "" {
+		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
+	}
+
+	if !opts.NoRedact {
+		rec.Redactions = snapshot.RedactRecord(rec)
+		for i := range warnings {
+			warnings[i], _ = snapshot.Redact(warnings[i])
+		}
+	}
+	rec.Warnings = warnings
+	return rec, warnings
+}
+
+// transcriptOutcome is what the transcript step hands back.
+type transcriptOutcome struct {
+	// agent is the client the transcript's start shows, "" when unknown.
+	agent    string
+	facts    *transcript.Facts
+	layout   layoutInfo
+	warnings []string
+}
+
+type layoutInfo struct {
+	size, segmentStart, readFrom int64
+	readTo                       *int64
+	unread                       []transcript.ByteRange
+	previous                     string
+	partial, boundaryUnknown     bool
+	// incomplete: the transcript was not read to its end, so the record's
+	// facts do not cover [0, size) and it must not be chained from.
+	incomplete bool
+}
+
+// transcriptStep is what the transcript step needs, and the one thing it
+// tells while it runs: the transcript's size, once it is open, which the
+// record keeps even when the step is given up.
+type transcriptStep struct {
+	path, sessionID string
+	store           *snapshot.Store
+	budget          int64
+	clock           func() time.Time
+	before          func(string)
+	size            atomic.Int64
+}
+
+// readTranscriptSafe reads the transcript under readCtx, newest first when
+// it cannot all be read in time (transcript TR-50), with the search for the
+// last compaction boundary and for the chain's snapshot under scanCtx.
+func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (out transcriptOutcome) {
+	out.facts = &transcript.Facts{}
+	out.layout.segmentStart = -1
+	out.layout.readTo = new(int64(0))
+	st.size.Store(-1)
+	defer func() {
+		if r := recover(); r != nil {
+			out.warnings = append(out.warnings, fmt.Sprintf("transcript: panic: %v", r))
+			out.layout.incomplete = true
+		}
+	}()
+	if st.path == "" {
+		out.warnings = append(out.warnings, "transcript: no transcript_path and none found for the session")
+		out.layout.incomplete = true
+		return out
+	}
+	f, err := transcript.Open(st.path)
+	if err != nil {
+		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
+		out.layout.incomplete = true
+		return out
+	}
+	if format, _ := f.Format(); format == transcript.FormatQwen {
+		// Qwen Code queues its records and writes them in the background:
+		// the last tool result may not be on disk yet (PC-24).
+		f.Close()
+		settleTranscript(readCtx, st.path)
+		if f, err = transcript.Open(st.path); err != nil {
+			out.warnings = append(out.warnings, err.Error())
+			out.layout.incomplete = true
+			return out
+		}
+	}
+	defer f.Close()
+	if format, known := f.Format(); known {
+		out.agent = string(format)
+	}
+	out.layout.size = f.Size()
+	st.size.Store(f.Size())
+	if st.before != nil {
+		st.before("reading the transcript")
+	}
+	last, err := f.LastBoundary(scanCtx)
+	if err != nil {
+		if scanCtx.Err() != nil {
+			out.warnings = append(out.warnings, "transcript: the search for the last compaction was cut short by the deadline; the file is read as one segment")
+			out.layout.boundaryUnknown = true
+		} else {
+			out.warnings = append(out.warnings, "transcript: finding the last compaction: "+err.Error())
+		}
+		last = -1
+	}
+	out.layout.segmentStart = last
+
+	plan := transcript.ReadPlan{LastBoundary: last, ChainEnd: -1, EarlierBudget: st.budget, Now: st.clock}
+	var prev *snapshot.Record
+	if last >= 0 {
+		type chain struct {
+			rec *snapshot.Record
+			err error
+		}
+		c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
+			r, err := st.store.FindChain(st.sessionID, st.path, last)
+			return chain{r, err}
+		})
+		switch {
+		case berr != nil:
+			out.warnings = append(out.warnings, berr.Error())
+		case c.err != nil:
+			out.warnings = append(out.warnings, "earlier snapshot: "+c.err.Error())
+		}
+		if prev = c.rec; prev != nil {
+			plan.ChainEnd = prev.Coverage.TranscriptSize
+			plan.Seed = factsFromRecord(prev)
+		}
+	}
+	res, err := f.Read(readCtx, plan)
+	if err != nil {
+		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
+		out.layout.incomplete = true
+	}
+	if res.Facts != nil {
+		out.facts = res.Facts
+	}
+	out.layout.readFrom = res.ReadFrom
+	out.layout.readTo = new(res.ReadTo)
+	out.layout.unread = res.Unread
+	out.layout.partial = res.Partial
+	if prev != nil && res.Chained {
+		out.layout.previous = prev.Name
+		// What the previous snapshot missed, this one misses too.
+		out.layout.partial = out.layout.partial || prev.Coverage.Partial || len(prev.Coverage.Unread) > 0
+	}
+	if len(res.Unread) > 0 {
+		ranges := make([]string, len(res.Unread))
+		for i, u := range res.Unread {
+			ranges[i] = fmt.Sprintf("%d to %d", u.From, u.To)
+		}
+		out.warnings = append(out.warnings, "transcript: not all of it could be read by the deadline; the newest bytes were read first, bytes "+strings.Join(ranges, ", ")+" not read")
+	}
+	if res.Interrupted || res.ReadTo < f.Size() {
+		out.layout.incomplete = true
+	}
+	if res.Interrupted {
+		out.warnings = append(out.warnings, fmt.Sprintf("transcript: deadline reached at byte %d of %d; facts cover what was read", res.ReadTo, f.Size()))
+	}
+	if res.Partial {
+		out.warnings = append(out.warnings, "transcript: earlier segments only partly read (byte budget)")
+	}
+	return out
+}
+
+// Settling: how long a transcript must stay the same size to count as
+// written out, and how long precompact waits for that at most.
+const (
+	settleQuiet = 300 * time.Millisecond
+	settleMax   = 3 * time.Second
+)
+
+// settleTranscript waits until the file at path has not grown for
+// settleQuiet, at most settleMax or until ctx ends (PC-24).
+func settleTranscript(ctx context.Context, path string) {
+	size := func() int64 {
+		if fi, err := os.Stat(path); err == nil {
+			return fi.Size()
+		}
+		return -1
+	}
+	deadline := time.Now().Add(settleMax)
+	last, since := size(), time.Now()
+	for time.Since(since) < settleQuiet && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+		if n := size(); n != last {
+			last, since = n, time.Now()
+		}
+	}
+}
+
+func readGitSafe(ctx context.Context, dir string, opt snapshot.GitOptions) (g *snapshot.Git) {
+	defer func() {
+		if r := recover(); r != nil {
+			g = &snapshot.Git{Error: fmt.Sprintf("git: panic: %v", r)}
+		}
+	}()
+	return snapshot.ReadGit(ctx, dir, opt)
+}
+
+// fillFromFacts copies the extracted facts into the record.
+func fillFromFacts(rec *snapshot.Record, f *transcript.Facts) {
+	rec.Prompts = f.Prompts
+	rec.Files = f.Files
+	rec.Commands = f.Commands
+	rec.Todos = f.Todos
+	rec.Tasks = f.Tasks
+	rec.Failures = f.Failures
+	rec.Totals = &f.Totals
+	rec.Plan = f.Plan
+	rec.Context = f.Usage
+	rec.EarlierCompactions = f.Compactions
+	rec.GitBranch = f.GitBranch
+	rec.Stats = f.Stats
+}
+
+// factsFromRecord turns an earlier snapshot back into the facts it carried,
+// the seed of the chain.
+func factsFromRecord(r *snapshot.Record) *transcript.Facts {
+	var totals transcript.Totals
+	if r.Totals != nil {
+		totals = *r.Totals
+	}
+	return &transcript.Facts{
+		Prompts:     r.Prompts,
+		Files:       r.Files,
+		Commands:    r.Commands,
+		Todos:       r.Todos,
+		Tasks:       r.Tasks,
+		Failures:    r.Failures,
+		Plan:        r.Plan,
+		Compactions: r.EarlierCompactions,
+		Totals:      totals,
+		Cwd:         r.Cwd,
+		GitBranch:   r.GitBranch,
+	}
+}
