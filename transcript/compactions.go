@@ -24,6 +24,15 @@ type Compaction struct {
 	// Format is the transcript's format, which names the client (TR-37):
 	// Version is a release of that client.
 	Format Format
+	// Precomputed is compactMetadata.precomputed: the summary was written
+	// ahead of time, when the compaction was armed, and swapped in later;
+	// no PreCompact hook ran at the swap (TR-52).
+	Precomputed bool
+	// KeepsTail is set when compactMetadata names a preservedSegment or
+	// preservedMessages: the newest messages before the boundary were kept
+	// verbatim after it, so what was given to the model there may still be
+	// in the context (TR-53).
+	KeepsTail bool
 	// Contexts are the SessionStart hook contexts the client recorded as
 	// given to the model (hook_additional_context attachments) between this
 	// boundary and the next, within ContextWindow bytes of it. Only Claude
@@ -83,13 +92,18 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 				Timestamp string `json:"timestamp"`
 				Version   string `json:"version"`
 				Meta      struct {
-					Trigger   string `json:"trigger"`
-					PreTokens int64  `json:"preTokens"`
+					Trigger     string          `json:"trigger"`
+					PreTokens   int64           `json:"preTokens"`
+					Precomputed bool            `json:"precomputed"`
+					Segment     json.RawMessage `json:"preservedSegment"`
+					Messages    json.RawMessage `json:"preservedMessages"`
 				} `json:"compactMetadata"`
 			}
 			if json.Unmarshal(line, &b) == nil {
 				c.Time, _ = time.Parse(time.RFC3339Nano, b.Timestamp)
 				c.Version, c.Trigger, c.PreTokens = b.Version, b.Meta.Trigger, b.Meta.PreTokens
+				c.Precomputed = b.Meta.Precomputed
+				c.KeepsTail = kept(b.Meta.Segment) || kept(b.Meta.Messages)
 			}
 		}
 		if f.format != FormatClaude {
@@ -135,4 +149,11 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// kept reports whether a preservedSegment or preservedMessages value names
+// something: an object with at least one member (null, {} and [] do not).
+func kept(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && len(m) > 0
 }

@@ -219,6 +219,7 @@ const (
 	kCompactMetadata
 	kLastPrompt
 	kUUID
+	kVersion
 	nTop
 )
 
@@ -498,6 +499,8 @@ func topKey(key []byte) int {
 		return kCompactMetadata
 	case "uuid":
 		return kUUID
+	case "version":
+		return kVersion
 	case "lastPrompt":
 		return kLastPrompt
 	}

@@ -20,6 +20,9 @@ type Fill struct {
 	// Boundary is the start of the last compact_boundary line written after
 	// the response, -1 when there is none.
 	Boundary int64
+	// Version is the client release that wrote the response (its
+	// "version"), "" when it names none (TR-54).
+	Version string
 }
 
 // NewestFill returns the context fill the transcript's newest model
@@ -66,9 +69,9 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 			fill.Boundary, boundary = start, append([]byte(nil), l...)
 			return false, nil
 		}
-		u, at, yes := usageLine(l)
+		u, at, version, yes := usageLine(l)
 		if yes {
-			fill.Usage, fill.At, fill.Offset, ok = u, at, start, true
+			fill.Usage, fill.At, fill.Offset, fill.Version, ok = u, at, start, version, true
 		}
 		return yes, nil
 	})
@@ -216,22 +219,24 @@ func rawString(b []byte, i int) (string, int, bool) {
 
 // usageLine reads a model response's usage by the rule of TR-26: a line
 // ResponseLine accepts (main chain, a model other than "<synthetic>", no
-// API error, a timestamp) that carries message.usage.
-func usageLine(line []byte) (Usage, time.Time, bool) {
+// API error, a timestamp) that carries message.usage, with the release that
+// wrote it (TR-54).
+func usageLine(line []byte) (Usage, time.Time, string, bool) {
 	at, ok := ResponseLine(line)
 	if !ok {
-		return Usage{}, time.Time{}, false
+		return Usage{}, time.Time{}, "", false
 	}
 	var e entry
 	classify(line, true, &e)
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	var u [3]span
 	if !e.usage.ok() || !e.usage.fields(line, usageKeys, u[:]) {
-		return Usage{}, time.Time{}, false
+		return Usage{}, time.Time{}, "", false
 	}
 	in, _ := u[0].int64(line)
 	cc, _ := u[1].int64(line)
 	cr, _ := u[2].int64(line)
 	model, _ := e.model.str(line)
-	return Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}, at, true
+	version, _ := e.top[kVersion].str(line)
+	return Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}, at, version, true
 }
