@@ -280,7 +280,7 @@ func entries() []entry {
 // prints a pointer (PF-16).
 var cat = sync.OnceValue(func() catalog.Catalog {
 	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	for _, e := range entries() {
+	for _, e := range append(entries(), kindEntries()...) {
 		if err := b.Set(language.English, e.id, e.en); err != nil {
 			panic(err)
 		}

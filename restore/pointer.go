@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/text/message"
 
@@ -50,6 +51,11 @@ type PointerInput struct {
 	// MaxChars caps the text in characters as Claude Code counts them,
 	// UTF-16 units (an emoji is 2); zero or negative means DefaultMaxChars.
 	MaxChars int
+	// Taken is set when postcompact took the snapshot itself at
+	// SessionStart (PO-18); Supersedes is when the earlier pointer still in
+	// the context was made (PO-19), zero for none.
+	Taken      *Taken
+	Supersedes time.Time
 }
 
 // limits are the knobs shrunk, in order, until the text fits.
@@ -129,7 +135,12 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	if !rec.CreatedAt.IsZero() {
 		at = rec.CreatedAt.Format(TimeLayout)
 	}
-	line(p.Sprintf(mCompacted, trigger, at, oneLine(in.MDPath, 1<<12)))
+	compacted := mCompacted
+	if takenAtCompaction(rec) {
+		compacted = mCompactedAt
+	}
+	line(p.Sprintf(compacted, trigger, at, oneLine(in.MDPath, 1<<12)))
+	kindLines(p, in, line) // PO-18, PO-19
 
 	// PO-15
 	if rec.Preparation != nil {

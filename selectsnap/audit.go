@@ -17,15 +17,23 @@ import (
 // (2.1.119 in stream-json mode wrote a compaction's boundary after the next
 // PreCompact had read the file) leaves offsets that do not tell the
 // compactions apart. When the boundary has no time (at is zero), the record
-// must cover the transcript up to an offset in [prev, boundary] instead.
-// nil when there is none.
+// must cover the transcript up to an offset in [prev, boundary] instead. A
+// record postcompact took at SessionStart counts when it covers the
+// transcript up to an offset in (prev, boundary] and was made after after
+// (SS-22). nil when there is none.
 func TakenFor(records []*snapshot.Record, transcriptPath string, after, at time.Time, prev, boundary int64) *snapshot.Record {
 	var best *snapshot.Record
 	for _, r := range records {
 		if !samePath(r.TranscriptPath, transcriptPath) {
 			continue
 		}
-		if at.IsZero() {
+		if r.HookEvent == HookSessionStart {
+			// Taken at SessionStart, before the client wrote this boundary:
+			// offsets tell, times do not (SS-22).
+			if !takenAtSessionStart(r, after, prev, boundary) {
+				continue
+			}
+		} else if at.IsZero() {
 			if s := r.Coverage.TranscriptSize; s < prev || s > boundary {
 				continue
 			}

@@ -157,7 +157,9 @@ func LatestPointer(ctx context.Context, o LatestOptions) (*Latest, error) {
 		}
 	}
 	c := l.Compaction
-	prev, after := o.From, o.After
+	// From is a size a hook saw, not a boundary: a snapshot postcompact
+	// took at that size is this compaction's (SS-22's bound is exclusive).
+	prev, after := o.From-1, o.After
 	if !after.IsZero() {
 		// created_at is that run's start, to the nanosecond, and TakenFor
 		// wants records created after its bound.

@@ -268,7 +268,7 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 			rejected = append(rejected, Rejection{c.base, reason})
 			continue
 		}
-		tk := Taken{At: rec.CreatedAt, Size: rec.Coverage.TranscriptSize, PromptID: rec.PromptID}
+		tk := Taken{At: rec.CreatedAt, Size: rec.Coverage.TranscriptSize, PromptID: rec.PromptID, AtSessionStart: rec.HookEvent == HookSessionStart}
 		if rec.Compaction != nil && rec.Compaction.TranscriptSize > 0 {
 			tk.Handled = append(tk.Handled, Handled{Event: "PostCompact", At: rec.Compaction.At, Size: rec.Compaction.TranscriptSize})
 		}
@@ -319,6 +319,10 @@ type Taken struct {
 	Size     int64
 	PromptID string
 	Handled  []Handled
+	// AtSessionStart is set for a snapshot postcompact took at
+	// SessionStart (SS-21): its own compaction's boundary may carry an
+	// earlier time than it.
+	AtSessionStart bool
 }
 
 // Handled is a compaction hook's run that acted on a snapshot (a
@@ -449,7 +453,7 @@ func (c *compactionCheck) checkTranscript(ctx context.Context, tk Taken) (string
 	// taken count: a boundary's time is taken when its summary is ready,
 	// after that compaction's PreCompact; one an earlier compaction's
 	// client wrote late carries an earlier time.
-	bs, err := c.t.BoundariesAfter(ctx, tk.Size, c.t.Size(), tk.At, 2)
+	bs, err := c.t.BoundariesAfter(ctx, tk.Size, c.t.Size(), tk.boundariesSince(), 2)
 	if err != nil {
 		return "", err
 	}
