@@ -44,8 +44,7 @@ func TestAuditReportsEachCompaction(t *testing.T) {
 		s.compact(true)
 	}
 	s.turn("step")
-	s.pointer = ""
-	s.compact(false) // a compaction whose PreCompact never ran: no pointer
+	s.compact(false) // a compaction whose PreCompact never ran: its snapshot is taken at SessionStart (PO-C10)
 	// A subagent's transcript in the same folder is no session.
 	if err := os.WriteFile(filepath.Join(filepath.Dir(s.tr), "agent-a1.jsonl"), []byte("{}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -60,7 +59,7 @@ func TestAuditReportsEachCompaction(t *testing.T) {
 	}
 	snaps := s.snapshots()
 	cs := rep.Sessions[0].Compactions
-	if len(cs) != 4 || rep.Compactions != 4 || rep.Delivered != 3 || rep.Own != 3 || rep.Foreign != 0 {
+	if len(cs) != 4 || rep.Compactions != 4 || rep.Delivered != 4 || rep.Own != 4 || rep.Foreign != 0 {
 		t.Fatalf("report = %+v", rep)
 	}
 	for k := 0; k < 3; k++ {
@@ -69,13 +68,14 @@ func TestAuditReportsEachCompaction(t *testing.T) {
 			t.Errorf("compaction %d = %+v, want delivered and own %s", k+1, c, snaps[k])
 		}
 	}
-	if c := cs[3]; c.Snapshot != "" || c.Delivered != "unknown" || c.Own {
-		t.Errorf("the compaction without PreCompact = %+v", c)
+	// SS-22: the snapshot taken at SessionStart is that compaction's.
+	if c := cs[3]; c.Snapshot != snaps[3] || c.Delivered != "yes" || !c.Own {
+		t.Errorf("the compaction without PreCompact = %+v, want its snapshot taken at SessionStart %s", c, snaps[3])
 	}
 
 	// Text.
 	_, text, _ := runAudit(t, s, func(o *AuditOptions) { o.JSON = false })
-	if !strings.Contains(text, "pointer delivered, naming it") || !strings.Contains(text, "4 compaction(s) in 1 session(s): 3 with the pointer delivered, 3 naming their own snapshot, 0 naming another compaction's") {
+	if !strings.Contains(text, "pointer delivered, naming it") || !strings.Contains(text, "4 compaction(s) in 1 session(s): 4 with the pointer delivered, 4 naming their own snapshot, 0 naming another compaction's") {
 		t.Errorf("text report:\n%s", text)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -34,6 +35,12 @@ type simSession struct {
 	// pointer is what the last SessionStart(compact) handed out, which the
 	// client records after the boundary.
 	pointer string
+	// keepsTail plays a release whose boundaries name the messages they
+	// kept (TR-53: 2.1.210, 2.1.328).
+	keepsTail bool
+	// beforeStep, when set, is given to postcompact's runs (a step that
+	// hangs).
+	beforeStep func(string)
 }
 
 func newSimSession(t *testing.T, sid string) *simSession {
@@ -139,6 +146,7 @@ func (s *simSession) postcompact(event string) string {
 	opts := &PostcompactOptions{
 		IO:  &IO{In: strings.NewReader(s.payload(event, extra)), Out: &out, ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 5 * time.Second,
+		beforeStep: s.beforeStep,
 	}
 	if err := postcompactRun(opts); err != nil {
 		s.t.Fatal(err)
@@ -162,9 +170,13 @@ func (s *simSession) postcompact(event string) string {
 // /compact command's echo.
 func (s *simSession) boundary(at time.Time) {
 	ts := at.UTC().Format("2006-01-02T15:04:05.000Z")
+	meta := map[string]any{"trigger": "manual", "preTokens": 1010}
+	if s.keepsTail {
+		meta["preservedSegment"] = map[string]any{"headUuid": "h", "anchorUuid": "a", "tailUuid": "t"}
+	}
 	s.append(
 		map[string]any{"type": "system", "subtype": "compact_boundary", "isSidechain": false, "parentUuid": nil, "timestamp": ts,
-			"content": "Conversation compacted", "compactMetadata": map[string]any{"trigger": "manual", "preTokens": 1010}},
+			"content": "Conversation compacted", "compactMetadata": meta},
 		map[string]any{"type": "user", "isSidechain": false, "isCompactSummary": true, "timestamp": ts,
 			"message": map[string]any{"role": "user", "content": "This session is being continued from a previous conversation…"}},
 		map[string]any{"type": "user", "isSidechain": false, "timestamp": ts,
@@ -243,6 +255,33 @@ func (s *simSession) wantPointer(what, pointer, name string) {
 	}
 }
 
+// wantTaken checks that pointer names one snapshot, taken at SessionStart
+// for this compaction: none of before (the snapshots that existed before
+// it), one postcompact took (hook_event SessionStart), and says so. It
+// returns its name.
+func (s *simSession) wantTaken(what, pointer string, before []string) string {
+	s.t.Helper()
+	named := selectsnap.NamedSnapshot(pointer)
+	for _, b := range before {
+		if strings.Contains(pointer, b) {
+			s.t.Errorf("%s: the pointer names %s, a snapshot of before the compaction:\n%s", what, b, pointer)
+		}
+	}
+	if named == "" {
+		s.t.Errorf("%s: no pointer to a snapshot taken at the compaction:\n%q\nlog:\n%s", what, pointer, readLog(s.dir))
+		return ""
+	}
+	rec, err := (&snapshot.Store{Dir: s.dir}).Load(named)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if rec.HookEvent != "SessionStart" || !strings.Contains(pointer, "taken at the compaction is at") ||
+		!strings.Contains(pointer, "so this one was taken as the compacted session started") {
+		s.t.Errorf("%s: %s (hook %q) is not said to be taken at the compaction:\n%s", what, named, rec.HookEvent, pointer)
+	}
+	return named
+}
+
 func (s *simSession) confirmed(name string) bool {
 	s.t.Helper()
 	rec, err := (&snapshot.Store{Dir: s.dir}).Load(name)
@@ -296,10 +335,13 @@ func TestPostcompactEveryCompactionGetsItsOwnPointer(t *testing.T) {
 	}
 }
 
-// spec: SS-8a SS-8c SS-8d PO-C6
-// Compactions that have no snapshot of their own get no pointer, whatever
-// the client's order: a PreCompact that never ran (after a turn, or back to
-// back), and a refused compaction followed by one without PreCompact.
+// spec: SS-8a SS-8c SS-8d SS-21 PO-C6 PO-C10
+// Compactions that have no snapshot of their own get one taken at
+// SessionStart, whatever the client's order, and never an earlier
+// compaction's: a PreCompact that never ran (after a turn, or back to back),
+// and a refused compaction followed by one without PreCompact. (Before
+// issue 19 these got no pointer at all; SS-8 still keeps every earlier
+// compaction's snapshot out.) PostCompact confirms the snapshot taken.
 func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 	for _, c := range []struct {
 		name                       string
@@ -318,9 +360,13 @@ func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 				first := s.compact(true)
 				s.wantPointer("first", first, s.snapshots()[0])
 				s.turn("two")
-				s.wantPointer("second, without PreCompact", s.compact(false), "")
-				if s.confirmed(s.snapshots()[0]) && strings.Count(readLog(s.dir), "postcompact(PostCompact)") != 2 {
-					t.Error("PostCompact runs missing from the log")
+				before := s.snapshots()
+				taken := s.wantTaken("second, without PreCompact", s.compact(false), before)
+				if !strings.Contains(s.pointer, "two") {
+					t.Errorf("the snapshot taken at the compaction lacks the prompt typed before it:\n%s", s.pointer)
+				}
+				if taken != "" && !s.confirmed(taken) {
+					t.Errorf("PostCompact did not confirm %s", taken)
 				}
 				// The next compaction with its PreCompact is itself again.
 				s.turn("three")
@@ -333,7 +379,10 @@ func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 				s.boundaryFirst, s.noPromptIDs = c.boundaryFirst, c.noPromptIDs
 				s.turn("one")
 				s.wantPointer("first", s.compact(true), s.snapshots()[0])
-				s.wantPointer("second, right after, without PreCompact", s.compact(false), "")
+				before := s.snapshots()
+				second := s.wantTaken("second, right after, without PreCompact", s.compact(false), before)
+				// A third without PreCompact gets its own again, not the second's.
+				s.wantTaken("third, right after, without PreCompact", s.compact(false), append(before, second))
 			})
 			t.Run("refused compaction, then one without PreCompact", func(t *testing.T) {
 				s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000b003")
@@ -343,7 +392,8 @@ func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 				s.turn("two")
 				s.refusedCompaction()
 				s.turn("three")
-				s.wantPointer("compaction after the refused one, without PreCompact", s.compact(false), "")
+				before := s.snapshots()
+				s.wantTaken("compaction after the refused one, without PreCompact", s.compact(false), before)
 				// With its PreCompact, it is its own, not the refused one's.
 				s.turn("four")
 				p := s.compact(true)
@@ -354,32 +404,63 @@ func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 	}
 }
 
-// spec: PO-C5 SS-12
-// A failed precompact of this compaction gives the failure notice; one of
-// an earlier compaction is not used.
+// spec: PO-C5 SS-12 PO-C12
+// A failed precompact of this compaction: the snapshot is taken at
+// SessionStart, and the pointer says precompact failed; when the take fails
+// too, the failure notice is given. A marker of an earlier compaction is not
+// used, and the log says why.
 func TestPostcompactFailureMarkerOfThisCompactionOnly(t *testing.T) {
 	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000c001")
 	s.turn("one")
 	s.wantPointer("first", s.compact(true), s.snapshots()[0])
+	failed := func() {
+		s.prompts++
+		s.tick(time.Second)
+		info, _ := os.Stat(s.tr)
+		if err := snapshot.WriteFailure(s.dir, snapshot.Failure{SessionID: s.sid, Time: s.clock, Reason: "disk full",
+			TranscriptSize: info.Size(), PromptID: s.promptID()}); err != nil {
+			t.Fatal(err)
+		}
+		s.tick(3 * time.Second)
+	}
+
 	s.turn("two")
-	s.prompts++
-	s.tick(time.Second)
-	info, _ := os.Stat(s.tr)
-	if err := snapshot.WriteFailure(s.dir, snapshot.Failure{SessionID: s.sid, Time: s.clock, Reason: "disk full",
-		TranscriptSize: info.Size(), PromptID: s.promptID()}); err != nil {
-		t.Fatal(err)
+	failed()
+	before := s.snapshots()
+	pointer := s.postcompact("SessionStart")
+	s.wantTaken("second, precompact failed", pointer, before)
+	if !strings.Contains(pointer, "compact-guard wrote no snapshot before this compaction (disk full)") {
+		t.Errorf("the pointer does not say precompact failed:\n%s", pointer)
 	}
-	s.tick(3 * time.Second)
-	notice := s.postcompact("SessionStart")
-	if !strings.Contains(notice, "disk full") || strings.Contains(notice, s.snapshots()[0]) {
-		t.Errorf("want the failure notice, got:\n%s", notice)
+	if m, _ := snapshot.ReadFailure(s.dir, s.sid); m != nil {
+		t.Errorf("the failure marker is left after the snapshot was taken: %+v", m)
 	}
+	s.pointer = pointer
 	s.postcompact("PostCompact")
 	s.boundary(s.clock)
+
+	// The take fails too (its save hangs): the notice wins.
+	s.turn("three")
+	failed()
+	s.beforeStep = func(step string) {
+		if step == "saving the snapshot" {
+			select {}
+		}
+	}
+	notice := s.postcompact("SessionStart")
+	s.beforeStep = nil
+	if !strings.Contains(notice, "disk full") || selectsnap.NamedSnapshot(notice) != "" {
+		t.Errorf("want the failure notice, got:\n%s", notice)
+	}
+	s.pointer = notice
+	s.postcompact("PostCompact")
+	s.boundary(s.clock)
+
 	// The next compaction's precompact fails too, but its marker is not
 	// written (a crash): the old marker is about another compaction.
-	s.turn("three")
-	s.wantPointer("third, no snapshot, stale marker", s.compact(false), "")
+	s.turn("four")
+	before = s.snapshots()
+	s.wantTaken("fourth, no snapshot, stale marker", s.compact(false), before)
 	if log := readLog(s.dir); !strings.Contains(log, "failure marker of") {
 		t.Errorf("the log does not say why the marker was not used:\n%s", log)
 	}
@@ -402,8 +483,10 @@ func TestPostcompactLogsTurnedDown(t *testing.T) {
 			last = l
 		}
 	}
-	if !strings.Contains(last, "outcome=none") || !strings.Contains(last, "newer_turned_down=1") ||
-		!strings.Contains(last, `turned_down="`+first+`: `) {
+	// The compaction without PreCompact got a snapshot taken at SessionStart
+	// (PO-C10): what was turned down is older than it.
+	if !strings.Contains(last, "outcome=ok") || !strings.Contains(last, "newer_turned_down=0") ||
+		!strings.Contains(last, `turned_down="`+first+`: `) || !strings.Contains(last, "snapshot taken at the compaction") {
 		t.Errorf("the last SessionStart line does not name the snapshot turned down:\n%s", last)
 	}
 }

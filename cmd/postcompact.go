@@ -176,6 +176,10 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		confirmCompaction(saveCtx, opts, p, sessionID, start, size, found, &entry)
 		return nil
 	}
+	// PO-C10, PO-C11: no snapshot of this compaction, so it is taken now.
+	takeCtx, cancelTake := phase(ctx, total, shareTake)
+	defer cancelTake()
+	taken := takeIfNone(takeCtx, opts, p, sessionID, start, f, &found, serr, &entry)
 
 	var text string
 	switch {
@@ -195,13 +199,17 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		if rec.Git != nil {
 			gitRoot = rec.Git.Root
 		}
-		state := snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, p.Cwd})
+		var state snapshot.StateFile // a snapshot just taken looked it up already
+		if taken == nil {
+			state = snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, p.Cwd})
+		}
 		if u := state.Unanswered; u != "" {
 			entry.Warnings = append(entry.Warnings, "state file: "+u+" did not answer within the deadline; the folders after it were not looked in")
 		}
 		text = restore.Pointer(restore.PointerInput{
 			Record: rec, MDPath: found.choice.MDPath, ProjectDir: projectDir,
 			StateFile: state, Lang: opts.Lang, MaxChars: opts.maxChars(),
+			Taken: taken, Supersedes: supersededPointer(takeCtx, opts, f, rec.Name, &entry), // PO-18, PO-19
 		})
 		entry.Outcome, entry.Snapshot = outcomeOK, rec.Name
 	default:
@@ -240,6 +248,8 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 type thisCompaction struct {
 	choice  *selectsnap.Choice
 	failure *snapshot.Failure
+	// rejected are the session's snapshots selection turned down.
+	rejected []selectsnap.Rejection
 }
 
 // findThisCompaction runs selection (specs/selectsnap.md) and the failure
@@ -297,7 +307,7 @@ func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions,
 			failure = fl
 		}
 	}
-	return thisCompaction{choice: choice, failure: failure}
+	return thisCompaction{choice: choice, failure: failure, rejected: rejected}
 }
 
 // turnedDown lists the session's snapshots selection turned down, for the
