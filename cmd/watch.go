@@ -203,7 +203,7 @@ func watchRun(opts *WatchOptions) (err error) {
 		return nil
 	}
 
-	w := watch.InferWindow(watch.WindowInput{Flag: opts.Window, Model: fill.Model, Fill: fill.Tokens,
+	w := watch.InferWindow(watch.WindowInput{Flag: opts.Window, Model: fill.Model, Fill: fill.Tokens, Version: fill.Version,
 		Getenv: opts.Getenv, Settings: claudeSettingsFiles(opts.Getenv, p.Cwd)})
 	run := watchTurn{ctx: ctx, opts: opts, p: p, sid: sid, f: f, fill: fill, window: w, now: start,
 		thresholds: watch.Resolve(opts.Thresholds, w)}

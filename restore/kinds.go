@@ -4,6 +4,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
 // The lines of a pointer to a snapshot taken at the compaction, and of a
@@ -72,4 +73,23 @@ func kindEntries() []entry {
 			s("Automatic compaction comes at about %d tokens, or, if Claude Code %s sets no auto-compact window for %s, when the API refuses a prompt as too long."),
 			s("Автоматическое сжатие наступит около отметки %d или, если Claude Code %s не задаёт окно автосжатия для %s, когда API отклонит запрос как слишком длинный.")},
 	}
+}
+
+// clientModeSentence is the notice's sentence on where the client compacts
+// by itself when that is not simply at a number of tokens (WA-21): when the
+// API refuses a prompt as too long, with no figure; or, for a release and
+// model not measured, either.
+func clientModeSentence(p *message.Printer, w watch.Window) (string, bool) {
+	model := oneLine(w.Model, watchPathChars)
+	if model == "" {
+		model = "?"
+	}
+	release := oneLine(w.Release, 40)
+	switch w.Mode {
+	case watch.ModeRefused:
+		return p.Sprintf(mWatchAutoRefused, release, model), true
+	case watch.ModeEither:
+		return p.Sprintf(mWatchAutoEither, w.AutoAt, release, model), true
+	}
+	return "", false
 }

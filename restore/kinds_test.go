@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
 var kindArgs = map[string][]any{
@@ -81,5 +82,38 @@ func TestPointerTakenAtCompaction(t *testing.T) {
 	in.MaxChars = 400
 	if n := len([]rune(Pointer(in))); n > 400 {
 		t.Errorf("%d characters over a cap of 400", n)
+	}
+}
+
+// spec: WA-21
+// Where the client compacts by itself: at a figure only when it compacts at
+// one; when the API refuses a prompt as too long, no figure; both for a
+// release and model not measured. Within the notice's cap, in both languages.
+func TestWA21NoticeCompactionPoint(t *testing.T) {
+	in := noticeInput(snapshot.English)
+	in.Window = watch.Window{Tokens: 200000, AutoAt: 200000, Source: "model claude-opus-4-5", Mode: watch.ModeRefused, Release: "2.1.328", Model: "claude-opus-4-5"}
+	got := WatchNotice(in)
+	if !strings.Contains(got, "Automatic compaction comes when the API refuses a prompt as too long (Claude Code 2.1.328 sets no auto-compact window for claude-opus-4-5).") ||
+		strings.Contains(got, "comes at about") {
+		t.Errorf("refused:\n%s", got)
+	}
+	in.Window.Mode, in.Window.AutoAt, in.Window.Release, in.Window.Model = watch.ModeEither, 167000, "2.1.210", "claude-opus-5-5"
+	if got := WatchNotice(in); !strings.Contains(got, "Automatic compaction comes at about 167,000 tokens, or, if Claude Code 2.1.210 sets no auto-compact window for claude-opus-5-5, when the API refuses a prompt as too long.") {
+		t.Errorf("either:\n%s", got)
+	}
+	for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
+		in.Lang = lang
+		in.Window.Model = strings.Repeat("claude-very-long-model-id-", 20)
+		for _, mode := range []string{watch.ModeRefused, watch.ModeEither} {
+			in.Window.Mode = mode
+			got := WatchNotice(in)
+			if n := len([]rune(got)); n > MaxNoticeChars {
+				t.Errorf("%s %s: %d characters", lang, mode, n)
+			}
+			checkNoImperatives(t, lang, got)
+		}
+		if got := StopReason(in); len([]rune(got)) > MaxNoticeChars {
+			t.Errorf("stop reason over the cap: %d", len([]rune(got)))
+		}
 	}
 }

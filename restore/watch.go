@@ -89,6 +89,9 @@ func autoSentence(p *message.Printer, w watch.Window) string {
 	if w.AutoAt <= 0 {
 		return p.Sprintf(mWatchAutoOff)
 	}
+	if s, ok := clientModeSentence(p, w); ok { // WA-21
+		return s
+	}
 	return p.Sprintf(mWatchAuto, w.AutoAt)
 }
 

@@ -39,6 +39,12 @@ type Window struct {
 	// "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "autoCompactWindow in <file>",
 	// "model <id>", "usage seen", "default".
 	Source string `json:"source"`
+	// Mode says how the client compacts by itself (WA-20: ModeProactive,
+	// ModeRefused, ModeEither, ModeOff); Release and Model are what it was
+	// decided for, for the notice.
+	Mode    string `json:"mode,omitempty"`
+	Release string `json:"release,omitempty"`
+	Model   string `json:"model,omitempty"`
 }
 
 // WindowInput is what the window is inferred from (WA-2).
@@ -48,6 +54,10 @@ type WindowInput struct {
 	// Model is the model of the newest response; Fill the context fill seen.
 	Model string
 	Fill  int64
+	// Version is the client release that wrote the newest response (TR-54),
+	// "" when unknown: it decides whether the client compacts at a threshold
+	// without an auto-compact window set (WA-20).
+	Version string
 	// Getenv reads the hook's environment, which is the client's.
 	Getenv func(string) string
 	// Settings are Claude Code's settings files in the client's order of
@@ -92,6 +102,7 @@ func InferWindow(in WindowInput) Window {
 		}
 	}
 	w.AutoAt = autoPoint(w.Tokens, getenv)
+	applyClientMode(&w, in, getenv)
 	return w
 }
 
