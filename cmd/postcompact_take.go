@@ -139,7 +139,7 @@ func takeIfNone(ctx context.Context, opts *PostcompactOptions, p Payload, sessio
 	}
 	taken := &restore.Taken{}
 	if found.failure != nil {
-		taken.Failure = found.failure.Reason
+		taken.Failure, taken.LogPath = found.failure.Reason, found.failure.LogPath
 	}
 	found.choice, found.failure = choice, nil
 	// What was turned down is older than the snapshot now taken (DR-13).

@@ -15,6 +15,7 @@ const (
 	mCompactedAt       = "compacted-at"
 	mTakenAt           = "taken-at"
 	mTakenAfterFailure = "taken-after-failure"
+	mTakenFailureLog   = "taken-after-failure-log"
 	mSupersedes        = "supersedes"
 	mWatchAutoRefused  = "watch-auto-refused"
 	mWatchAutoEither   = "watch-auto-either"
@@ -29,8 +30,9 @@ const takenReasonChars = 300
 // it (PO-18).
 type Taken struct {
 	// Failure is precompact's reason when its failure marker is about this
-	// compaction (PO-C5), "" otherwise.
+	// compaction (PO-C5), "" otherwise; LogPath the log the marker names.
 	Failure string
+	LogPath string
 }
 
 // takenAtCompaction reports whether rec was taken as the compacted session
@@ -40,9 +42,13 @@ func takenAtCompaction(rec *snapshot.Record) bool { return rec.HookEvent == "Ses
 // kindLines are PO-18's and PO-19's lines, which follow PO-1's.
 func kindLines(p *message.Printer, in PointerInput, line func(string)) {
 	if in.Taken != nil {
-		if in.Taken.Failure != "" {
-			line(p.Sprintf(mTakenAfterFailure, oneLine(firstLine(in.Taken.Failure), takenReasonChars)))
-		} else {
+		reason := oneLine(firstLine(in.Taken.Failure), takenReasonChars)
+		switch {
+		case in.Taken.Failure != "" && in.Taken.LogPath != "":
+			line(p.Sprintf(mTakenFailureLog, reason, oneLine(in.Taken.LogPath, 1000)))
+		case in.Taken.Failure != "":
+			line(p.Sprintf(mTakenAfterFailure, reason))
+		default:
 			line(p.Sprintf(mTakenAt))
 		}
 	}
@@ -63,6 +69,9 @@ func kindEntries() []entry {
 		{mTakenAfterFailure,
 			s("compact-guard wrote no snapshot before this compaction (%s), so this one was taken as the compacted session started."),
 			s("compact-guard не записал снимок перед этим сжатием (%s), поэтому этот снимок сделан при старте сжатой сессии.")},
+		{mTakenFailureLog,
+			s("compact-guard wrote no snapshot before this compaction (%s; the log is %s), so this one was taken as the compacted session started."),
+			s("compact-guard не записал снимок перед этим сжатием (%s; журнал: %s), поэтому этот снимок сделан при старте сжатой сессии.")},
 		{mSupersedes,
 			s("This pointer supersedes the one of %s UTC."),
 			s("Этот указатель заменяет указатель от %s UTC.")},

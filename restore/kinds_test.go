@@ -13,6 +13,7 @@ import (
 var kindArgs = map[string][]any{
 	mCompactedAt:       {"automatic", "2026-03-14 09:00:00 +00:00", "/s/snap.md"},
 	mTakenAfterFailure: {"disk full"},
+	mTakenFailureLog:   {"disk full", "/s/compact-guard.log"},
 	mSupersedes:        {"10:02"},
 	mWatchAutoRefused:  {"2.1.328", "claude-opus-4-5"},
 	mWatchAutoEither:   {167000, "2.1.250", "claude-opus-5-5"},
@@ -69,6 +70,10 @@ func TestPointerTakenAtCompaction(t *testing.T) {
 	}
 	if lines[2] != "This pointer supersedes the one of 09:02 UTC." {
 		t.Errorf("supersedes: %q", lines[2])
+	}
+	in.Taken.LogPath = "/home/u/.local/state/compact-guard/compact-guard.log"
+	if lines = strings.Split(Pointer(in), "\n"); !strings.HasSuffix(lines[1], "(snapshot folder: permission denied; the log is /home/u/.local/state/compact-guard/compact-guard.log), so this one was taken as the compacted session started.") {
+		t.Errorf("with the log: %q", lines[1])
 	}
 
 	// A pointer handed over late (watch WA-11) knows only the record: the
