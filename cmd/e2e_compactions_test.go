@@ -216,8 +216,9 @@ func e2eHeadlessCompactions(t *testing.T, bins e2eBinaries, version string) {
 // spec: E2E-11
 //
 // e2eScenarioCompactionWithoutPreCompact: compactions whose PreCompact hook
-// never ran get no pointer, neither after a turn nor right after a
-// compaction that had one: never the earlier compaction's snapshot.
+// never ran, after a turn or right after a compaction that had one, get a
+// snapshot taken at SessionStart (PO-C10), each its own: never the earlier
+// compaction's snapshot. (Before issue 19 they got no pointer.)
 func e2eScenarioCompactionWithoutPreCompact(t *testing.T, bins e2eBinaries) {
 	claude := e2eRequireClaude(t)
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
@@ -237,8 +238,8 @@ func e2eScenarioCompactionWithoutPreCompact(t *testing.T, bins e2eBinaries) {
 	w.Claude(fake, proj, sid, "What was I doing?")
 
 	snaps := e2eSnapshots(t, w.SnapDir, sid)
-	if len(snaps) != 1 {
-		t.Fatalf("%d snapshots of the session, want 1", len(snaps))
+	if len(snaps) != 3 {
+		t.Fatalf("%d snapshots of the session, want 3: the first compaction's, and one taken at SessionStart for each of the other two", len(snaps))
 	}
 	reqs := fake.Requests()
 	k := 0
@@ -258,10 +259,14 @@ func e2eScenarioCompactionWithoutPreCompact(t *testing.T, bins e2eBinaries) {
 		if k > 1 {
 			// The first pointer lies in the summarised conversation of the
 			// next compaction request, not in a SessionStart context.
-			for _, c := range e2eAdditionalContexts(next) {
-				if strings.Contains(c, snaps[0].Base) {
+			ctxs := e2eAdditionalContexts(next)
+			for _, c := range ctxs {
+				if strings.Contains(c, snaps[0].Base+".md") {
 					t.Errorf("compaction %d (no PreCompact): request #%d is handed the first compaction's snapshot:\n%s", k, next.Seq, c)
 				}
+			}
+			if len(ctxs) != 1 || !strings.Contains(ctxs[0], snaps[k-1].MDPath) || !strings.Contains(ctxs[0], "taken at the compaction is at") {
+				t.Errorf("compaction %d (no PreCompact): request #%d carries %q, want one pointer to the snapshot taken at its SessionStart %s", k, next.Seq, ctxs, snaps[k-1].Base)
 			}
 		}
 	}
@@ -269,10 +274,10 @@ func e2eScenarioCompactionWithoutPreCompact(t *testing.T, bins e2eBinaries) {
 		t.Fatalf("%d compactions, want 3", k)
 	}
 	// Each SessionStart without its snapshot logs the one it turned down
-	// (by its prompt id, on this release: SS-8a).
-	if !w.LogHas(`outcome=none duration=`, 2) || !w.LogHas(`newer_turned_down=1 turned_down="`+snaps[0].Base+`: `, 2) {
+	// (by its prompt id, on this release: SS-8a), and the snapshot it took.
+	if !w.LogHas(`snapshot taken at the compaction`, 2) || !w.LogHas(`newer_turned_down=0 turned_down="`+snaps[0].Base+`: `, 1) {
 		b, _ := os.ReadFile(w.Log)
-		t.Errorf("the log does not name the snapshot turned down twice:\n%s", b)
+		t.Errorf("the log does not name the snapshot turned down and the one taken:\n%s", b)
 	}
 }
 

@@ -327,8 +327,9 @@ type e2eRequest struct {
 	Header http.Header
 	Body   []byte
 	// Kind is "tools" (a main-loop request, answered from the script),
-	// "summary" (the compaction request), "plain" (no tools offered),
-	// "count_tokens" or "unknown" (answered 404).
+	// "summary" (the compaction request), "too_long" (answered 400,
+	// tooLong), "plain" (no tools offered), "count_tokens", "hello" (the
+	// client's reachability check) or "unknown" (answered 404).
 	Kind string
 	// Reply is a short description of what was answered.
 	Reply string
@@ -397,6 +398,15 @@ type e2eFake struct {
 	// request (from 0): a context that grows request by request (E2E-15).
 	tokensFor func(n int) int
 	mainLoop  int
+	// tokensOf, when set, gives the input_tokens of a main-loop or
+	// compaction request from the request itself (its messages): a context
+	// that a compaction really shrinks (E2E-31 to E2E-34).
+	tokensOf func(r *e2eRequest) int
+	// tooLong, when above 0, is the largest prompt the fake accepts: a
+	// main-loop request whose tokensOf is above it is answered 400 "prompt
+	// is too long", as the Messages API answers, and uses no scripted reply
+	// (reactive compaction, E2E-33).
+	tooLong int
 }
 
 // e2eNewFake starts a fake on 127.0.0.1:0 reporting inputTokens.
@@ -467,6 +477,13 @@ func (f *e2eFake) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"input_tokens":%d}`, n)
 		return
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+	case r.Method == http.MethodHead && (r.URL.Path == "/api/hello" || r.URL.Path == "/"):
+		// The client's reachability check, made when non-essential traffic
+		// is allowed (E2E-31: the cached flags are read only then).
+		f.mu.Lock()
+		req.Kind, req.Reply = "hello", "200"
+		f.mu.Unlock()
+		return
 	default:
 		f.mu.Lock()
 		req.Kind, req.Reply = "unknown", "404"
@@ -482,6 +499,17 @@ func (f *e2eFake) serve(w http.ResponseWriter, r *http.Request) {
 	isSummary := strings.Contains(e2eLastUserText(req), e2eSummaryMarker)
 	f.mu.Lock()
 	tokens := f.currentTokens()
+	if f.tokensOf != nil && len(req.parsed.Tools) > 0 {
+		tokens = f.tokensOf(req)
+		if f.tooLong > 0 && !isSummary && tokens > f.tooLong {
+			req.Kind, req.Reply = "too_long", fmt.Sprintf("400 prompt is too long: %d tokens > %d maximum", tokens, f.tooLong)
+			f.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: %d tokens > %d maximum"}}`, tokens, f.tooLong)
+			return
+		}
+	}
 	if f.lowAfterSummary > 0 && f.justSummarized && !isSummary && len(req.parsed.Tools) > 0 {
 		tokens, f.justSummarized = f.lowAfterSummary, false
 	}
@@ -505,7 +533,7 @@ func (f *e2eFake) serve(w http.ResponseWriter, r *http.Request) {
 		f.t.Logf("fake API: request %d: script exhausted", req.Seq)
 	}
 	if req.Kind == "tools" {
-		if f.tokensFor != nil {
+		if f.tokensFor != nil && f.tokensOf == nil {
 			tokens = f.tokensFor(f.mainLoop)
 		}
 		f.mainLoop++

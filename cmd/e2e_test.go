@@ -506,7 +506,9 @@ func e2eScenarioTwoSessions(t *testing.T, bins e2eBinaries, claude e2eClient) {
 // e2eScenarioStale: the session's only snapshot is 40 minutes old and the
 // PreCompact hook of the next compaction cannot write one (its folder is a
 // regular file while it runs). The post-compaction request must not point
-// at the old snapshot; it carries the failure notice instead.
+// at the old snapshot: postcompact takes one at SessionStart, the folder
+// being back by then (PO-C10, PO-C12), and its pointer says that precompact
+// failed, why, and where the log is.
 func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	proj := w.NewProject("проект старый")
@@ -546,9 +548,10 @@ func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w.Claude(fake, proj, sid, "What next?")
 
 	now := e2eSnapshots(t, w.SnapDir, sid)
-	if len(now) != 1 || now[0].Base != stale.Base {
-		t.Errorf("snapshots of the session after the failed PreCompact = %d (%+v), want only the stale %s", len(now), now, stale.Base)
+	if len(now) != 2 || now[0].Base != stale.Base {
+		t.Fatalf("snapshots of the session after the failed PreCompact = %d (%+v), want the stale %s and one taken at SessionStart", len(now), now, stale.Base)
 	}
+	taken := now[1]
 	runs := e2ePreCompactRuns(w.Transcript(sid))
 	if len(runs) != 1 || !runs[0].OK || runs[0].Stdout != "" {
 		t.Errorf("recorded PreCompact runs = %+v, want one success with empty stdout (it must not block)", runs)
@@ -566,9 +569,9 @@ func e2eScenarioStale(t *testing.T, bins e2eBinaries, claude e2eClient) {
 		}
 	}
 	if notice == "" {
-		t.Errorf("request #%d after compaction has no %q failure notice naming the log %s; contexts: %q", after.Seq, e2eAdditionalContext, w.Log, ctxs)
-	} else if !strings.Contains(strings.ToLower(notice), "snapshot") {
-		t.Errorf("the failure notice does not say that no snapshot was written:\n%s", notice)
+		t.Errorf("request #%d after compaction has no %q context naming the log %s; contexts: %q", after.Seq, e2eAdditionalContext, w.Log, ctxs)
+	} else if !strings.Contains(notice, "compact-guard wrote no snapshot before this compaction") || !strings.Contains(notice, taken.MDPath) {
+		t.Errorf("the pointer does not say that precompact wrote no snapshot, or does not name the one taken at SessionStart %s:\n%s", taken.Base, notice)
 	}
 	if b, err := os.ReadFile(w.Log); err != nil || !strings.Contains(string(b), sid) {
 		t.Errorf("hook log %s has no line for session %s: %v", w.Log, sid, err)
@@ -604,9 +607,10 @@ func e2eStaleSnapshot(t *testing.T, w *e2eWorld, bins e2eBinaries, proj, sid str
 // no PreCompact hook runs for the next compaction (it is taken out of the
 // settings), so neither a new snapshot nor a failure marker exists and only
 // the snapshot's age keeps it out of the pointer: the post-compaction request
-// carries no SessionStart context at all. (With the failure of
-// e2eScenarioStale the notice would win over a fresh snapshot too, so that
-// scenario alone does not show the age limit at work.)
+// carries a pointer to a snapshot taken at SessionStart (PO-C10), not to the
+// stale one. (With the failure of e2eScenarioStale the notice would win over
+// a fresh snapshot too, so that scenario alone does not show the age limit at
+// work.)
 func e2eScenarioStaleAlone(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	w := e2eNewWorld(t, bins, claude, e2eGuardHooks)
 	proj := w.NewProject("проект без хука")
@@ -628,16 +632,20 @@ func e2eScenarioStaleAlone(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	if strings.Contains(e2eAllText(after), stale.Base) {
 		t.Errorf("request #%d after compaction points at the stale snapshot %s: %q", after.Seq, stale.Base, e2eAdditionalContexts(after))
 	}
-	if ctxs := e2eAdditionalContexts(after); len(ctxs) != 0 {
-		t.Errorf("request #%d after compaction carries SessionStart context, want none: %q", after.Seq, ctxs)
+	snaps := e2eSnapshots(t, w.SnapDir, sid)
+	if len(snaps) != 2 || snaps[0].Base != stale.Base {
+		t.Fatalf("snapshots %+v, want the stale one and one taken at SessionStart", snaps)
 	}
-	// postcompact did run and gave nothing (specs/postcompact.md PO-C7: the
-	// log line's outcome). 2.1.328 records no transcript entry for a
-	// SessionStart hook that prints nothing.
+	if ctxs := e2eAdditionalContexts(after); len(ctxs) != 1 || !strings.Contains(ctxs[0], snaps[1].MDPath) ||
+		!strings.Contains(ctxs[0], "taken at the compaction is at") {
+		t.Errorf("request #%d after compaction carries %q, want one pointer to the snapshot taken at SessionStart %s", after.Seq, ctxs, snaps[1].Base)
+	}
+	// postcompact took it and said why it passed the stale one over
+	// (specs/postcompact.md PO-C7).
 	b, err := os.ReadFile(w.Log)
-	want := "postcompact session=" + sid + " outcome=none"
-	if err != nil || !strings.Contains(string(b), want) {
-		t.Errorf("hook log %s has no line with %q: %v\n%s", w.Log, want, err, b)
+	want := "postcompact session=" + sid + " outcome=ok"
+	if err != nil || !strings.Contains(string(b), want) || !strings.Contains(string(b), stale.Base+": older than 30m0s") {
+		t.Errorf("hook log %s has no line with %q turning %s down: %v\n%s", w.Log, want, stale.Base, err, b)
 	}
 }
 
