@@ -21,6 +21,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textesc"
 )
 
 func init() {
@@ -167,9 +168,12 @@ func (c doctorCheck) line(fancy, color bool) string {
 			m = "\x1b[" + colors[c.Status] + "m" + m + "\x1b[0m"
 		}
 	}
-	s := m + " " + c.Text + "\n"
+	// Text and fix quote settings files, commands and log lines: escaped as
+	// list escapes them, so that none can move the cursor, forge a line or
+	// set the window title (DR-20, SEC-21).
+	s := m + " " + textesc.String(c.Text, false) + "\n"
 	if c.Fix != "" {
-		s += pad + "fix: " + c.Fix + "\n"
+		s += pad + "fix: " + textesc.String(c.Fix, false) + "\n"
 	}
 	return s
 }
