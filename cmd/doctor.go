@@ -635,10 +635,11 @@ func watchMissing(event string, agent settings.Agent) string {
 		return "a resumed session is not noted, so a pointer lost with the process that compacted is not handed over"
 	}
 	return map[string]string{
-		"UserPromptSubmit": "no notice of a planned compaction with a prompt, and no pointer handed over late",
-		"PostToolUse":      "no notice of a planned compaction between prompts",
-		"Stop":             "no Stop gate",
-		"SessionStart":     "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
+		"UserPromptSubmit":   "no notice of a planned compaction with a prompt, and no pointer handed over late",
+		"PostToolUse":        "no notice of a planned compaction between prompts",
+		"PostToolUseFailure": "no notice of a planned compaction after a tool call that failed, so a turn of failing calls gets none",
+		"Stop":               "no Stop gate",
+		"SessionStart":       "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
 	}[event]
 }
 

@@ -34,8 +34,11 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
                (left out for Claude Code before 2.1.76, which loads no hook
                from a file naming it: the release is --claude-version, else
                the one the claude program on PATH reports)
+  UserPromptSubmit, PostToolUse, PostToolUseFailure (2.0.56 and later),
+  Stop, SessionStart "resume"     "<this binary>" watch        timeout 10 s
 
-The command is this binary's absolute path (symlinks resolved), in double
+The command is
+ this binary's absolute path (symlinks resolved), in double
 quotes so that spaces work in sh and in Git Bash, which Claude Code uses for
 hooks on Windows. Every other key and every other hook stays as it was,
 byte for byte; what install adds follows the file's layout (indentation,

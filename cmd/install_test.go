@@ -178,6 +178,9 @@ func TestInstallPreservesForeignKeysAndHooks(t *testing.T) {
         "PostToolUse": [
             {"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
         ],
+        "PostToolUseFailure": [
+            {"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
+        ],
         "Stop": [
             {"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
         ]
@@ -273,6 +276,7 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
     ],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
     "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
+    "PostToolUseFailure": [{"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}]
   }
 }`

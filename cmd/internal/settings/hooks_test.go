@@ -259,11 +259,13 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 		client string
 		want   []string
 	}{
-		{"", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.1.76", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.1.328", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.1.75", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.0.76", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
+		{"", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.1.76", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.1.328", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.1.75", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.0.76", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.0.56", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.0.55", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
 	} {
 		d := mustParse(t, `{}`)
 		if _, err := d.Install(instExe, c.client); err != nil {
@@ -286,7 +288,7 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 	if len(changes) != 1 || changes[0].Verb != "removed" || changes[0].Hook.Event != "PostCompact" || !strings.Contains(changes[0].What, "2.0.76") {
 		t.Errorf("changes = %v", changes)
 	}
-	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}) {
+	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}) {
 		t.Errorf("registered %v", got)
 	}
 	if changes, _ := d.Install(instExe, "2.0.76"); len(changes) != 0 {
