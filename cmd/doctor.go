@@ -331,10 +331,10 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		out = append(out, checkCoverage(append(regs, pluginRegs...), opts.Agent)...)
 		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
 	} else {
-		out = append(out, checkCoverage(regs, opts.Agent)...)
+		out = append(out, checkCoverage(runnable(regs, opts.Agent), opts.Agent)...)
 	}
 	if opts.Agent == settings.AgentCodex {
-		out = append(out, checkCodexTrust(opts.Host, regs)...)
+		out = append(out, checkCodexTrust(opts.Host, exe)...)
 	}
 	return out
 }
@@ -426,6 +426,9 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 	if p := hookArgProblem(h.Args, src.Path); p.Status != checkOK {
 		report(p.Status, p.Text, p.Fix)
 	}
+	if p := foreignEntryProblem(src, h); p.Status != checkOK {
+		report(p.Status, p.Text, p.Fix)
+	}
 	if h.If {
 		fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
 	}
@@ -449,7 +452,7 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 	if progOK && exe != "" && !sameFile(prog, exe) {
 		warn("another compact-guard than this one ("+exe+")", installFix(src)+" to use this one, or run that binary's doctor")
 	}
-	if needInstall {
+	if needInstall && h.Unmanaged == "" {
 		fixes = append([]string{inst + strings.Join(installNotes, "")}, fixes...)
 	}
 	return finishCheck(res, whys, fixes)

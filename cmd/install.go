@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -43,11 +44,14 @@ quotes so that spaces work in sh and in Git Bash, which Claude Code uses for
 hooks on Windows. Every other key and every other hook stays as it was,
 byte for byte; what install adds follows the file's layout (indentation,
 line endings, one line or several).
-An entry of compact-guard's (recognised by the program's name,
-compact-guard, and its sub-command) is updated in place, never duplicated:
-its program becomes this binary, and the flags you added to the command
-(precompact --keep 100) stay, as does a timeout of 5-600 s (1-600 s for
-postcompact). Running install twice changes nothing. Before changing an
+An entry of compact-guard's (the program compact-guard, its sub-command
+and that sub-command's flags, nothing more) is updated in place, never
+duplicated: its program becomes this binary, and the flags you added to
+the command (precompact --keep 100) stay, as does a timeout of 5-600 s
+(1-600 s for postcompact). An entry that runs more than that
+(compact-guard precompact && notify, VAR=value compact-guard ...) is
+yours: install leaves it as it is and says so. Running install twice
+changes nothing. Before changing an
 existing file install copies it to <file>.bak-<YYYYmmdd-HHMMSS> (local
 time) and keeps the newest 5 such backups, then replaces the file
 atomically, keeping its permissions (0600 for a new file). A file that is
@@ -91,6 +95,7 @@ func installRun(opts *InstallOptions) error {
 		}
 	}
 	var plan settings.TrustPlan
+	var foreign []settings.Entry
 	res, err := settings.Edit{
 		Agent:  opts.Agent,
 		Path:   path,
@@ -108,12 +113,14 @@ func installRun(opts *InstallOptions) error {
 			if err == nil && opts.Agent == settings.AgentCodex {
 				plan = settings.PlanTrust(path, before, d.Handlers(exe))
 			}
+			foreign = unmanagedEntries(d, exe)
 			return changes, err
 		},
 	}.Apply()
 	if err != nil {
 		return err
 	}
+	noteForeign(opts, res.Path, foreign, "install")
 	out := opts.IO.Out
 	if len(res.Changes) == 0 {
 		fmt.Fprintf(out, "compact-guard hooks already installed in %s\n", res.Path)
@@ -205,5 +212,34 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 	}
 	for _, k := range res.Untrusted {
 		fmt.Fprintf(out, "  removed   %s\n", k)
+	}
+	for _, k := range res.Distrusted {
+		fmt.Fprintf(out, "  untrusted %s (not a handler install writes)\n", k)
+	}
+}
+
+// unmanagedEntries are the entries naming compact-guard that install
+// leaves as they are (IN-21): they run more than compact-guard and its
+// flags.
+func unmanagedEntries(d *settings.Document, exe string) []settings.Entry {
+	var out []settings.Entry
+	for _, e := range d.Entries(exe) {
+		if !e.Installed() && e.Unmanaged != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// noteForeign says on stderr which entries naming compact-guard install or
+// uninstall (verb) left as they are, and why: they are the user's.
+func noteForeign(opts *SettingsOptions, path string, entries []settings.Entry, verb string) {
+	for _, e := range entries {
+		why := e.Unmanaged
+		if why == "" {
+			why = e.Foreign
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry %s is not one install writes (%s); %s leaves it as it is\n",
+			path, e.Event, strconv.Quote(e.Command), why, verb)
 	}
 }

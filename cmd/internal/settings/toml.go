@@ -203,33 +203,60 @@ type TrustPlan struct {
 	Move map[string]string
 	// Drop lists keys whose handler is gone.
 	Drop []string
+	// Distrust maps the key of a handler that names compact-guard but is
+	// not one install writes (IN-21) to why: its table goes, so that Codex
+	// asks before it runs it (an earlier install trusted such handlers).
+	Distrust map[string]string
 }
 
 // PlanTrust compares the handlers of a hooks file at path before and after
 // an edit (the same *hujson.Object is the same handler) and says what
-// config.toml must change (IN-20): compact-guard's handlers trusted at
-// their keys, the state of every other handler kept with it.
+// config.toml must change (IN-20, IN-21): the handlers install writes for
+// this binary trusted at their keys, handlers that name compact-guard
+// otherwise distrusted, the state of every other handler kept with it.
 func PlanTrust(path string, before, after []Handler) TrustPlan {
-	plan := TrustPlan{Set: map[string]string{}, Move: map[string]string{}}
+	plan := TrustPlan{Set: map[string]string{}, Move: map[string]string{}, Distrust: map[string]string{}}
 	newKey := map[*hujson.Object]string{}
+	managed := map[*hujson.Object]bool{} // trusted or distrusted where it is now
 	for _, h := range after {
 		k := h.TrustKey(path)
 		newKey[h.obj] = k
-		if h.Ours {
+		switch {
+		case h.Exact:
 			plan.Set[k] = h.TrustHash()
+			managed[h.obj] = true
+		case h.NamesCompactGuard():
+			managed[h.obj] = true
 		}
 	}
+	moving := map[string]bool{}
 	for _, h := range before {
 		old := h.TrustKey(path)
 		k, stays := newKey[h.obj]
 		switch {
 		case stays && k == old:
-		case stays && !h.Ours:
+		case stays && !managed[h.obj]:
 			plan.Move[old] = k
+			moving[old] = true
 		default:
-			// Its handler is gone, or is ours and trusted anew where it
-			// is now.
+			// Its handler is gone, or is install's (or names compact-guard)
+			// and is judged anew where it is now.
 			plan.Drop = append(plan.Drop, old)
+		}
+	}
+	dropped := map[string]bool{}
+	for _, k := range plan.Drop {
+		dropped[k] = true
+	}
+	for _, h := range after {
+		// A key whose table is another handler's, on its way to that
+		// handler's new key, or already removed, is left to that.
+		if k := h.TrustKey(path); !h.Exact && h.NamesCompactGuard() && !moving[k] && !dropped[k] {
+			why := h.Foreign
+			if why == "" {
+				why = "it does not run compact-guard as its program"
+			}
+			plan.Distrust[k] = why
 		}
 	}
 	sort.Strings(plan.Drop)
@@ -237,7 +264,9 @@ func PlanTrust(path string, before, after []Handler) TrustPlan {
 }
 
 // Empty reports a plan that changes nothing.
-func (p TrustPlan) Empty() bool { return len(p.Set) == 0 && len(p.Move) == 0 && len(p.Drop) == 0 }
+func (p TrustPlan) Empty() bool {
+	return len(p.Set) == 0 && len(p.Move) == 0 && len(p.Drop) == 0 && len(p.Distrust) == 0
+}
 
 // apply returns config.toml's text with the plan carried out, and the keys
 // it trusted anew or changed. Only the managed tables' bytes change: a
@@ -251,11 +280,12 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	for from := range p.Move {
 		gone[from] = true
 	}
-	for _, k := range p.Drop {
+	drops := append(append([]string(nil), p.Drop...), sortedKeys(p.Distrust)...)
+	for _, k := range drops {
 		gone[k] = true
 	}
 	keys := sortedKeys
-	for _, k := range append(append(keys(p.Set), keys(p.Move)...), p.Drop...) {
+	for _, k := range append(append(keys(p.Set), keys(p.Move)...), drops...) {
 		if d.other[k] {
 			return nil, nil, fmt.Errorf("config.toml sets hooks.state for %q in a form install does not edit (dotted keys or an inline table); write it as a [hooks.state.%s] table", k, tomlKey(k))
 		}
@@ -265,7 +295,7 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 			edits = append(edits, textEdit{t.keyStart, t.keyEnd, tomlKey(p.Move[from])})
 		}
 	}
-	for _, k := range p.Drop {
+	for _, k := range drops {
 		if t := d.state[k]; t != nil {
 			edits = append(edits, textEdit{d.blankBefore(t.start), t.end, ""})
 			changed = append(changed, k)
@@ -346,8 +376,11 @@ type TrustResult struct {
 	Path    string
 	Existed bool
 	// Trusted lists the keys trusted anew or again, Untrusted the keys
-	// whose table was removed, Moved the renamed ones ("old -> new").
+	// whose table was removed, Moved the renamed ones ("old -> new");
+	// Distrusted the keys of handlers not install's whose trust was
+	// removed, each with why ("key: why").
 	Trusted, Untrusted, Moved   []string
+	Distrusted                  []string
 	Backup                      string
 	BackupsKept, BackupsRemoved int
 	Diff                        string // dry run only
@@ -355,7 +388,7 @@ type TrustResult struct {
 
 // Changed reports whether the edit changed (or would change) the file.
 func (r *TrustResult) Changed() bool {
-	return len(r.Trusted)+len(r.Untrusted)+len(r.Moved) > 0
+	return len(r.Trusted)+len(r.Untrusted)+len(r.Moved)+len(r.Distrusted) > 0
 }
 
 // Apply reads config.toml, carries out the plan and, unless a dry run,
@@ -397,7 +430,9 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 		dropped[k] = true
 	}
 	for _, k := range changed {
-		if dropped[k] {
+		if why, ok := e.Plan.Distrust[k]; ok {
+			res.Distrusted = append(res.Distrusted, k+": "+why)
+		} else if dropped[k] {
 			res.Untrusted = append(res.Untrusted, k)
 		} else {
 			res.Trusted = append(res.Trusted, k)
