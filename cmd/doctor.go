@@ -284,7 +284,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		sources = agentSources(opts.Agent, opts.Host)
 	}
 	for _, src := range sources {
-		data, err := os.ReadFile(src.Path)
+		data, _, err := settings.ReadFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			if src.Ignored == "" {
 				out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s: not found", src.Label, src.Path)})
@@ -292,7 +292,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			continue
 		}
 		if err != nil {
-			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err)})
+			out = append(out, settingsReadProblem(src, err))
 			continue
 		}
 		doc, err := settings.ParseFor(src.Agent, data)

@@ -21,7 +21,7 @@ func TestDoctorCodexTrust(t *testing.T) {
 	opts := &SettingsOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &out}, Scope: settings.ScopeUser, Agent: settings.AgentCodex,
 		Executable: func() (string, error) { return d.exe, nil },
 		Host:       settings.Host{Getenv: func(string) string { return "" }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }},
-		Now:        time.Now}
+		Now:        time.Now, Backups: filepath.Join(d.root, "backups")}
 	if err := installRun(opts); err != nil {
 		t.Fatal(err)
 	}

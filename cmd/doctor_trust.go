@@ -1,8 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
@@ -25,10 +26,15 @@ func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
 		return []doctorCheck{{Status: checkFail, Text: "Codex trust: " + err.Error()}}
 	}
 	path := filepath.Join(home, "config.toml")
-	cfg, err := readCodexConfigFile(path)
+	data, _, err := settings.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return []doctorCheck{{Status: checkFail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
+			Fix: unreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
+	}
+	cfg, err := settings.ReadCodexConfig(data)
 	if err != nil {
 		return []doctorCheck{{Status: checkFail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
-			Fix: "correct the file by hand; Codex does not start with a config it cannot parse"}}
+			Fix: "correct " + path + " by hand: Codex does not start with a config it cannot parse"}}
 	}
 	var out []doctorCheck
 	if cfg.Features.Hooks != nil && !*cfg.Features.Hooks {
@@ -36,7 +42,7 @@ func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
 			Fix: "remove 'hooks = false' from [features] in " + path})
 	}
 	for _, src := range agentSources(settings.AgentCodex, h) {
-		data, err := os.ReadFile(src.Path)
+		data, _, err := settings.ReadFile(src.Path)
 		if err != nil {
 			continue // checkSettings reports it
 		}

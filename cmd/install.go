@@ -38,8 +38,7 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
   UserPromptSubmit, PostToolUse, PostToolUseFailure (2.0.56 and later),
   Stop, SessionStart "resume"     "<this binary>" watch        timeout 10 s
 
-The command is
- this binary's absolute path (symlinks resolved), in double
+The command is this binary's absolute path (symlinks resolved), in double
 quotes so that spaces work in sh and in Git Bash, which Claude Code uses for
 hooks on Windows. Every other key and every other hook stays as it was,
 byte for byte; what install adds follows the file's layout (indentation,
@@ -51,12 +50,12 @@ the command (precompact --keep 100) stay, as does a timeout of 5-600 s
 (1-600 s for postcompact). An entry that runs more than that
 (compact-guard precompact && notify, VAR=value compact-guard ...) is
 yours: install leaves it as it is and says so. Running install twice
-changes nothing. Before changing an
-existing file install copies it to <file>.bak-<YYYYmmdd-HHMMSS> (local
-time) and keeps the newest 5 such backups, then replaces the file
-atomically, keeping its permissions (0600 for a new file). A file that is
-not strict JSON (Claude Code reads no comments) is left untouched and
-install fails.
+changes nothing. Before changing an existing file install copies it (0600)
+to <XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time>
+and keeps the newest 5 such backups, then replaces the file atomically,
+keeping its permissions (0600 for a new file). A file that is not strict
+JSON (Claude Code reads no comments), not a regular file, or larger than
+4 MiB is left untouched and install fails.
 
 The global --dir and --lang do not go into the hooks: to give a hook a
 flag, add it to its command in the settings file, where install keeps it.
@@ -94,13 +93,18 @@ func installRun(opts *InstallOptions) error {
 				client, from, h.Event, h.Since)
 		}
 	}
+	if err := checkCodexConfig(opts); err != nil {
+		return err
+	}
 	var plan settings.TrustPlan
 	var foreign []settings.Entry
 	res, err := settings.Edit{
-		Agent:  opts.Agent,
-		Path:   path,
-		DryRun: opts.DryRun,
-		Now:    opts.Now,
+		Agent:   opts.Agent,
+		Path:    path,
+		DryRun:  opts.DryRun,
+		Now:     opts.Now,
+		Within:  opts.projectOf(path),
+		Backups: opts.Backups,
 		DirPerm: func() os.FileMode {
 			if opts.Settings == "" && opts.Scope != settings.ScopeUser {
 				return 0o755 // a project's .claude/ is shared with the repository
@@ -179,7 +183,7 @@ func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan) (*settings.
 	if err != nil {
 		return nil, err
 	}
-	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now}.Apply()
+	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups}.Apply()
 	if err != nil {
 		return nil, err
 	}
@@ -242,4 +246,17 @@ func noteForeign(opts *SettingsOptions, path string, entries []settings.Entry, v
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry %s is not one install writes (%s); %s leaves it as it is\n",
 			path, e.Event, strconv.Quote(e.Command), why, verb)
 	}
+}
+
+// checkCodexConfig refuses, before the hooks file is changed, a Codex
+// config.toml that the trust edit could not read or parse (IN-22).
+func checkCodexConfig(opts *SettingsOptions) error {
+	if opts.Agent != settings.AgentCodex {
+		return nil
+	}
+	home, err := settings.CodexHome(opts.Host)
+	if err != nil {
+		return err
+	}
+	return settings.CheckConfig(filepath.Join(home, "config.toml"))
 }

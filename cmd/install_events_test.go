@@ -21,7 +21,7 @@ func TestInstallRegistersPostToolUseFailure(t *testing.T) {
 		d := newDocEnv(t)
 		var out, errOut bytes.Buffer
 		err := installRun(&InstallOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: settings.ScopeUser,
-			Executable: func() (string, error) { return d.exe, nil }, Now: time.Now,
+			Executable: func() (string, error) { return d.exe, nil }, Now: time.Now, Backups: d.backups(),
 			Host:       settings.Host{Getenv: func(string) string { return "" }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }},
 			FindClaude: func() (string, string) { return c.client, "'claude --version'" }})
 		code := exitCode(err, &errOut)

@@ -28,6 +28,7 @@ func (d *docEnv) setup(uninstall bool, args ...string) (string, string, int) {
 		o.Host = settings.Host{Getenv: func(k string) string { return d.env[k] }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }}
 		o.Now = func() time.Time { return instFixedNow }
 		o.FindClaude = func() (string, string) { return d.client, "'claude --version'" }
+		o.Backups = d.backups()
 		if uninstall {
 			return uninstallRun(o)
 		}

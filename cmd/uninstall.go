@@ -29,7 +29,8 @@ and the matcher groups, event lists and "hooks" object that only this left
 empty. An entry that runs more than compact-guard (compact-guard precompact
 && notify, VAR=value compact-guard ...) is yours: it stays, and uninstall
 names it. Everything else stays byte for byte. The file is first copied to
-<file>.bak-<YYYYmmdd-HHMMSS>; the newest 5 backups are kept. A file that then holds nothing but the
+<XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time> (0600);
+the newest 5 backups are kept. A file that then holds nothing but the
 empty object install starts a new file with is removed instead, so a file
 install created goes again. The binary and the snapshots are not touched
 (see 'compact-guard dir').
@@ -46,6 +47,9 @@ func uninstallRun(opts *UninstallOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCodexConfig(opts); err != nil {
+		return err
+	}
 	var plan settings.TrustPlan
 	var foreign []settings.Entry
 	res, err := settings.Edit{
@@ -54,6 +58,8 @@ func uninstallRun(opts *UninstallOptions) error {
 		DryRun:    opts.DryRun,
 		Now:       opts.Now,
 		MustExist: true,
+		Within:    opts.projectOf(path),
+		Backups:   opts.Backups,
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(self)
 			changes := d.Uninstall(self)

@@ -369,6 +369,8 @@ type TrustEdit struct {
 	Plan   TrustPlan
 	DryRun bool
 	Now    func() time.Time
+	// Backups is compact-guard's folder for backups (IN-8).
+	Backups string
 }
 
 // TrustResult says what a TrustEdit did.
@@ -397,25 +399,11 @@ func (r *TrustResult) Changed() bool {
 // something to trust. On any error the file is left as it was.
 func (e TrustEdit) Apply() (*TrustResult, error) {
 	res := &TrustResult{Path: e.Path}
-	sf := &settingsFile{Path: e.Path, Mode: 0o600}
-	if real, err := filepath.EvalSymlinks(e.Path); err == nil {
-		sf.Path = real
-	}
-	data, err := os.ReadFile(sf.Path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
+	sf, err := openTarget(e.Path, "")
+	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was changed", err)
-	default:
-		st, err := os.Stat(sf.Path)
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file; nothing was changed", e.Path)
-		}
-		sf.Exists, sf.Data, sf.Mode = true, data, st.Mode().Perm()
 	}
+	data := sf.Data
 	res.Path, res.Existed = sf.Path, sf.Exists
 	doc, err := parseTOML(data)
 	if err != nil {
@@ -458,14 +446,14 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 		if err := os.MkdirAll(filepath.Dir(sf.Path), 0o700); err != nil {
 			return nil, err
 		}
-	} else if res.Backup, err = writeBackup(sf, e.Now()); err != nil {
+	} else if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
 	}
 	if err := snapshot.WriteFileAtomic(sf.Path, out, sf.Mode); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
 	}
 	if res.Backup != "" {
-		res.BackupsKept, res.BackupsRemoved = pruneBackups(sf.Path)
+		res.BackupsKept, res.BackupsRemoved = pruneBackups(filepath.Dir(res.Backup), filepath.Base(sf.Path))
 	}
 	return res, nil
 }
@@ -477,4 +465,19 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// CheckConfig reads and parses config.toml as TrustEdit does (IN-22), so
+// that install and uninstall refuse a config they could not edit before
+// they change the hooks file: Codex skips a hook whose trust is not
+// written.
+func CheckConfig(path string) error {
+	sf, err := openTarget(path, "")
+	if err != nil {
+		return fmt.Errorf("%w; nothing was changed", err)
+	}
+	if _, err := parseTOML(sf.Data); err != nil {
+		return fmt.Errorf("%s: %w; nothing was changed", path, err)
+	}
+	return nil
 }
