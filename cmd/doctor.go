@@ -45,13 +45,16 @@ type DoctorOptions struct {
 	// ClaudeVersion asks the Claude Code on PATH for its release
 	// (claudeVersion); tests substitute it.
 	ClaudeVersion func() (version, from string)
+	// Backups is where install keeps its backups (IN-8), for a fix that
+	// puts one back.
+	Backups string
 	// Fancy selects ✓ ✗ ! marks (a terminal) over [ok] [FAIL] [warn];
 	// Color adds colour to them.
 	Fancy, Color bool
 }
 
 func newCmdDoctor(ios *IO, g *GlobalOptions, runF func(*DoctorOptions) error) *cobra.Command {
-	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest, ClaudeVersion: claudeVersion}
+	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest, ClaudeVersion: claudeVersion, Backups: backupsDir()}
 	c := &cobra.Command{
 		Use:   "doctor [--no-self-test]",
 		Short: "Check the setup: hooks, binary, snapshot folder, log, and a round trip",
@@ -283,6 +286,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	if !opts.Agent.IsClaude() {
 		sources = agentSources(opts.Agent, opts.Host)
 	}
+	var broken []settingsSource // files that exist but cannot be read or parsed
 	for _, src := range sources {
 		data, _, err := settings.ReadFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
@@ -292,20 +296,19 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			continue
 		}
 		if err != nil {
-			out = append(out, settingsReadProblem(src, err))
+			out, broken = append(out, settingsReadProblem(src, err)), append(broken, src)
 			continue
 		}
 		doc, err := settings.ParseFor(src.Agent, data)
 		if err != nil {
-			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err),
-				Fix: "correct the file by hand; Claude Code ignores a settings file it cannot parse"})
+			out, broken = append(out, settingsParseProblem(src, err, opts.Backups)), append(broken, src)
 			continue
 		}
 		found := doc.Entries(exe)
 		if src.Ignored != "" {
 			if len(found) > 0 {
 				out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s %s holds compact-guard hooks, but %s", src.Label, src.Path, src.Ignored),
-					Fix: "run 'compact-guard install' (it writes to $CLAUDE_CONFIG_DIR/settings.json)"})
+					Fix: fmt.Sprintf("run 'compact-guard install' (it writes to $CLAUDE_CONFIG_DIR/settings.json), then 'compact-guard uninstall --settings %s'", shellQuote(src.Path))})
 			}
 			continue
 		}
@@ -328,10 +331,10 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	if opts.Agent.IsClaude() {
 		pluginRegs, pluginChecks := checkPluginHooks(opts, regs)
 		out = append(out, pluginChecks...)
-		out = append(out, checkCoverage(append(regs, pluginRegs...), opts.Agent)...)
+		out = append(out, foldCoverage(checkCoverage(append(regs, pluginRegs...), opts.Agent), broken)...)
 		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
 	} else {
-		out = append(out, checkCoverage(runnable(regs, opts.Agent), opts.Agent)...)
+		out = append(out, foldCoverage(checkCoverage(runnable(regs, opts.Agent), opts.Agent), broken)...)
 	}
 	if opts.Agent == settings.AgentCodex {
 		out = append(out, checkCodexTrust(opts.Host, exe)...)
@@ -405,7 +408,7 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 		case st.IsDir():
 			fail(fmt.Sprintf("%s is a folder", prog), installFix(src))
 		case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
-			fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+prog)
+			fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+shellQuote(prog))
 		default:
 			progOK = true
 		}
@@ -728,7 +731,8 @@ func checkSnapshotDir(dir string) doctorCheck {
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: compact-guard refuses it: %v", dir, err), Fix: fix}
 	}
 	if err := probeWritable(dir); err != nil {
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %v", dir, err), Fix: "chmod 700 " + dir}
+		why, fix := unwritableDir(dir, st.Mode().Perm(), err)
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %s (%v)", dir, why, err), Fix: fix}
 	}
 	count, newest := countSnapshots(dir)
 	what := "no snapshots yet"

@@ -85,7 +85,7 @@ func TestDoctorQwen(t *testing.T) {
 	}
 	os.Remove(filepath.Join(d.home, ".qwen", "settings.json"))
 	report, code = d.run()
-	if l := docLine(report, "no PreCompact hook"); code != ExitFailure || !strings.Contains(l, "compact-guard install --agent qwen") {
+	if docLine(report, "no PreCompact hook") == "" || code != ExitFailure || !strings.Contains(report, "fix: run 'compact-guard install --agent qwen' (it registers the 5 hooks above)") {
 		t.Errorf("missing: exit %d\n%s", code, report)
 	}
 }
