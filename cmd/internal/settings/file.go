@@ -65,19 +65,36 @@ func openTarget(path, within string) (*settingsFile, error) {
 		sf.Path = real
 	} else if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
 		return nil, fmt.Errorf("%s is a symbolic link to a file that does not exist", path)
-	} else if dir, derr := filepath.EvalSymlinks(filepath.Dir(path)); derr == nil {
-		sf.Path = filepath.Join(dir, filepath.Base(path)) // a missing file, in a folder reached through a link
+	} else {
+		sf.Path = resolveMissing(path)
 	}
 	if within != "" {
 		root, err := filepath.EvalSymlinks(within)
 		if err != nil {
-			root = within
+			root = resolveMissing(within)
 		}
 		if rel, err := filepath.Rel(root, sf.Path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			return nil, fmt.Errorf("%s leads to %s, outside the project %s; compact-guard writes no file a project's symlink points elsewhere to (name the file itself with --settings)", path, sf.Path, within)
 		}
 	}
 	return sf, nil
+}
+
+// resolveMissing is path, a file that does not exist yet, with the
+// symlinks of its nearest existing folder resolved: the file install
+// creates there, which may lie elsewhere when a folder on the way is a link
+// (a committed .claude/ pointing out of the project, /tmp on macOS).
+func resolveMissing(path string) string {
+	rest := filepath.Base(path)
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // KeepBackups is how many backups of a settings file install and uninstall

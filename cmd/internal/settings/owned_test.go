@@ -3,6 +3,8 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,30 @@ func TestInstallFormIsExact(t *testing.T) {
 		if hs := d.Handlers("/elsewhere/compact-guard"); hs[0].Exact {
 			t.Errorf("%q: exact for another binary", c.command)
 		}
+	}
+}
+
+// spec: IN-9
+// A file that does not exist yet, in folders that do not either, under a
+// folder reached through a symlink: its target is where install creates
+// it, and a project reached through a link (/tmp on macOS) is still the
+// project.
+func TestOpenTargetOfAMissingFile(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	sf, err := openTarget(filepath.Join(link, "proj", ".claude", "settings.json"), filepath.Join(link, "proj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realRoot, _ := filepath.EvalSymlinks(real)
+	if want := filepath.Join(realRoot, "proj", ".claude", "settings.json"); sf.Path != want || sf.Exists {
+		t.Errorf("target %s (exists %v), want %s", sf.Path, sf.Exists, want)
 	}
 }
