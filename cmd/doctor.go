@@ -690,7 +690,7 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 			if len(cmds) > 1 && !slices.ContainsFunc(where, func(r registration) bool { return r.Source.Plugin != "" }) {
 				out = append(out, doctorCheck{Status: checkWarn,
 					Text: fmt.Sprintf("%s runs compact-guard %s %d times (%s) with different commands", s.Event, s.Sub, len(where), strings.Join(labels, ", ")),
-					Fix:  "keep one: 'compact-guard uninstall --scope project|local' removes the others"})
+					Fix:  duplicateFix(where)})
 			}
 		}
 	}

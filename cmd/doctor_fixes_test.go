@@ -284,3 +284,23 @@ func TestUnwritableDirSaysWhy(t *testing.T) {
 // which only a defect can make fail (DR-8); "read the log" points at
 // failures that are history (DR-7). The Codex trust fixes are applied in
 // TestInstallCodexTrustsOnlyWhatItWrites.
+
+// spec: DR-5, DR-19
+// The user's entry beside install's for one registration: the duplicate
+// warning's fix names the user's entry, which uninstall would not remove.
+func TestDoctorFixesADuplicateWithAForeignEntry(t *testing.T) {
+	d := newDocEnv(t)
+	mine := settings.QuotePath(d.exe) + " precompact && notify-send done"
+	d.write(d.userSettings(), fmt.Sprintf(`{"hooks":{"PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":%q,"timeout":60}]}]}}`, mine))
+	d.apply("run 'compact-guard install'")
+	out, _ := d.run()
+	fix := docFix(t, out, "[warn]", "PreCompact runs compact-guard precompact 2 times")
+	if !strings.Contains(fix, "edit or remove by hand the entry install does not write") || !strings.Contains(fix, "notify-send done") {
+		t.Fatalf("fix %q", fix)
+	}
+	d.write(d.userSettings(), strings.Replace(string(instRead(t, d.userSettings())), " && notify-send done", "", 1)) // removed by hand: now a duplicate of install's
+	d.apply("run 'compact-guard install'")
+	if out, code := d.run(); code != ExitOK || strings.Contains(out, "2 times") {
+		t.Errorf("after the fix: exit %d\n%s", code, out)
+	}
+}

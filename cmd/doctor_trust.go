@@ -134,3 +134,16 @@ func runnable(regs []registration, agent settings.Agent) []registration {
 	}
 	return out
 }
+
+// duplicateFix is the fix for one registration made by several entries with
+// different commands (DR-5, DR-19): uninstall removes the ones install
+// wrote, so when one of them is an entry install does not manage, that one
+// is the user's to remove by hand.
+func duplicateFix(where []registration) string {
+	for _, r := range where {
+		if !r.H.Installed() && r.H.Unmanaged != "" {
+			return fmt.Sprintf("keep one: edit or remove by hand the entry install does not write (%q in %s), or remove install's with 'compact-guard uninstall'", r.H.Command, r.Source.Path)
+		}
+	}
+	return "keep one: 'compact-guard uninstall --scope project|local' removes the others"
+}
