@@ -21,6 +21,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textesc"
 )
 
 func init() {
@@ -44,13 +45,16 @@ type DoctorOptions struct {
 	// ClaudeVersion asks the Claude Code on PATH for its release
 	// (claudeVersion); tests substitute it.
 	ClaudeVersion func() (version, from string)
+	// Backups is where install keeps its backups (IN-8), for a fix that
+	// puts one back.
+	Backups string
 	// Fancy selects ✓ ✗ ! marks (a terminal) over [ok] [FAIL] [warn];
 	// Color adds colour to them.
 	Fancy, Color bool
 }
 
 func newCmdDoctor(ios *IO, g *GlobalOptions, runF func(*DoctorOptions) error) *cobra.Command {
-	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest, ClaudeVersion: claudeVersion}
+	opts := &DoctorOptions{IO: ios, Global: g, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, SelfTest: doctorSelfTest, ClaudeVersion: claudeVersion, Backups: backupsDir()}
 	c := &cobra.Command{
 		Use:   "doctor [--no-self-test]",
 		Short: "Check the setup: hooks, binary, snapshot folder, log, and a round trip",
@@ -167,9 +171,12 @@ func (c doctorCheck) line(fancy, color bool) string {
 			m = "\x1b[" + colors[c.Status] + "m" + m + "\x1b[0m"
 		}
 	}
-	s := m + " " + c.Text + "\n"
+	// Text and fix quote settings files, commands and log lines: escaped as
+	// list escapes them, so that none can move the cursor, forge a line or
+	// set the window title (DR-20, SEC-21).
+	s := m + " " + textesc.String(c.Text, false) + "\n"
 	if c.Fix != "" {
-		s += pad + "fix: " + c.Fix + "\n"
+		s += pad + "fix: " + textesc.String(c.Fix, false) + "\n"
 	}
 	return s
 }
@@ -279,8 +286,9 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	if !opts.Agent.IsClaude() {
 		sources = agentSources(opts.Agent, opts.Host)
 	}
+	var broken []settingsSource // files that exist but cannot be read or parsed
 	for _, src := range sources {
-		data, err := os.ReadFile(src.Path)
+		data, _, err := settings.ReadFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			if src.Ignored == "" {
 				out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s: not found", src.Label, src.Path)})
@@ -288,20 +296,19 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			continue
 		}
 		if err != nil {
-			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err)})
+			out, broken = append(out, settingsReadProblem(src, err)), append(broken, src)
 			continue
 		}
 		doc, err := settings.ParseFor(src.Agent, data)
 		if err != nil {
-			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v", src.Label, src.Path, err),
-				Fix: "correct the file by hand; Claude Code ignores a settings file it cannot parse"})
+			out, broken = append(out, settingsParseProblem(src, err, opts.Backups)), append(broken, src)
 			continue
 		}
 		found := doc.Entries(exe)
 		if src.Ignored != "" {
 			if len(found) > 0 {
 				out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s %s holds compact-guard hooks, but %s", src.Label, src.Path, src.Ignored),
-					Fix: "run 'compact-guard install' (it writes to $CLAUDE_CONFIG_DIR/settings.json)"})
+					Fix: fmt.Sprintf("run 'compact-guard install' (it writes to $CLAUDE_CONFIG_DIR/settings.json), then 'compact-guard uninstall --settings %s'", shellQuote(src.Path))})
 			}
 			continue
 		}
@@ -324,13 +331,13 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	if opts.Agent.IsClaude() {
 		pluginRegs, pluginChecks := checkPluginHooks(opts, regs)
 		out = append(out, pluginChecks...)
-		out = append(out, checkCoverage(append(regs, pluginRegs...), opts.Agent)...)
+		out = append(out, foldCoverage(checkCoverage(append(regs, pluginRegs...), opts.Agent), broken)...)
 		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
 	} else {
-		out = append(out, checkCoverage(regs, opts.Agent)...)
+		out = append(out, foldCoverage(checkCoverage(runnable(regs, opts.Agent), opts.Agent), broken)...)
 	}
 	if opts.Agent == settings.AgentCodex {
-		out = append(out, checkCodexTrust(opts.Host, regs)...)
+		out = append(out, checkCodexTrust(opts.Host, exe)...)
 	}
 	return out
 }
@@ -401,7 +408,7 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 		case st.IsDir():
 			fail(fmt.Sprintf("%s is a folder", prog), installFix(src))
 		case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
-			fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+prog)
+			fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+shellQuote(prog))
 		default:
 			progOK = true
 		}
@@ -420,6 +427,9 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 		}
 	}
 	if p := hookArgProblem(h.Args, src.Path); p.Status != checkOK {
+		report(p.Status, p.Text, p.Fix)
+	}
+	if p := foreignEntryProblem(src, h); p.Status != checkOK {
 		report(p.Status, p.Text, p.Fix)
 	}
 	if h.If {
@@ -445,7 +455,7 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 	if progOK && exe != "" && !sameFile(prog, exe) {
 		warn("another compact-guard than this one ("+exe+")", installFix(src)+" to use this one, or run that binary's doctor")
 	}
-	if needInstall {
+	if needInstall && h.Unmanaged == "" {
 		fixes = append([]string{inst + strings.Join(installNotes, "")}, fixes...)
 	}
 	return finishCheck(res, whys, fixes)
@@ -631,10 +641,11 @@ func watchMissing(event string, agent settings.Agent) string {
 		return "a resumed session is not noted, so a pointer lost with the process that compacted is not handed over"
 	}
 	return map[string]string{
-		"UserPromptSubmit": "no notice of a planned compaction with a prompt, and no pointer handed over late",
-		"PostToolUse":      "no notice of a planned compaction between prompts",
-		"Stop":             "no Stop gate",
-		"SessionStart":     "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
+		"UserPromptSubmit":   "no notice of a planned compaction with a prompt, and no pointer handed over late",
+		"PostToolUse":        "no notice of a planned compaction between prompts",
+		"PostToolUseFailure": "no notice of a planned compaction after a tool call that failed, so a turn of failing calls gets none",
+		"Stop":               "no Stop gate",
+		"SessionStart":       "a resumed session is not noted, so a pointer lost by clients up to 2.1.119 is not handed over",
 	}[event]
 }
 
@@ -679,7 +690,7 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 			if len(cmds) > 1 && !slices.ContainsFunc(where, func(r registration) bool { return r.Source.Plugin != "" }) {
 				out = append(out, doctorCheck{Status: checkWarn,
 					Text: fmt.Sprintf("%s runs compact-guard %s %d times (%s) with different commands", s.Event, s.Sub, len(where), strings.Join(labels, ", ")),
-					Fix:  "keep one: 'compact-guard uninstall --scope project|local' removes the others"})
+					Fix:  duplicateFix(where)})
 			}
 		}
 	}
@@ -720,7 +731,8 @@ func checkSnapshotDir(dir string) doctorCheck {
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: compact-guard refuses it: %v", dir, err), Fix: fix}
 	}
 	if err := probeWritable(dir); err != nil {
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %v", dir, err), Fix: "chmod 700 " + dir}
+		why, fix := unwritableDir(dir, st.Mode().Perm(), err)
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %s (%v)", dir, why, err), Fix: fix}
 	}
 	count, newest := countSnapshots(dir)
 	what := "no snapshots yet"

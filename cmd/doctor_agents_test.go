@@ -21,7 +21,7 @@ func TestDoctorCodexTrust(t *testing.T) {
 	opts := &SettingsOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &out}, Scope: settings.ScopeUser, Agent: settings.AgentCodex,
 		Executable: func() (string, error) { return d.exe, nil },
 		Host:       settings.Host{Getenv: func(string) string { return "" }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }},
-		Now:        time.Now}
+		Now:        time.Now, Backups: filepath.Join(d.root, "backups")}
 	if err := installRun(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestDoctorQwen(t *testing.T) {
 	}
 	os.Remove(filepath.Join(d.home, ".qwen", "settings.json"))
 	report, code = d.run()
-	if l := docLine(report, "no PreCompact hook"); code != ExitFailure || !strings.Contains(l, "compact-guard install --agent qwen") {
+	if docLine(report, "no PreCompact hook") == "" || code != ExitFailure || !strings.Contains(report, "fix: run 'compact-guard install --agent qwen' (it registers the 5 hooks above)") {
 		t.Errorf("missing: exit %d\n%s", code, report)
 	}
 }

@@ -45,7 +45,7 @@ func pluginConfigDir(h settings.Host) (string, error) {
 // object of plugin id to a list of installations). A missing file is no
 // plugin.
 func readInstalledPlugins(path string) ([]installedPlugin, error) {
-	data, err := os.ReadFile(path)
+	data, _, err := settings.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -80,7 +80,7 @@ func pluginEnabled(id string, srcs []settingsSource) (bool, string) {
 		if !ok || src.Ignored != "" || rank >= best {
 			continue
 		}
-		data, err := os.ReadFile(src.Path)
+		data, _, err := settings.ReadFile(src.Path)
 		if err != nil {
 			continue
 		}
@@ -104,7 +104,7 @@ func pluginEnabled(id string, srcs []settingsSource) (bool, string) {
 // beside it.
 func pluginHooksPaths(root string) []string {
 	paths := []string{filepath.Join(root, "hooks", "hooks.json")}
-	if data, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
+	if data, _, err := settings.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
 		var m struct {
 			Hooks any `json:"hooks"`
 		}
@@ -143,7 +143,7 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 		var found []settings.Entry
 		var hooksPath string
 		for _, hp := range pluginHooksPaths(p.InstallPath) {
-			data, err := os.ReadFile(hp)
+			data, _, err := settings.ReadFile(hp)
 			if err != nil {
 				continue
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
+	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
@@ -95,6 +96,14 @@ func handoffRun(opts *HandoffOptions) error {
 	say := func(en, r string, a ...any) {
 		if ru {
 			en = r
+		}
+		// The path, the heading and the problems quote the state file:
+		// escaped as list escapes them, so that a CR, ESC or BEL in it
+		// cannot forge a line or drive the terminal (HO-8).
+		for i, v := range a {
+			if s, ok := v.(string); ok {
+				a[i] = textesc.String(s, false)
+			}
 		}
 		fmt.Fprintf(out, en+"\n", a...)
 	}

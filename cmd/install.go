@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -34,22 +35,27 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
                (left out for Claude Code before 2.1.76, which loads no hook
                from a file naming it: the release is --claude-version, else
                the one the claude program on PATH reports)
+  UserPromptSubmit, PostToolUse, PostToolUseFailure (2.0.56 and later),
+  Stop, SessionStart "resume"     "<this binary>" watch        timeout 10 s
 
 The command is this binary's absolute path (symlinks resolved), in double
 quotes so that spaces work in sh and in Git Bash, which Claude Code uses for
 hooks on Windows. Every other key and every other hook stays as it was,
 byte for byte; what install adds follows the file's layout (indentation,
 line endings, one line or several).
-An entry of compact-guard's (recognised by the program's name,
-compact-guard, and its sub-command) is updated in place, never duplicated:
-its program becomes this binary, and the flags you added to the command
-(precompact --keep 100) stay, as does a timeout of 5-600 s (1-600 s for
-postcompact). Running install twice changes nothing. Before changing an
-existing file install copies it to <file>.bak-<YYYYmmdd-HHMMSS> (local
-time) and keeps the newest 5 such backups, then replaces the file
-atomically, keeping its permissions (0600 for a new file). A file that is
-not strict JSON (Claude Code reads no comments) is left untouched and
-install fails.
+An entry of compact-guard's (the program compact-guard, its sub-command
+and that sub-command's flags, nothing more) is updated in place, never
+duplicated: its program becomes this binary, and the flags you added to
+the command (precompact --keep 100) stay, as does a timeout of 5-600 s
+(1-600 s for postcompact). An entry that runs more than that
+(compact-guard precompact && notify, VAR=value compact-guard ...) is
+yours: install leaves it as it is and says so. Running install twice
+changes nothing. Before changing an existing file install copies it (0600)
+to <XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time>
+and keeps the newest 5 such backups, then replaces the file atomically,
+keeping its permissions (0600 for a new file). A file that is not strict
+JSON (Claude Code reads no comments), not a regular file, or larger than
+4 MiB is left untouched and install fails.
 
 The global --dir and --lang do not go into the hooks: to give a hook a
 flag, add it to its command in the settings file, where install keeps it.
@@ -87,12 +93,18 @@ func installRun(opts *InstallOptions) error {
 				client, from, h.Event, h.Since)
 		}
 	}
+	if err := checkCodexConfig(opts); err != nil {
+		return err
+	}
 	var plan settings.TrustPlan
+	var foreign []settings.Entry
 	res, err := settings.Edit{
-		Agent:  opts.Agent,
-		Path:   path,
-		DryRun: opts.DryRun,
-		Now:    opts.Now,
+		Agent:   opts.Agent,
+		Path:    path,
+		DryRun:  opts.DryRun,
+		Now:     opts.Now,
+		Within:  opts.projectOf(path),
+		Backups: opts.Backups,
 		DirPerm: func() os.FileMode {
 			if opts.Settings == "" && opts.Scope != settings.ScopeUser {
 				return 0o755 // a project's .claude/ is shared with the repository
@@ -105,12 +117,14 @@ func installRun(opts *InstallOptions) error {
 			if err == nil && opts.Agent == settings.AgentCodex {
 				plan = settings.PlanTrust(path, before, d.Handlers(exe))
 			}
+			foreign = unmanagedEntries(d, exe)
 			return changes, err
 		},
 	}.Apply()
 	if err != nil {
 		return err
 	}
+	noteForeign(opts, res.Path, foreign, "install")
 	out := opts.IO.Out
 	if len(res.Changes) == 0 {
 		fmt.Fprintf(out, "compact-guard hooks already installed in %s\n", res.Path)
@@ -169,7 +183,7 @@ func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan) (*settings.
 	if err != nil {
 		return nil, err
 	}
-	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now}.Apply()
+	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups}.Apply()
 	if err != nil {
 		return nil, err
 	}
@@ -203,4 +217,46 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 	for _, k := range res.Untrusted {
 		fmt.Fprintf(out, "  removed   %s\n", k)
 	}
+	for _, k := range res.Distrusted {
+		fmt.Fprintf(out, "  untrusted %s (not a handler install writes)\n", k)
+	}
+}
+
+// unmanagedEntries are the entries naming compact-guard that install
+// leaves as they are (IN-21): they run more than compact-guard and its
+// flags.
+func unmanagedEntries(d *settings.Document, exe string) []settings.Entry {
+	var out []settings.Entry
+	for _, e := range d.Entries(exe) {
+		if !e.Installed() && e.Unmanaged != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// noteForeign says on stderr which entries naming compact-guard install or
+// uninstall (verb) left as they are, and why: they are the user's.
+func noteForeign(opts *SettingsOptions, path string, entries []settings.Entry, verb string) {
+	for _, e := range entries {
+		why := e.Unmanaged
+		if why == "" {
+			why = e.Foreign
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry %s is not one install writes (%s); %s leaves it as it is\n",
+			path, e.Event, strconv.Quote(e.Command), why, verb)
+	}
+}
+
+// checkCodexConfig refuses, before the hooks file is changed, a Codex
+// config.toml that the trust edit could not read or parse (IN-22).
+func checkCodexConfig(opts *SettingsOptions) error {
+	if opts.Agent != settings.AgentCodex {
+		return nil
+	}
+	home, err := settings.CodexHome(opts.Host)
+	if err != nil {
+		return err
+	}
+	return settings.CheckConfig(filepath.Join(home, "config.toml"))
 }

@@ -29,6 +29,7 @@ func instAgentRun(t *testing.T, root string, uninstall bool, args ...string) (st
 		o.Executable = func() (string, error) { return instExe, nil }
 		o.Host = instAgentHost(root)
 		o.Now = func() time.Time { return instFixedNow }
+		o.Backups = filepath.Join(root, "home", ".local", "state", "compact-guard", "backups")
 		if uninstall {
 			return uninstallRun(o)
 		}

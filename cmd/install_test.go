@@ -35,9 +35,11 @@ func instRun(t *testing.T, uninstall bool, path, exe string, dryRun bool) (strin
 	now := func() time.Time { return instFixedNow }
 	var err error
 	if uninstall {
-		err = uninstallRun(&UninstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now})
+		err = uninstallRun(&UninstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now,
+			Backups: instBackupRoot(path)})
 	} else {
 		err = installRun(&InstallOptions{IO: ios, Scope: settings.ScopeUser, Settings: path, DryRun: dryRun, Executable: exeF, Host: instNoHost(t), Now: now,
+			Backups:    instBackupRoot(path),
 			FindClaude: func() (string, string) { return "", "" }})
 	}
 	return out.String(), errOut.String(), err
@@ -97,10 +99,23 @@ func instGone(t *testing.T, p string) {
 	}
 }
 
-// instBackups lists the backups next to a settings file.
+// instBackupRoot is the backups folder (IN-8) instRun gives install and
+// uninstall for the settings file p: beside it, so that each test has its
+// own.
+func instBackupRoot(p string) string { return filepath.Join(filepath.Dir(p), ".test-backups") }
+
+// instBackupFolder is the folder that holds the backups of p.
+func instBackupFolder(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return settings.BackupFolder(instBackupRoot(p), p)
+}
+
+// instBackups lists the backups of a settings file.
 func instBackups(t *testing.T, p string) []string {
 	t.Helper()
-	m, err := filepath.Glob(p + ".bak-*")
+	m, err := filepath.Glob(filepath.Join(instBackupFolder(p), filepath.Base(p)+".bak-*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +191,9 @@ func TestInstallPreservesForeignKeysAndHooks(t *testing.T) {
             {"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
         ],
         "PostToolUse": [
+            {"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
+        ],
+        "PostToolUseFailure": [
             {"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}
         ],
         "Stop": [
@@ -273,6 +291,7 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
     ],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
     "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
+    "PostToolUseFailure": [{"matcher": "*", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch", "timeout": 10}]}]
   }
 }`
@@ -325,7 +344,7 @@ func TestInstallRefusesInvalidJSON(t *testing.T) {
 	}
 }
 
-// spec: IN-8, IN-9
+// spec: IN-8, IN-9, SEC-1
 func TestInstallBackupAndModes(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Unix permission bits")
@@ -336,16 +355,21 @@ func TestInstallBackupAndModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bak := p + ".bak-" + instFixedNow.Format("20060102-150405")
+	bak := filepath.Join(instBackupFolder(p), "settings.json.bak-"+instFixedNow.Format("20060102-150405"))
 	if got := string(instRead(t, bak)); got != `{"model":"opus"}` {
 		t.Errorf("backup holds %q", got)
 	}
-	if !strings.Contains(out, bak) {
+	if !strings.Contains(out, "  backup  "+bak+" (") {
 		t.Errorf("output does not name the backup:\n%s", out)
 	}
-	for _, f := range []string{p, bak} {
-		if st, _ := os.Stat(f); st.Mode().Perm() != 0o640 {
-			t.Errorf("%s mode %v, want 0640 (kept)", f, st.Mode().Perm())
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("%s mode %v, want 0640 (kept)", p, st.Mode().Perm())
+	}
+	// The backup is 0600 whatever the file's mode, in 0700 folders
+	// (IN-8, SEC-1).
+	for f, want := range map[string]os.FileMode{bak: 0o600, filepath.Dir(bak): 0o700, instBackupRoot(p): 0o700} {
+		if st, _ := os.Stat(f); st.Mode().Perm() != want {
+			t.Errorf("%s mode %v, want %v", f, st.Mode().Perm(), want)
 		}
 	}
 	// A second change in the same second keeps the first backup.
@@ -358,11 +382,10 @@ func TestInstallBackupAndModes(t *testing.T) {
 	if _, err := os.Stat(bak + "-2"); err != nil {
 		t.Errorf("second backup missing: %v", err)
 	}
-	// No temporary files are left behind: the folder holds the file and
-	// its backups.
+	// No temporary files and no backups are left beside the file.
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if e.Name() != "settings.json" && !strings.HasPrefix(e.Name(), "settings.json.bak-") {
+		if e.Name() != "settings.json" && e.Name() != filepath.Base(instBackupRoot(p)) {
 			t.Errorf("left %s", e.Name())
 		}
 	}
@@ -387,11 +410,12 @@ func TestInstallBackupAndModes(t *testing.T) {
 func TestBackupsArePrunedToTheNewest(t *testing.T) {
 	dir := t.TempDir()
 	p := instWrite(t, dir, "settings.json", `{"model":"opus"}`, 0o600)
+	folder := instBackupFolder(p)
 	foreign := []string{
-		instWrite(t, dir, "settings.json.bak-mine", "x", 0o600),
-		instWrite(t, dir, "other.json.bak-20200101-000000", "x", 0o600),
+		instWrite(t, folder, "settings.json.bak-mine", "x", 0o600),
+		instWrite(t, folder, "other.json.bak-20200101-000000", "x", 0o600),
 	}
-	bak := p + ".bak-" + instFixedNow.Format("20060102-150405")
+	bak := filepath.Join(folder, "settings.json.bak-"+instFixedNow.Format("20060102-150405"))
 	// Eleven changes in the same second (the test clock stands still):
 	// backups bak, bak-2 ... bak-11; the newest five stay.
 	for i := 1; i <= 11; i++ {
@@ -924,7 +948,8 @@ func TestInstallNotesGitRootBelow(t *testing.T) {
 			Home:   func() (string, error) { return "", errors.New("no home") },
 			Getwd:  func() (string, error) { return sub, nil },
 		},
-		Now: func() time.Time { return instFixedNow },
+		Now:     func() time.Time { return instFixedNow },
+		Backups: filepath.Join(repo, "backups"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -974,7 +999,7 @@ func TestInstallForAnOldClient(t *testing.T) {
 	var out, errOut bytes.Buffer
 	opts := &InstallOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: settings.ScopeUser, Settings: p,
 		Executable: func() (string, error) { return instExe, nil }, Host: instNoHost(t), Now: func() time.Time { return instFixedNow },
-		FindClaude: func() (string, string) { return "2.0.76", "'/usr/bin/claude --version'" }}
+		FindClaude: func() (string, string) { return "2.0.76", "'/usr/bin/claude --version'" }, Backups: instBackupRoot(p)}
 	if err := installRun(opts); err != nil {
 		t.Fatal(err)
 	}

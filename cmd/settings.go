@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
@@ -39,6 +40,24 @@ type SettingsOptions struct {
 	// FindClaude asks the Claude Code on PATH for its release
 	// (claudeVersion); tests substitute it.
 	FindClaude func() (version, from string)
+	// Backups is where the backups of changed files go (IN-8):
+	// <XDG state home>/compact-guard/backups.
+	Backups string
+}
+
+// backupsDir is compact-guard's folder for the backups install and
+// uninstall make (IN-8), beside the default snapshot folder and never
+// moved by --dir: a backup is of the user's settings, not of snapshots.
+func backupsDir() string { return filepath.Join(xdg.StateHome, "compact-guard", "backups") }
+
+// projectOf is the project folder a change of path must stay inside
+// (IN-22): the folder holding .claude/, .codex/ or .qwen/ for the project
+// and local scopes, "" for the user's files and --settings.
+func (o *SettingsOptions) projectOf(path string) string {
+	if o.Settings != "" || o.Scope == settings.ScopeUser {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(path))
 }
 
 // settingsScopesHelp lists the files behind --scope; Claude Code reads all
@@ -61,7 +80,7 @@ const settingsFlagsHelp = `Settings files (Claude Code reads all of them and mer
 // and the options; run does the command's own work, and more adds a
 // command's own flags.
 func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error, more ...func(*cobra.Command, *SettingsOptions)) *cobra.Command {
-	opts := &SettingsOptions{IO: ios, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, FindClaude: claudeVersion}
+	opts := &SettingsOptions{IO: ios, Executable: selfExecutable, Host: settings.DefaultHost(), Now: time.Now, FindClaude: claudeVersion, Backups: backupsDir()}
 	for _, m := range more {
 		m(c, opts)
 	}
@@ -144,10 +163,10 @@ func backupCount(kept, removed int) string {
 	return fmt.Sprintf("%d backups kept, at most %d", kept, settings.KeepBackups)
 }
 
-// readCodexConfigFile reads and decodes Codex's config.toml; a missing
-// file is an empty config.
+// readCodexConfigFile reads (settings.ReadFile: a regular file, bounded)
+// and decodes Codex's config.toml; a missing file is an empty config.
 func readCodexConfigFile(path string) (*settings.CodexConfig, error) {
-	data, err := os.ReadFile(path)
+	data, _, err := settings.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

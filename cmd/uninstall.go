@@ -23,11 +23,14 @@ func newCmdUninstall(ios *IO, _ *GlobalOptions, runF func(*UninstallOptions) err
 	return newSettingsCmd(ios, &cobra.Command{
 		Use:   "uninstall [--scope user|project|local] [--settings PATH] [--dry-run]",
 		Short: "Remove compact-guard's hooks from Claude Code's settings",
-		Long: `Remove compact-guard's hook entries (any event whose command runs
-compact-guard precompact or postcompact) from a Claude Code settings file,
+		Long: `Remove the hook entries install writes ("<compact-guard>" precompact,
+postcompact or watch, with their flags) from a Claude Code settings file,
 and the matcher groups, event lists and "hooks" object that only this left
-empty. Everything else stays byte for byte. The file is first copied to
-<file>.bak-<YYYYmmdd-HHMMSS>; the newest 5 backups are kept. A file that then holds nothing but the
+empty. An entry that runs more than compact-guard (compact-guard precompact
+&& notify, VAR=value compact-guard ...) is yours: it stays, and uninstall
+names it. Everything else stays byte for byte. The file is first copied to
+<XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time> (0600);
+the newest 5 backups are kept. A file that then holds nothing but the
 empty object install starts a new file with is removed instead, so a file
 install created goes again. The binary and the snapshots are not touched
 (see 'compact-guard dir').
@@ -44,25 +47,33 @@ func uninstallRun(opts *UninstallOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCodexConfig(opts); err != nil {
+		return err
+	}
 	var plan settings.TrustPlan
+	var foreign []settings.Entry
 	res, err := settings.Edit{
 		Agent:     opts.Agent,
 		Path:      path,
 		DryRun:    opts.DryRun,
 		Now:       opts.Now,
 		MustExist: true,
+		Within:    opts.projectOf(path),
+		Backups:   opts.Backups,
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(self)
 			changes := d.Uninstall(self)
 			if opts.Agent == settings.AgentCodex {
 				plan = settings.PlanTrust(path, before, d.Handlers(self))
 			}
+			foreign = d.Entries(self)
 			return changes, nil
 		},
 	}.Apply()
 	if err != nil {
 		return err
 	}
+	noteForeign(opts, res.Path, foreign, "uninstall")
 	switch {
 	case !res.Existed:
 		fmt.Fprintf(opts.IO.Out, "no settings file at %s; nothing to remove\n", res.Path)

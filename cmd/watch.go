@@ -167,7 +167,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	}
 	store := watch.StoreFor(opts.Dir)
 	store.Now = opts.Now
-	switch p.HookEventName {
+	switch watchEvent(p.HookEventName) {
 	case watch.SessionStart:
 		if p.Source == "resume" {
 			noteResume(opts, store, sid, start, &entry)
@@ -209,7 +209,7 @@ func watchRun(opts *WatchOptions) (err error) {
 		thresholds: watch.Resolve(opts.Thresholds, w)}
 	input := func(st *watch.State) watch.Input {
 		return watch.Input{
-			Event: p.HookEventName, Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
+			Event: watchEvent(p.HookEventName), Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
 			Thresholds: run.thresholds, Turn: p.PromptID, StopGate: opts.StopGate, StopHookActive: p.StopHookActive,
 			Handoff: func() bool { return run.handoff(st).Current },
 		}

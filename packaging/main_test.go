@@ -203,6 +203,26 @@ func TestPluginLauncher(t *testing.T) {
 	if err != nil || string(out) != "ran "+bin+" with 2 args: postcompact a b\n" {
 		t.Errorf("launcher: %v, %q", err, out)
 	}
+
+	// spec: PL-9 — reached through symlinks (absolute, then relative, in
+	// another folder), it still finds the binary beside its own file.
+	links := filepath.Join(t.TempDir(), "my bin")
+	if err := os.MkdirAll(links, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, rel := filepath.Join(links, "cg-abs"), filepath.Join(links, "compact-guard")
+	if err := os.Symlink(launcher, abs); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.Symlink("cg-abs", rel); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{abs, rel} {
+		out, err := exec.Command(l, "watch").CombinedOutput()
+		if err != nil || string(out) != "ran "+bin+" with 1 args: watch\n" {
+			t.Errorf("launcher through %s: %v, %q", l, err, out)
+		}
+	}
 }
 
 // check fails on each kind of problem it looks for; the real build passing

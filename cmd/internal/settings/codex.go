@@ -33,8 +33,12 @@ type Handler struct {
 	Timeout       int
 	StatusMessage *string
 	Async         bool
-	// Ours reports a handler of compact-guard's (IN-5).
-	Ours bool
+	// Ours reports a handler that names compact-guard (IN-5); Exact one
+	// install writes for this binary (IN-21), the only kind it trusts.
+	Ours, Exact bool
+	// Foreign says why a handler of Ours is not one install writes;
+	// Unmanaged why install cannot make it one (Entry's fields).
+	Foreign, Unmanaged string
 
 	obj *hujson.Object
 }
@@ -82,12 +86,28 @@ func (d *Document) Handlers(self string) []Handler {
 				if a, ok := member(h, "async").(hujson.Literal); ok && a.Kind() == 't' {
 					x.Async = true
 				}
-				_, x.Ours = entryOf(h, self)
+				var e Entry
+				if e, x.Ours = entryOf(h, self); x.Ours {
+					var prog string
+					prog, _, x.Foreign = d.installForm(h, event, false)
+					x.Exact = x.Foreign == "" && self != "" && QuotePath(prog) == QuotePath(self)
+					if !x.Exact {
+						e.Event = event
+						x.Unmanaged = d.updateProblem(e, self)
+					}
+				}
 				out = append(out, x)
 			}
 		}
 	}
 	return out
+}
+
+// NamesCompactGuard reports a handler whose command names compact-guard
+// anywhere: doctor fails such a handler when Codex trusts it and it is not
+// one install writes, and install removes that trust (IN-21).
+func (h Handler) NamesCompactGuard() bool {
+	return h.Ours || strings.Contains(strings.ToLower(h.Command), binaryBaseName)
 }
 
 // TrustKey is the key of h in config.toml's [hooks.state] for the hooks

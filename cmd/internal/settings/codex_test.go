@@ -62,7 +62,7 @@ func codexEdit(t *testing.T, dir string, uninstall bool) (*Result, *TrustResult)
 	t.Helper()
 	hooks := filepath.Join(dir, "hooks.json")
 	var plan TrustPlan
-	res, err := Edit{Agent: AgentCodex, Path: hooks, Now: time.Now, DirPerm: 0o700, MustExist: uninstall,
+	res, err := Edit{Agent: AgentCodex, Path: hooks, Now: time.Now, DirPerm: 0o700, MustExist: uninstall, Backups: filepath.Join(dir, "backups"),
 		Change: func(d *Document) ([]Change, error) {
 			before := d.Handlers(testExe)
 			var ch []Change
@@ -78,7 +78,7 @@ func codexEdit(t *testing.T, dir string, uninstall bool) (*Result, *TrustResult)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := TrustEdit{Path: filepath.Join(dir, "config.toml"), Plan: plan, Now: time.Now}.Apply()
+	tr, err := TrustEdit{Path: filepath.Join(dir, "config.toml"), Plan: plan, Now: time.Now, Backups: filepath.Join(dir, "backups")}.Apply()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,15 +184,15 @@ func TestCodexTrustEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := TrustPlan{Set: map[string]string{k(0, 0): "sha256:y"}}
-	if _, err := (TrustEdit{Path: filepath.Join(dir, "config.toml"), Plan: plan, Now: time.Now}).Apply(); err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+	if _, err := (TrustEdit{Path: filepath.Join(dir, "config.toml"), Plan: plan, Now: time.Now, Backups: filepath.Join(dir, "backups")}).Apply(); err == nil || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Errorf("dotted form: %v", err)
 	}
-	if _, err := (TrustEdit{Path: filepath.Join(dir, "config.toml"), Plan: plan, Now: time.Now}).Apply(); err == nil {
+	if _, err := (TrustEdit{Path: filepath.Join(dir, "config.toml"), Plan: plan, Now: time.Now, Backups: filepath.Join(dir, "backups")}).Apply(); err == nil {
 		t.Error("no error")
 	}
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte("a = \n"), 0o600)
-	if _, err := (TrustEdit{Path: bad, Plan: plan, Now: time.Now}).Apply(); err == nil || !strings.Contains(err.Error(), "line 1") {
+	if _, err := (TrustEdit{Path: bad, Plan: plan, Now: time.Now, Backups: filepath.Join(dir, "backups")}).Apply(); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("invalid TOML: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -28,32 +29,72 @@ type settingsFile struct {
 
 // readSettings reads and parses a settings file; a missing file is an empty
 // object. A symlinked file (dotfile managers) is followed, so that the link
-// survives the rewrite.
-func readSettings(path string, a Agent) (*settingsFile, error) {
-	sf := &settingsFile{Path: path, Mode: 0o600}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		sf.Path = real
-	}
-	data, err := os.ReadFile(sf.Path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		sf.Doc, _ = ParseFor(a, nil) // an empty document always parses
-		return sf, nil
-	case err != nil:
-		return nil, err
-	}
-	st, err := os.Stat(sf.Path)
+// survives the rewrite; within, when set, is the project folder the file
+// belongs to, outside which a symlink may not lead (IN-22).
+func readSettings(path string, a Agent, within string) (*settingsFile, error) {
+	sf, err := openTarget(path, within)
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+	if !sf.Exists {
+		sf.Doc, _ = ParseFor(a, nil) // an empty document always parses
+		return sf, nil
 	}
-	sf.Exists, sf.Data, sf.Mode = true, data, st.Mode().Perm()
-	if sf.Doc, err = ParseFor(a, data); err != nil {
+	if sf.Doc, err = ParseFor(a, sf.Data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return sf, nil
+}
+
+// openTarget reads path as ReadFile does (IN-22: a regular file of at most
+// MaxFileBytes, or none) and finds the file a change of it writes: its
+// symlinks resolved (IN-9). A symlink whose target is missing is refused,
+// and so is a target outside within.
+func openTarget(path, within string) (*settingsFile, error) {
+	sf := &settingsFile{Path: path, Mode: 0o600}
+	// What the file is decides first: a link to /dev/zero is a device,
+	// wherever it points.
+	data, fi, ok, err := readIfExists(path)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		sf.Exists, sf.Data, sf.Mode = true, data, fi.Mode().Perm()
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		sf.Path = real
+	} else if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symbolic link to a file that does not exist", path)
+	} else {
+		sf.Path = resolveMissing(path)
+	}
+	if within != "" {
+		root, err := filepath.EvalSymlinks(within)
+		if err != nil {
+			root = resolveMissing(within)
+		}
+		if rel, err := filepath.Rel(root, sf.Path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return nil, fmt.Errorf("%s leads to %s, outside the project %s; compact-guard writes no file a project's symlink points elsewhere to (name the file itself with --settings)", path, sf.Path, within)
+		}
+	}
+	return sf, nil
+}
+
+// resolveMissing is path, a file that does not exist yet, with the
+// symlinks of its nearest existing folder resolved: the file install
+// creates there, which may lie elsewhere when a folder on the way is a link
+// (a committed .claude/ pointing out of the project, /tmp on macOS).
+func resolveMissing(path string) string {
+	rest := filepath.Base(path)
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // KeepBackups is how many backups of a settings file install and uninstall
@@ -63,9 +104,13 @@ const KeepBackups = 5
 // backupLayout is the local time in a backup's name.
 const backupLayout = "20060102-150405"
 
-// backupName is the backup path for path at t (local time).
-func backupName(path string, t time.Time) string {
-	return path + ".bak-" + t.Format(backupLayout)
+// BackupFolder is the folder under backups (compact-guard's own, IN-8)
+// that holds the backups of the file at path: the file's name and the
+// first 16 hex digits of the SHA-256 of its path, so that two projects'
+// settings.json never share one, and nothing lands in a repository.
+func BackupFolder(backups, path string) string {
+	sum := sum256([]byte(path))
+	return filepath.Join(backups, filepath.Base(path)+"-"+hex.EncodeToString(sum[:8]))
 }
 
 // backupRE matches what follows "<file>.bak-" in a backup's name: the time,
@@ -82,12 +127,12 @@ type backup struct {
 	n     int    // 1, or the number after the time
 }
 
-// backupsOf lists the backups of path, newest first (by the time and
-// number in their names); other files are not backups, whatever they are
-// called.
-func backupsOf(path string) []backup {
-	prefix := filepath.Base(path) + ".bak-"
-	ents, _ := os.ReadDir(filepath.Dir(path))
+// backupsOf lists the backups named for base in folder, newest first (by
+// the time and number in their names); other files are not backups,
+// whatever they are called.
+func backupsOf(folder, base string) []backup {
+	prefix := base + ".bak-"
+	ents, _ := os.ReadDir(folder)
 	var bs []backup
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
@@ -110,27 +155,51 @@ func backupsOf(path string) []backup {
 	return bs
 }
 
-// pruneBackups removes all but the newest KeepBackups backups of path and
-// returns how many are kept and how many it removed. A backup it cannot
-// remove still counts as kept.
-func pruneBackups(path string) (kept, removed int) {
-	bs := backupsOf(path)
+// pruneBackups removes all but the newest KeepBackups backups in folder of
+// the file named base and returns how many are kept and how many it
+// removed. A backup it cannot remove still counts as kept.
+func pruneBackups(folder, base string) (kept, removed int) {
+	bs := backupsOf(folder, base)
 	for _, b := range bs[min(KeepBackups, len(bs)):] {
-		if os.Remove(filepath.Join(filepath.Dir(path), b.name)) == nil {
+		if os.Remove(filepath.Join(folder, b.name)) == nil {
 			removed++
 		}
 	}
 	return len(bs) - removed, removed
 }
 
-// writeBackup copies the file's current content next to it. A backup of a
-// second that already has some takes the next number, so an earlier backup
-// is never overwritten and the newest always sorts first.
-func writeBackup(sf *settingsFile, now time.Time) (string, error) {
-	base := backupName(sf.Path, now)
+// backupFolderFor makes (0700) and checks the folder that keeps the
+// backups of path: compact-guard's own, so it must be private (SEC-14).
+func backupFolderFor(backups, path string) (string, error) {
+	if backups == "" {
+		return "", errors.New("no folder for backups")
+	}
+	folder := BackupFolder(backups, path)
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		return "", err
+	}
+	for _, d := range []string{backups, folder} {
+		if err := snapshot.CheckPrivateDir(d); err != nil {
+			return "", err
+		}
+	}
+	return folder, nil
+}
+
+// writeBackup copies the file's current content into its backup folder
+// (IN-8), 0600 whatever the file's mode. A backup of a second that already
+// has some takes the next number, so an earlier backup is never
+// overwritten and the newest always sorts first.
+func writeBackup(sf *settingsFile, now time.Time, backups string) (string, error) {
+	folder, err := backupFolderFor(backups, sf.Path)
+	if err != nil {
+		return "", fmt.Errorf("backup: %w", err)
+	}
+	stamp := now.Format(backupLayout)
+	base := filepath.Join(folder, filepath.Base(sf.Path)+".bak-"+stamp)
 	n := 1
-	for _, b := range backupsOf(sf.Path) {
-		if b.stamp == now.Format(backupLayout) {
+	for _, b := range backupsOf(folder, filepath.Base(sf.Path)) {
+		if b.stamp == stamp {
 			n = max(n, b.n+1)
 		}
 	}
@@ -139,7 +208,7 @@ func writeBackup(sf *settingsFile, now time.Time) (string, error) {
 		if n > 1 {
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, sf.Mode)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, os.ErrExist) && tries < 100 {
 			n++ // another run made it meanwhile
 			continue
@@ -177,6 +246,11 @@ type Edit struct {
 	// MustExist makes a missing file "nothing to do" instead of an empty
 	// object to fill.
 	MustExist bool
+	// Within is the project folder of a project's file, outside which a
+	// symlink may not lead ("" for the user's files and --settings).
+	Within string
+	// Backups is compact-guard's folder for backups (IN-8).
+	Backups string
 }
 
 // Result says what Apply did.
@@ -201,7 +275,7 @@ type Result struct {
 // file left vacant is removed instead. On any error the file is left as it
 // was.
 func (e Edit) Apply() (*Result, error) {
-	sf, err := readSettings(e.Path, e.Agent)
+	sf, err := readSettings(e.Path, e.Agent, e.Within)
 	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was changed", err)
 	}
@@ -243,7 +317,7 @@ func (e Edit) Apply() (*Result, error) {
 		}
 	}
 	if sf.Exists {
-		if res.Backup, err = writeBackup(sf, e.Now()); err != nil {
+		if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
 		}
 	}
@@ -251,7 +325,7 @@ func (e Edit) Apply() (*Result, error) {
 		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
 	}
 	if res.Backup != "" {
-		res.BackupsKept, res.BackupsRemoved = pruneBackups(sf.Path)
+		res.BackupsKept, res.BackupsRemoved = pruneBackups(filepath.Dir(res.Backup), filepath.Base(sf.Path))
 	}
 	return res, nil
 }
@@ -260,4 +334,15 @@ func (e Edit) Apply() (*Result, error) {
 func isSymlink(path string) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// BackupFiles lists the backups of the file at path (its symlinks
+// resolved) in compact-guard's backups folder, newest first (IN-8).
+func BackupFiles(backups, path string) []string {
+	folder := BackupFolder(backups, path)
+	var out []string
+	for _, b := range backupsOf(folder, filepath.Base(path)) {
+		out = append(out, filepath.Join(folder, b.name))
+	}
+	return out
 }

@@ -41,6 +41,11 @@ type Entry struct {
 	Timeout string
 	// If and Async report an "if" key and "async": true.
 	If, Async bool
+	// Foreign says why the handler, as it stands, is not one install
+	// writes (IN-21), "" when it is; uninstall removes only those.
+	// Unmanaged says why install cannot make it one by updating it in
+	// place (IN-6), "" when it can: install leaves such an entry alone.
+	Foreign, Unmanaged string
 
 	// Where it is: the event's list, the matcher group, the handler.
 	list    *hujson.Array
@@ -79,6 +84,10 @@ func (d *Document) Entries(self string) []Entry {
 				h, _ := hv.Value.(*hujson.Object)
 				if e, ok := entryOf(h, self); ok {
 					e.Event, e.list, e.group = event, list, group
+					_, _, e.Foreign = d.installForm(h, event, false)
+					if e.Foreign != "" {
+						e.Unmanaged = d.updateProblem(e, self)
+					}
 					e.Matcher, _ = stringOf(matcher)
 					e.HasMatcher = matcher != nil
 					out = append(out, e)
@@ -255,7 +264,7 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 		}
 		if !s.KnownTo(client) {
 			for _, e := range d.Entries(exe) {
-				if e.Event == s.Event && e.Sub == s.Sub {
+				if e.Event == s.Event && e.Sub == s.Sub && d.updatable(e, exe) {
 					drop[e.handler] = true
 					changes = append(changes, Change{Verb: "removed", Hook: s,
 						What: fmt.Sprintf("Claude Code %s does not know %s (it came in %s) and would load no hook from this file", client, s.Event, s.Since)})
@@ -277,11 +286,12 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 	return changes, nil
 }
 
-// installOne brings one registration up to date.
+// installOne brings one registration up to date. Only entries it can make
+// its own count (IN-6, IN-21): a foreign one stays as it is.
 func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
 	var found []Entry
 	for _, e := range d.Entries(exe) {
-		if e.Event == s.Event && e.Sub == s.Sub {
+		if e.Event == s.Event && e.Sub == s.Sub && d.updatable(e, exe) {
 			found = append(found, e)
 		}
 	}
@@ -393,19 +403,22 @@ func (d *Document) addGroup(event string, group hujson.Value) {
 }
 
 // updatedCommand is the command an entry of ours gets from install: the
-// program becomes exe, and everything else the user wrote — VAR=value
-// words, global flags, the sub-command and the flags after it (README
-// tells users to add flags there) — stays as written. An exec-form entry
-// becomes shell form with the same arguments.
+// program becomes exe, and the words after it — global flags, the
+// sub-command and the flags after it (README tells users to add flags
+// there) — stay, each written as syntax.Quote writes it for POSIX sh (as
+// is when no shell reads anything into it), one space apart. An exec-form
+// entry becomes shell form with the same arguments. Words whose text
+// depends on the shell ($HOME, *.md) cannot be rewritten so: updatable
+// turns such an entry down.
 func updatedCommand(h Entry, exe string) (string, error) {
-	if h.ExecArgs == nil {
-		return h.Command[:h.cmd.progStart] + QuotePath(exe) + h.Command[h.cmd.progEnd:], nil
+	if !h.cmd.static {
+		return "", errors.New("an argument holds what the shell expands")
 	}
 	parts := []string{QuotePath(exe)}
 	for _, a := range h.Args {
 		q, err := shellArg(a)
 		if err != nil {
-			return "", fmt.Errorf("exec-form argument %q cannot be written as a shell word: %w", a, err)
+			return "", fmt.Errorf("argument %q cannot be written as a shell word: %w", a, err)
 		}
 		parts = append(parts, q)
 	}
@@ -485,12 +498,16 @@ func (d *Document) removeHandlers(drop map[*hujson.Object]bool) {
 	}
 }
 
-// Uninstall removes every handler of compact-guard's (any event) and the
-// groups, event lists and "hooks" object that only this left empty (IN-12).
+// Uninstall removes every handler install writes (IN-21), for this binary
+// or another compact-guard, and the groups, event lists and "hooks" object
+// that only this left empty (IN-12). A foreign entry stays.
 func (d *Document) Uninstall(self string) []Change {
 	var changes []Change
 	drop := map[*hujson.Object]bool{}
 	for _, e := range d.Entries(self) {
+		if !e.Installed() {
+			continue
+		}
 		drop[e.handler] = true
 		changes = append(changes, Change{Verb: "removed", Hook: Hook{Event: e.Event, Matcher: e.Matcher, Sub: e.Sub}, What: e.Command})
 	}

@@ -61,10 +61,10 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 			`"/old/bin/compact-guard" precompact --keep 100`, `"/opt/tools/compact-guard" precompact --keep 100`, "120", "120"},
 		{"global flags before it, quoted values", "PreCompact",
 			`/old/compact-guard --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`,
-			`"/opt/tools/compact-guard" --dir "/my snaps" precompact --state-file 'NOTES.md'  --keep=7`, "5", "5"},
-		{"environment words and a tail", "PreCompact",
-			`COMPACT_GUARD_DIR=/x ~/bin/compact-guard precompact --no-redact || true`,
-			`COMPACT_GUARD_DIR=/x "/opt/tools/compact-guard" precompact --no-redact || true`, "600", "600"},
+			`"/opt/tools/compact-guard" --dir '/my snaps' precompact --state-file NOTES.md '--keep=7'`, "5", "5"},
+		{"exec-form words quoted", "PreCompact",
+			`~/bin/compact-guard precompact --no-redact`,
+			`"/opt/tools/compact-guard" precompact --no-redact`, "600", "600"},
 		{"precompact timeout too short", "PreCompact",
 			`/old/compact-guard precompact --keep 3`, `"/opt/tools/compact-guard" precompact --keep 3`, "4", "60"},
 		{"timeout in milliseconds", "SessionStart",
@@ -127,11 +127,50 @@ func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
 	}
 }
 
-// spec: IN-6
-func TestInstallRefusesAnExecFormArgumentNoShellWordHolds(t *testing.T) {
-	d := mustParse(t, `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["precompact", "--state-file", "a\u0001b"]}]}]}}`)
-	if _, err := d.Install(instExe, ""); err == nil || !strings.Contains(err.Error(), "cannot be written as a shell word") {
-		t.Errorf("err = %v", err)
+// spec: IN-6, IN-21
+// An entry whose program is named compact-guard but which runs more than
+// compact-guard and its flags is the user's: install leaves it as it is
+// and adds its own, uninstall leaves it too.
+func TestInstallLeavesForeignEntriesAlone(t *testing.T) {
+	for _, c := range []struct{ name, handler, why string }{
+		{"a tail", `{"type": "command", "command": "compact-guard precompact && notify", "timeout": 60}`, "more than compact-guard"},
+		{"environment words", `{"type": "command", "command": "COMPACT_GUARD_DIR=/x ~/bin/compact-guard precompact --no-redact", "timeout": 60}`, "sets COMPACT_GUARD_DIR="},
+		{"a redirection", `{"type": "command", "command": "/old/compact-guard precompact 2>/dev/null"}`, "redirects"},
+		{"an expansion", `{"type": "command", "command": "$HOME/bin/compact-guard precompact --state-file \"$NAME\""}`, "the shell reads something into"},
+		{"an exec-form argument no shell word holds", `{"type": "command", "command": "/old/compact-guard", "args": ["precompact", "--state-file", "a\u0001b"]}`, "cannot be written as a shell word"},
+		{"an unknown flag", `{"type": "command", "command": "/old/compact-guard precompact --bogus"}`, "--bogus is not a flag"},
+		{"an if condition", `{"type": "command", "command": "/old/compact-guard precompact", "if": "x"}`, `"if"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [` + c.handler + `]}]}}`
+			d := mustParse(t, in)
+			var foreign []Entry
+			for _, e := range d.Entries(instExe) {
+				if !e.Installed() {
+					foreign = append(foreign, e)
+				}
+			}
+			if len(foreign) != 1 || !strings.Contains(foreign[0].Unmanaged, c.why) {
+				t.Fatalf("foreign entries %+v, want one saying %q", foreign, c.why)
+			}
+			if _, err := d.Install(instExe, ""); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(d.Bytes()), c.handler) {
+				t.Errorf("install changed the foreign entry:\n%s", d.Bytes())
+			}
+			n := 0
+			for _, e := range d.Entries(instExe) {
+				if e.Event == "PreCompact" && e.Installed() && e.Command == Command(instExe, "precompact") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d entries of install's under PreCompact, want 1:\n%s", n, d.Bytes())
+			}
+			d.Uninstall(instExe)
+			jsonEqual(t, d.Bytes(), []byte(in))
+		})
 	}
 }
 
@@ -169,7 +208,7 @@ func TestInstallFixesMatcher(t *testing.T) {
 	}
 }
 
-// spec: IN-12
+// spec: IN-12, IN-21
 func TestUninstallRemovesOnlyOurs(t *testing.T) {
 	in := `{"hooks":{
   "Stop":[],
@@ -180,12 +219,13 @@ func TestUninstallRemovesOnlyOurs(t *testing.T) {
 	want := `{"hooks":{
   "Stop":[],
   "PreCompact":[{"matcher":"manual|auto","hooks":[{"type":"command","command":"echo keep"}]}],
-  "SessionStart":[{"matcher":"startup","hooks":[]}],
+  "SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"C:/Tools/compact-guard.exe postcompact"}]},{"matcher":"startup","hooks":[]}],
   "Notification":[{"hooks":[{"type":"command","command":"notify compact-guard precompact"},{"type":"command","command":"/x/not-compact-guard precompact"},{"type":"http","command":"/x/compact-guard precompact"}]}]
 }}`
 	d := mustParse(t, in)
-	if ch := d.Uninstall(""); len(ch) != 2 {
-		t.Errorf("removed %d handlers, want 2: %v", len(ch), ch)
+	// The unquoted Windows path is not one install writes (IN-21): it stays.
+	if ch := d.Uninstall(""); len(ch) != 1 {
+		t.Errorf("removed %d handlers, want 1: %v", len(ch), ch)
 	}
 	jsonEqual(t, d.Bytes(), []byte(want))
 }
@@ -259,11 +299,13 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 		client string
 		want   []string
 	}{
-		{"", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.1.76", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.1.328", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.1.75", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
-		{"2.0.76", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
+		{"", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.1.76", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.1.328", []string{"PreCompact", "SessionStart", "SessionStart", "PostCompact", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.1.75", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.0.76", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.0.56", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}},
+		{"2.0.55", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
 	} {
 		d := mustParse(t, `{}`)
 		if _, err := d.Install(instExe, c.client); err != nil {
@@ -286,7 +328,7 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 	if len(changes) != 1 || changes[0].Verb != "removed" || changes[0].Hook.Event != "PostCompact" || !strings.Contains(changes[0].What, "2.0.76") {
 		t.Errorf("changes = %v", changes)
 	}
-	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}) {
+	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}) {
 		t.Errorf("registered %v", got)
 	}
 	if changes, _ := d.Install(instExe, "2.0.76"); len(changes) != 0 {

@@ -55,14 +55,16 @@ func (h Hook) KnownTo(client string) bool {
 // Hooks are the registrations install writes, in the order it adds them.
 // PostCompact only confirms that a compaction completed (Record.Compaction);
 // the restore pointer comes from SessionStart(compact). watch runs on every
-// prompt, tool call and stop, and notes resumed sessions (specs/watch.md
-// WA-1); on Qwen Code on prompts and resumes only.
+// prompt, tool call (PostToolUse, and PostToolUseFailure, which Claude Code
+// fires instead of it for a call that failed) and stop, and notes resumed
+// sessions (specs/watch.md WA-1); on Qwen Code on prompts and resumes only.
 var Hooks = []Hook{
 	{Event: "PreCompact", Matcher: "manual|auto", Sub: "precompact", Timeout: 60},
 	{Event: "SessionStart", Matcher: "compact", Sub: "postcompact", Timeout: 15},
 	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15, Since: "2.1.76"},
 	{Event: "UserPromptSubmit", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude, AgentQwen}},
 	{Event: "PostToolUse", Matcher: "*", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude}},
+	{Event: "PostToolUseFailure", Matcher: "*", Sub: "watch", Timeout: 10, Since: "2.0.56", Agents: []Agent{AgentClaude}},
 	{Event: "Stop", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude}},
 	{Event: "SessionStart", Matcher: "resume", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude, AgentQwen}},
 }

@@ -40,6 +40,10 @@ func Command(exe, sub string) string { return QuotePath(exe) + " " + sub }
 type shellWord struct {
 	Text       string
 	Start, End int
+	// Static reports a word whose text is what the program receives,
+	// whatever the environment: no expansion, glob, brace or tilde the
+	// shell would read into it (IN-21).
+	Static bool
 }
 
 // commandWords parses a shell-form command with mvdan.cc/sh's parser and
@@ -69,7 +73,7 @@ func commandWords(s string) ([]shellWord, bool) {
 	}
 	words := make([]shellWord, len(call.Args))
 	for i, w := range call.Args {
-		words[i] = shellWord{Text: unquote(s, w.Parts, false), Start: int(w.Pos().Offset()), End: int(w.End().Offset())}
+		words[i] = shellWord{Text: unquote(s, w.Parts, false), Start: int(w.Pos().Offset()), End: int(w.End().Offset()), Static: staticParts(w.Parts, false)}
 	}
 	return words, true
 }
@@ -96,6 +100,31 @@ func unquote(src string, parts []syntax.WordPart, inDouble bool) string {
 		}
 	}
 	return b.String()
+}
+
+// staticParts reports whether a word's parts mean the same text in any
+// environment: literals, single quotes, double quotes holding literals, and
+// no character outside quotes that the shell expands (* ? [ { ~).
+func staticParts(parts []syntax.WordPart, inDouble bool) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if !inDouble && strings.ContainsAny(p.Value, "*?[{~") {
+				return false
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return false
+			}
+		case *syntax.DblQuoted:
+			if !staticParts(p.Parts, true) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // unescape writes a literal's text with its backslashes undone: outside
@@ -136,6 +165,9 @@ type parsedCommand struct {
 	Sub     string   // the first of Args that is one of our sub-commands
 	// progStart and progEnd locate the program in a shell-form command.
 	progStart, progEnd int
+	// static reports arguments whose text is what the program receives
+	// (shellWord.Static; exec-form arguments always are).
+	static bool
 }
 
 // parseHookCommand takes apart a handler's command: shell form, or exec
@@ -144,15 +176,17 @@ func parseHookCommand(command string, args []string) (parsedCommand, bool) {
 	var pc parsedCommand
 	if args != nil {
 		// Exec form: command is the program itself, unquoted.
-		pc.Program, pc.Args = command, args
+		pc.Program, pc.Args, pc.static = command, args, true
 	} else {
 		words, ok := commandWords(command)
 		if !ok {
 			return parsedCommand{}, false
 		}
 		pc.Program, pc.progStart, pc.progEnd = words[0].Text, words[0].Start, words[0].End
+		pc.static = true
 		for _, w := range words[1:] {
 			pc.Args = append(pc.Args, w.Text)
+			pc.static = pc.static && w.Static
 		}
 	}
 	for i := 0; i < len(pc.Args); i++ {

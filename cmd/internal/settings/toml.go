@@ -203,33 +203,60 @@ type TrustPlan struct {
 	Move map[string]string
 	// Drop lists keys whose handler is gone.
 	Drop []string
+	// Distrust maps the key of a handler that names compact-guard but is
+	// not one install writes (IN-21) to why: its table goes, so that Codex
+	// asks before it runs it (an earlier install trusted such handlers).
+	Distrust map[string]string
 }
 
 // PlanTrust compares the handlers of a hooks file at path before and after
 // an edit (the same *hujson.Object is the same handler) and says what
-// config.toml must change (IN-20): compact-guard's handlers trusted at
-// their keys, the state of every other handler kept with it.
+// config.toml must change (IN-20, IN-21): the handlers install writes for
+// this binary trusted at their keys, handlers that name compact-guard
+// otherwise distrusted, the state of every other handler kept with it.
 func PlanTrust(path string, before, after []Handler) TrustPlan {
-	plan := TrustPlan{Set: map[string]string{}, Move: map[string]string{}}
+	plan := TrustPlan{Set: map[string]string{}, Move: map[string]string{}, Distrust: map[string]string{}}
 	newKey := map[*hujson.Object]string{}
+	managed := map[*hujson.Object]bool{} // trusted or distrusted where it is now
 	for _, h := range after {
 		k := h.TrustKey(path)
 		newKey[h.obj] = k
-		if h.Ours {
+		switch {
+		case h.Exact:
 			plan.Set[k] = h.TrustHash()
+			managed[h.obj] = true
+		case h.NamesCompactGuard():
+			managed[h.obj] = true
 		}
 	}
+	moving := map[string]bool{}
 	for _, h := range before {
 		old := h.TrustKey(path)
 		k, stays := newKey[h.obj]
 		switch {
 		case stays && k == old:
-		case stays && !h.Ours:
+		case stays && !managed[h.obj]:
 			plan.Move[old] = k
+			moving[old] = true
 		default:
-			// Its handler is gone, or is ours and trusted anew where it
-			// is now.
+			// Its handler is gone, or is install's (or names compact-guard)
+			// and is judged anew where it is now.
 			plan.Drop = append(plan.Drop, old)
+		}
+	}
+	dropped := map[string]bool{}
+	for _, k := range plan.Drop {
+		dropped[k] = true
+	}
+	for _, h := range after {
+		// A key whose table is another handler's, on its way to that
+		// handler's new key, or already removed, is left to that.
+		if k := h.TrustKey(path); !h.Exact && h.NamesCompactGuard() && !moving[k] && !dropped[k] {
+			why := h.Foreign
+			if why == "" {
+				why = "it does not run compact-guard as its program"
+			}
+			plan.Distrust[k] = why
 		}
 	}
 	sort.Strings(plan.Drop)
@@ -237,7 +264,9 @@ func PlanTrust(path string, before, after []Handler) TrustPlan {
 }
 
 // Empty reports a plan that changes nothing.
-func (p TrustPlan) Empty() bool { return len(p.Set) == 0 && len(p.Move) == 0 && len(p.Drop) == 0 }
+func (p TrustPlan) Empty() bool {
+	return len(p.Set) == 0 && len(p.Move) == 0 && len(p.Drop) == 0 && len(p.Distrust) == 0
+}
 
 // apply returns config.toml's text with the plan carried out, and the keys
 // it trusted anew or changed. Only the managed tables' bytes change: a
@@ -251,11 +280,12 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	for from := range p.Move {
 		gone[from] = true
 	}
-	for _, k := range p.Drop {
+	drops := append(append([]string(nil), p.Drop...), sortedKeys(p.Distrust)...)
+	for _, k := range drops {
 		gone[k] = true
 	}
 	keys := sortedKeys
-	for _, k := range append(append(keys(p.Set), keys(p.Move)...), p.Drop...) {
+	for _, k := range append(append(keys(p.Set), keys(p.Move)...), drops...) {
 		if d.other[k] {
 			return nil, nil, fmt.Errorf("config.toml sets hooks.state for %q in a form install does not edit (dotted keys or an inline table); write it as a [hooks.state.%s] table", k, tomlKey(k))
 		}
@@ -265,7 +295,7 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 			edits = append(edits, textEdit{t.keyStart, t.keyEnd, tomlKey(p.Move[from])})
 		}
 	}
-	for _, k := range p.Drop {
+	for _, k := range drops {
 		if t := d.state[k]; t != nil {
 			edits = append(edits, textEdit{d.blankBefore(t.start), t.end, ""})
 			changed = append(changed, k)
@@ -339,6 +369,8 @@ type TrustEdit struct {
 	Plan   TrustPlan
 	DryRun bool
 	Now    func() time.Time
+	// Backups is compact-guard's folder for backups (IN-8).
+	Backups string
 }
 
 // TrustResult says what a TrustEdit did.
@@ -346,8 +378,11 @@ type TrustResult struct {
 	Path    string
 	Existed bool
 	// Trusted lists the keys trusted anew or again, Untrusted the keys
-	// whose table was removed, Moved the renamed ones ("old -> new").
+	// whose table was removed, Moved the renamed ones ("old -> new");
+	// Distrusted the keys of handlers not install's whose trust was
+	// removed, each with why ("key: why").
 	Trusted, Untrusted, Moved   []string
+	Distrusted                  []string
 	Backup                      string
 	BackupsKept, BackupsRemoved int
 	Diff                        string // dry run only
@@ -355,7 +390,7 @@ type TrustResult struct {
 
 // Changed reports whether the edit changed (or would change) the file.
 func (r *TrustResult) Changed() bool {
-	return len(r.Trusted)+len(r.Untrusted)+len(r.Moved) > 0
+	return len(r.Trusted)+len(r.Untrusted)+len(r.Moved)+len(r.Distrusted) > 0
 }
 
 // Apply reads config.toml, carries out the plan and, unless a dry run,
@@ -364,25 +399,11 @@ func (r *TrustResult) Changed() bool {
 // something to trust. On any error the file is left as it was.
 func (e TrustEdit) Apply() (*TrustResult, error) {
 	res := &TrustResult{Path: e.Path}
-	sf := &settingsFile{Path: e.Path, Mode: 0o600}
-	if real, err := filepath.EvalSymlinks(e.Path); err == nil {
-		sf.Path = real
-	}
-	data, err := os.ReadFile(sf.Path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
+	sf, err := openTarget(e.Path, "")
+	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was changed", err)
-	default:
-		st, err := os.Stat(sf.Path)
-		if err != nil {
-			return nil, err
-		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file; nothing was changed", e.Path)
-		}
-		sf.Exists, sf.Data, sf.Mode = true, data, st.Mode().Perm()
 	}
+	data := sf.Data
 	res.Path, res.Existed = sf.Path, sf.Exists
 	doc, err := parseTOML(data)
 	if err != nil {
@@ -397,7 +418,9 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 		dropped[k] = true
 	}
 	for _, k := range changed {
-		if dropped[k] {
+		if why, ok := e.Plan.Distrust[k]; ok {
+			res.Distrusted = append(res.Distrusted, k+": "+why)
+		} else if dropped[k] {
 			res.Untrusted = append(res.Untrusted, k)
 		} else {
 			res.Trusted = append(res.Trusted, k)
@@ -423,14 +446,14 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 		if err := os.MkdirAll(filepath.Dir(sf.Path), 0o700); err != nil {
 			return nil, err
 		}
-	} else if res.Backup, err = writeBackup(sf, e.Now()); err != nil {
+	} else if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
 	}
 	if err := snapshot.WriteFileAtomic(sf.Path, out, sf.Mode); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
 	}
 	if res.Backup != "" {
-		res.BackupsKept, res.BackupsRemoved = pruneBackups(sf.Path)
+		res.BackupsKept, res.BackupsRemoved = pruneBackups(filepath.Dir(res.Backup), filepath.Base(sf.Path))
 	}
 	return res, nil
 }
@@ -442,4 +465,19 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// CheckConfig reads and parses config.toml as TrustEdit does (IN-22), so
+// that install and uninstall refuse a config they could not edit before
+// they change the hooks file: Codex skips a hook whose trust is not
+// written.
+func CheckConfig(path string) error {
+	sf, err := openTarget(path, "")
+	if err != nil {
+		return fmt.Errorf("%w; nothing was changed", err)
+	}
+	if _, err := parseTOML(sf.Data); err != nil {
+		return fmt.Errorf("%s: %w; nothing was changed", path, err)
+	}
+	return nil
 }
