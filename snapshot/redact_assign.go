@@ -61,20 +61,45 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 		return 0, 0, false
 	}
 	bare := name[dashes:]
-	if bare == "" || !(isAlphaByte(bare[0]) || bare[0] == '_') || !secretName(bare) {
+	if bare == "" || !(isAlphaByte(bare[0]) || bare[0] == '_') {
 		return 0, 0, false
 	}
-	bareKey := strings.EqualFold(bare, "key")
-	if bareKey && notSecretKeyQualifier[strings.ToLower(wordBefore(line, ns))] {
-		return 0, 0, false // "primary key: customer_id", "public key = …"
+	// lead: the secret word is not last (TOKEN_GITHUB): the value must then
+	// look like a token.
+	lead := false
+	if !secretName(bare) {
+		if !leadingSecretName(bare, dashes > 0) {
+			return 0, 0, false
+		}
+		lead = true
+	}
+	bareKey := bareKeyName(bare)
+	if w := strings.ToLower(wordBefore(line, ns)); bareKey && (notSecretKeyQualifier[w] || w == "from" || w == "with") {
+		// "primary key: customer_id", "public key = …", and CI caches'
+		// "Cache restored from key: …", "saved with key: …".
+		return 0, 0, false
 	}
 	if dashes == 0 && strings.EqualFold(bare, "pass") {
 		return 0, 0, false // "--- PASS: TestX": test runners, not DB_PASS or --pass
 	}
+	chosen := passwordName(bare)
 	// A bare "key" is a dictionary key, a React key, a cookie name or an S3
 	// object key far more often than a secret: its value must look like a
-	// token.
-	quotedOK := func(v string) bool { return secretValue(v, true) && (!bareKey || tokenLike(v)) }
+	// token. A KEY or TOKEN is issued, hence random: a phrase of words
+	// ("Reviewed-By", "dev_placeholder_key", "Build Bot") names something
+	// instead.
+	shapeOK := func(v string) bool {
+		switch {
+		case bareKey:
+			return tokenLike(v)
+		case lead:
+			return tokenLike(v) || randomPart(v) && !strings.ContainsAny(v, " \t")
+		}
+		return true
+	}
+	quotedOK := func(v string) bool {
+		return secretValue(v, true) && shapeOK(v) && (chosen || !phraseLike(v)) && !concatenation(v)
+	}
 	j := ne
 	if strings.HasPrefix(line[j:], `\"`) {
 		j += 2 // "{\"password\": …}" inside a quoted command
@@ -133,11 +158,24 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 			return a, b, true
 		}
 		v++ // an unclosed quote: judge what follows as a bare word
+		if p := skipBlanks(line, v); p < len(line) && line[p] == '+' {
+			return 0, 0, false // "secret: " + value: the quote closed a string
+		}
 	}
 	b, raw, code := unquotedEnd(line, v)
 	val := line[v:b]
 	if code || isPlaceholder(line[v:raw]) || val == "" || val[0] == '=' || val[0] == ':' || spaced && val[0] == '-' {
 		return 0, 0, false
+	}
+	if nameThenEquals(val) {
+		return 0, 0, false // "secret: Staging=?", "--secret id=npmrc,src=…": a setting, not a value
+	}
+	// A YAML scalar: a password-like name's value that ends its line (or is
+	// followed by the next key of a mapping written on one line, or a
+	// comment) is the password, a single word and a short one included
+	// (password: hunter).
+	if colon && chosen && raw == b && yamlScalarEnd(line, raw) && yamlPassword(val, bare) {
+		return v, b, true
 	}
 	if !secretValue(val, false) || !shell && dottedIdent(val) && !randomPart(val) {
 		return 0, 0, false
@@ -146,10 +184,120 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	// understanding …") and an identifier in code (thread_key = tool_use_id,
 	// _csrf_token: csrfToken); it counts only for an environment-style
 	// upper-case name or a flag (PASSWORD=CorrectHorse, --password hunterhunter).
-	if wordLike(val) && (colon || dashes == 0 && !upperName(bare)) || bareKey && !tokenLike(val) {
+	if wordLike(val) && (colon || dashes == 0 && !upperName(bare)) || !shapeOK(val) || !chosen && phraseLike(val) {
 		return 0, 0, false
 	}
 	return v, b, true
+}
+
+// nameThenEquals reports a value that starts with a name of letters and
+// '=' and something other than padding: a setting of its own (Staging=?,
+// id=npmrc,src=…), not a secret. Base64's padding (dGVzdA==) is no name.
+func nameThenEquals(v string) bool {
+	i := 0
+	for i < len(v) && (isAlphaByte(v[i]) || v[i] == '_' || v[i] == '-') {
+		i++
+	}
+	return i > 0 && i+1 < len(v) && v[i] == '=' && v[i+1] != '='
+}
+
+// concatenation reports the code between two string literals that a quoted
+// value's quotes really close: `"token=" + secret, "…"`.
+func concatenation(v string) bool {
+	t := strings.TrimSpace(v)
+	return strings.HasPrefix(t, "+") || strings.HasSuffix(t, "+")
+}
+
+// yamlScalarEnd reports that a plain scalar ending at line[i] is the whole
+// value: the text, the line or an escaped line (\n) ends there, or a
+// comment follows, or, in a mapping flattened onto one line, the next key
+// ("password: hunter port: 5432"); prose goes on with more words ("the
+// password: see the docs"), and code with a ',' or '}' ({ password: pw },
+// which the caller sees as separators after the value).
+func yamlScalarEnd(line string, i int) bool {
+	j := skipBlanks(line, i)
+	if j >= len(line) || line[j] == '\n' || line[j] == '\r' || literalEscape(line, j) || line[j] == '"' {
+		return true
+	}
+	if j > i && line[j] == '#' {
+		return true
+	}
+	k := j
+	for k < len(line) && (isWordByte(line[k]) || line[k] == '-' || line[k] == '.') {
+		k++
+	}
+	return j > i && k > j && k < len(line) && line[k] == ':' && (k+1 == len(line) || line[k+1] == ' ' || line[k+1] == '\t' || line[k+1] == '\n')
+}
+
+// yamlPassword judges a scalar given to a password-like name: any value but
+// an empty one, a placeholder, a mask, a path, an earlier replacement, YAML's
+// booleans and nulls, the type names of annotated code (password: str,
+// token: string), a word naming the field itself (password: Password,
+// password: PasswordInput) and a capitalized word or words, which are
+// labels (password: Passwort in a locale file) and type names (SecretStr).
+func yamlPassword(v, name string) bool {
+	if strings.Contains(v, RedactedPrefix) || isPlaceholder(v) || isMasked(v) || pathLike(v) ||
+		dottedIdent(v) && !randomPart(v) {
+		return false
+	}
+	l := strings.ToLower(v)
+	if yamlNotAPassword[l] {
+		return false
+	}
+	if wordLike(v) {
+		parts := nameParts(name)
+		if i := lastSecretWord(parts); i >= 0 && strings.Contains(l, parts[i]) {
+			return false
+		}
+		if isUpperByte(v[0]) && strings.ToUpper(v) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// yamlNotAPassword are scalars that are no password: YAML's booleans and
+// nulls, and the names of types and of states.
+var yamlNotAPassword = map[string]bool{
+	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "null": true, "~": true,
+	"none": true, "nil": true, "undefined": true, "required": true, "optional": true, "enabled": true,
+	"disabled": true, "str": true, "string": true, "bytes": true, "int": true, "integer": true, "number": true,
+	"float": true, "bool": true, "boolean": true, "any": true, "unknown": true, "object": true, "text": true,
+	"char": true, "varchar": true, "secret": true, "hidden": true, "masked": true, "omitted": true,
+	"empty": true, "unset": true, "redacted": true, "set": true, "missing": true, "invalid": true,
+}
+
+// phraseLike reports a value made of words (each in lower case, upper case
+// or capitalized) and the separators _ - . / : and blanks, with no digit:
+// "Reviewed-By", "dev_placeholder_key", "Build Bot", "sync/last-run".
+// A random string of letters mixes the cases inside its runs.
+func phraseLike(v string) bool {
+	run := 0
+	upper, lower := 0, 0
+	lowerThenUpper := false
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && isAlphaByte(v[i]) {
+			c := v[i]
+			if isUpperByte(c) {
+				if lower > 0 {
+					lowerThenUpper = true
+				}
+				upper++
+			} else {
+				lower++
+			}
+			run++
+			continue
+		}
+		if run > 0 && (lowerThenUpper || upper > 1 && lower > 0) {
+			return false // hUnTeR, aBcD: not a word
+		}
+		run, upper, lower, lowerThenUpper = 0, 0, 0, false
+		if i < len(v) && strings.IndexByte("_-./: ", v[i]) < 0 {
+			return false
+		}
+	}
+	return strings.IndexFunc(v, func(r rune) bool { return r < 128 && isAlphaByte(byte(r)) }) >= 0
 }
 
 // unquotedEnd returns where an unquoted value starting at line[v] ends, where

@@ -339,6 +339,14 @@ var redactRules = []*redactRule{
 	},
 	tokenRule(KindGoogleOAuth, `ya29\.[0-9A-Za-z_-]{20,}`, "ya29."),
 	tokenRule(KindStripeWebhook, `whsec_[A-Za-z0-9]{16,}`, "whsec_"),
+	// Provider formats gitleaks lacks (redact_tokens.go).
+	googleClientSecretRule,
+	notionRule,
+	dockerHubRule,
+	squareSecretRule,
+	mailchimpRule,
+	telegramURLRule,
+	azureSASRule,
 	{
 		kind: KindAuthorization,
 		re: lazyRE(`^(?i:(?:proxy-)?authorization)["']?\]?[ \t]*[:=][ \t]*["']?` +
@@ -376,6 +384,15 @@ var redactRules = []*redactRule{
 		triggers: []string{"://"},
 		scan:     scanURLPasswords,
 	},
+	// Secrets a syntax marks (redact_syntax.go, redact_markup.go), before
+	// assignments, which would take some of them with a vaguer kind.
+	connectionStringRule,
+	netrcRule,
+	opensslPassRule,
+	mysqlPasswordRule,
+	envDefaultRule,
+	cookieRule,
+	xmlElementRule,
 	{
 		kind:     KindAssignment,
 		triggers: assignmentWords, fold: true,

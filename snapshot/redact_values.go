@@ -26,7 +26,10 @@ func secretValue(v string, quoted bool) bool {
 
 // isPlaceholder reports values that stand for a secret without being one:
 // shell and PowerShell references ($TOKEN, ${API_KEY}, $(cat f),
-// $env:API_KEY), <your-key>, {{ .token }}, %API_KEY%, your-api-key.
+// $env:API_KEY), <your-key>, {{ .token }}, Ruby's and ERB's #{token} and
+// <%= token %>, %API_KEY%, your-api-key, a value someone already redacted
+// ([REDACTED], REDACTED), and a provider's prefix with the rest elided
+// (sk-ant-api03-...).
 func isPlaceholder(v string) bool {
 	switch {
 	case v == "":
@@ -35,12 +38,23 @@ func isPlaceholder(v string) bool {
 		return reference(v[1:])
 	case v[0] == '<' && v[len(v)-1] == '>':
 		return true
-	case strings.HasPrefix(v, "{{"):
+	case strings.HasPrefix(v, "{{"), strings.HasPrefix(v, "#{"), strings.HasPrefix(v, "<%"):
 		return true
 	case len(v) > 2 && v[0] == '%' && v[len(v)-1] == '%':
 		return true
 	}
 	l := strings.ToLower(v)
+	if strings.Trim(l, "[]<>*_-") == "redacted" || strings.Contains(l, "[redacted]") {
+		return true
+	}
+	if rest, ok := strings.CutSuffix(v, "..."); ok || strings.HasSuffix(v, "…") {
+		if !ok {
+			rest = strings.TrimSuffix(v, "…")
+		}
+		if len(rest) < MinSecretLen || strings.HasSuffix(rest, "-") || strings.HasSuffix(rest, "_") {
+			return true
+		}
+	}
 	return strings.HasPrefix(l, "your-") || strings.HasPrefix(l, "your_") || strings.HasPrefix(l, "your ")
 }
 
@@ -74,8 +88,12 @@ func reference(r string) bool {
 }
 
 // isMasked reports a value mostly made of mask characters (x, X, *, •):
-// sk-xxxxxxxxxxxxxxxxxxxx, ********, AKIAXXXXXXXXXXXXXXXX.
+// sk-xxxxxxxxxxxxxxxxxxxx, ********, AKIAXXXXXXXXXXXXXXXX; or a prefix
+// whose whole random part is masked (github_pat_xxxx, npm_****).
 func isMasked(v string) bool {
+	if t := strings.TrimRight(v, "xX*•"); len(v)-len(t) >= 4 && t != "" && (t[len(t)-1] == '_' || t[len(t)-1] == '-') {
+		return true
+	}
 	mask, other := 0, 0
 	for _, r := range v {
 		switch {
@@ -139,15 +157,7 @@ func secretName(name string) bool {
 		return false // the shell's working directory
 	}
 	parts := nameParts(name)
-	last := -1
-	for i, p := range parts {
-		if secretWord(p) {
-			if (p == "key") && i > 0 && notSecretKeyQualifier[parts[i-1]] {
-				continue
-			}
-			last = i
-		}
-	}
+	last := lastSecretWord(parts)
 	if last < 0 {
 		return false
 	}
@@ -157,6 +167,113 @@ func secretName(name string) bool {
 		}
 	}
 	return true
+}
+
+// lastSecretWord returns the index of the last part that is a secret word
+// (KEY after public, primary … is not), or -1.
+func lastSecretWord(parts []string) int {
+	last := -1
+	for i, p := range parts {
+		if secretWord(p) {
+			if (p == "key") && i > 0 && notSecretKeyQualifier[parts[i-1]] {
+				continue
+			}
+			last = i
+		}
+	}
+	return last
+}
+
+// leadingSecretName reports a name whose secret word comes first and is
+// followed by what the secret is for (TOKEN_GITHUB, PASSWORD_DB,
+// SECRET_STRIPE_LIVE), when it is written environment-style (upper case)
+// or as a flag (--token-github): no part after the secret word may say
+// that the name is about something else (TOKEN_URL, KEY_FILE, SECRET_NAME,
+// PASSWORD_MIN_LENGTH stay out, as namesSomethingElse lists). Names in code
+// (tokenAddress, keyBindings) are left to secretName.
+func leadingSecretName(name string, flag bool) bool {
+	if !flag && !upperName(name) || secretName(name) {
+		return false
+	}
+	if l := strings.ToLower(name); l == "pwd" || l == "oldpwd" {
+		return false
+	}
+	parts := nameParts(name)
+	last := lastSecretWord(parts)
+	if last < 0 || last == len(parts)-1 {
+		return false
+	}
+	for _, p := range parts[last+1:] {
+		if namesSomethingElse[p] {
+			return false
+		}
+	}
+	return true
+}
+
+// passwordName reports a secret name whose secret word is one people choose
+// (PASSWORD, PASSWD, PASSPHRASE, PASS, PWD, SECRET and compounds ending in
+// them: a word can be one), rather than a KEY or a TOKEN, which services
+// issue and which are random.
+func passwordName(name string) bool {
+	parts := nameParts(name)
+	last := lastSecretWord(parts)
+	if last < 0 {
+		return false
+	}
+	p := parts[last]
+	if p == "pass" || p == "pwd" {
+		return true
+	}
+	for _, w := range []string{"password", "passwd", "passphrase", "secret"} {
+		if strings.HasSuffix(p, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareKeyName reports the name "key", alone or numbered (key2, KEY_1).
+func bareKeyName(name string) bool {
+	parts := nameParts(name)
+	if len(parts) == 0 || parts[0] != "key" {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if p != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// namesSomethingElse are the parts that, after a leading secret word, say
+// the name is about something else than the secret's value: where it is,
+// what it is called, how it is shaped or checked, how long it lives.
+var namesSomethingElse = map[string]bool{
+	"url": true, "uri": true, "urls": true, "endpoint": true, "endpoints": true, "host": true, "hostname": true,
+	"port": true, "path": true, "paths": true, "file": true, "files": true, "filename": true, "dir": true,
+	"directory": true, "folder": true, "location": true, "name": true, "names": true, "id": true, "ids": true,
+	"type": true, "types": true, "kind": true, "format": true, "fmt": true, "length": true, "len": true,
+	"min": true, "max": true, "count": true, "limit": true, "size": true, "ttl": true, "expiry": true,
+	"expires": true, "expire": true, "expiration": true, "exp": true, "lifetime": true, "timeout": true,
+	"age": true, "duration": true, "interval": true, "ref": true, "refs": true, "reference": true, "arn": true,
+	"version": true, "ver": true, "header": true, "headers": true, "prefix": true, "suffix": true,
+	"field": true, "fields": true, "param": true, "params": true, "env": true, "var": true, "vars": true,
+	"variable": true, "scope": true, "scopes": true, "policy": true, "rotation": true, "store": true,
+	"storage": true, "provider": true, "source": true, "src": true, "mode": true, "method": true,
+	"algorithm": true, "alg": true, "strategy": true, "enabled": true, "disabled": true, "required": true,
+	"regex": true, "pattern": true, "rule": true, "rules": true, "list": true, "set": true, "map": true,
+	"mapping": true, "cache": true, "table": true, "column": true, "label": true, "attribute": true,
+	"attr": true, "prompt": true, "message": true, "msg": true, "error": true, "hint": true, "help": true,
+	"description": true, "desc": true, "title": true, "input": true, "output": true, "reset": true,
+	"change": true, "update": true, "expired": true, "valid": true, "validation": true, "check": true,
+	"hash": true, "hashed": true, "digest": true, "salt": true, "fingerprint": true, "checksum": true,
+	"index": true, "idx": true, "manager": true, "binding": true, "bindings": true, "code": true,
+	"codes": true, "usage": true, "budget": true, "flag": true, "option": true, "options": true,
+	"config": true, "settings": true, "pair": true, "alias": true, "stdin": true, "issuer": true,
+	"audience": true, "region": true, "kid": true, "thumbprint": true, "purpose": true, "bits": true,
+	"curve": true, "engine": true, "backend": true,
 }
 
 // nameParts splits an identifier into lower-case parts at _ - . and camelCase
