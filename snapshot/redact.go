@@ -24,6 +24,21 @@ const (
 	KindURLCredentials = "url-credentials"
 	KindAssignment     = "assignment"
 	KindCutToken       = "cut-token"
+
+	KindGoogleClientSecret = "google-oauth-client-secret"
+	KindNotion             = "notion-token"
+	KindDockerHub          = "docker-hub-token"
+	KindSquare             = "square-secret"
+	KindMailchimp          = "mailchimp-key"
+	KindTelegram           = "telegram-bot-token"
+	KindAzureSAS           = "azure-sas-signature"
+	KindConnString         = "connection-string"
+	KindNetrc              = "netrc"
+	KindOpenSSL            = "openssl-pass"
+	KindMySQL              = "mysql-password"
+	KindEnvDefault         = "env-default"
+	KindCookie             = "cookie"
+	KindXML                = "xml-element"
 )
 
 // RedactedPrefix starts every replacement; a value already holding it is never

@@ -282,21 +282,42 @@ var (
 func TestRedactFalsePositivesOnRealTranscripts(t *testing.T) {
 	// Real sessions hold code, tool output and prose but no secrets: every
 	// replacement in them is a false positive.
-	t.Run("own", func(t *testing.T) { falsePositives(t, ownFixtureDir, 100) })
+	t.Run("own", func(t *testing.T) { falsePositives(t, ownFixtureDir, 100, true) })
 	t.Run("shared", func(t *testing.T) {
 		if _, err := os.Stat(fixtureDir); err != nil {
 			t.Skipf("1 shared transcript case not run: %s is not there (%v). It is an extra next to the project; the project's own real transcripts in %s ran.",
 				fixtureDir, err, ownFixtureDir)
 		}
-		falsePositives(t, fixtureDir, 100000)
+		falsePositives(t, fixtureDir, 100000, true)
+	})
+	// A larger corpus of real transcripts lives outside the project and is
+	// never committed: point COMPACT_GUARD_REDACT_CORPUS at a folder of
+	// .jsonl files to measure it. Its sessions may hold secrets, real or
+	// written on purpose (test fixtures, documentation examples), so its
+	// replacements are listed for review rather than failed.
+	t.Run("corpus", func(t *testing.T) {
+		dir := os.Getenv(redactCorpusEnv)
+		if dir == "" {
+			t.Skipf("1 corpus case not run: %s is not set (a folder of real .jsonl transcripts outside the project, e.g. /work/corpus/entireio).", redactCorpusEnv)
+		}
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("%s=%s: %v", redactCorpusEnv, dir, err)
+		}
+		falsePositives(t, dir, 1, false)
 	})
 }
 
+// redactCorpusEnv names a folder of real transcripts to measure false
+// positives on, beyond the shared fixtures.
+const redactCorpusEnv = "COMPACT_GUARD_REDACT_CORPUS"
+
 // falsePositives redacts every string of the transcripts in dir, at least
-// atLeast of them, and fails t for each replacement.
-func falsePositives(t *testing.T, dir string, atLeast int) {
+// atLeast of them, and fails t for each replacement when strict, else
+// lists them.
+func falsePositives(t *testing.T, dir string, atLeast int, strict bool) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	var strs, bytesRead, shas, uuids, paths, replaced int
+	var strs, bytesRead, shas, uuids, paths, replaced, hit int
+	byKind := map[string]int{}
 	for _, fn := range files {
 		f, err := os.Open(fn)
 		if err != nil {
@@ -319,8 +340,16 @@ func falsePositives(t *testing.T, dir string, atLeast int) {
 					paths += len(pathRE.FindAllStringIndex(s, -1))
 					if out, n := Redact(s); n != 0 {
 						replaced += n
+						hit++
+						for _, m := range markerRE.FindAllString(out, -1) {
+							byKind[m]++
+						}
 						i := strings.Index(out, RedactedPrefix)
-						t.Errorf("%s: false positive (%d): …%s…", filepath.Base(fn), n, out[max(0, i-60):min(len(out), i+60)])
+						report := t.Logf
+						if strict {
+							report = t.Errorf
+						}
+						report("%s: false positive (%d): %q", filepath.Base(fn), n, out[max(0, i-60):min(len(out), i+60)])
 					}
 				})
 			}
@@ -333,8 +362,11 @@ func falsePositives(t *testing.T, dir string, atLeast int) {
 	if strs < atLeast {
 		t.Errorf("only %d strings read from %s, want at least %d", strs, dir, atLeast)
 	}
-	t.Logf("%d files, %d strings, %d bytes, holding %d git SHA-like hex words, %d UUIDs, %d paths: %d replacements, %.4f%% of strings",
-		len(files), strs, bytesRead, shas, uuids, paths, replaced, 100*float64(replaced)/float64(max(1, strs)))
+	t.Logf("%d files, %d strings, %d bytes, holding %d git SHA-like hex words, %d UUIDs, %d paths: %d replacements in %d strings, %.4f%% of strings",
+		len(files), strs, bytesRead, shas, uuids, paths, replaced, hit, 100*float64(hit)/float64(max(1, strs)))
+	if len(byKind) > 0 {
+		t.Logf("replacements by kind: %v", byKind)
+	}
 }
 
 // spec: SEC-5
@@ -510,7 +542,9 @@ func TestSpecListsEveryKind(t *testing.T) {
 		}
 	}
 	for _, k := range []string{KindPrivateKey, KindJWE, KindAnthropic, KindOpenAI, KindAWSSecret, KindGoogleOAuth,
-		KindStripeWebhook, KindAuthorization, KindURLCredentials, KindAssignment, KindCutToken} {
+		KindStripeWebhook, KindAuthorization, KindURLCredentials, KindAssignment, KindCutToken,
+		KindGoogleClientSecret, KindNotion, KindDockerHub, KindSquare, KindMailchimp, KindTelegram, KindAzureSAS,
+		KindConnString, KindNetrc, KindOpenSSL, KindMySQL, KindEnvDefault, KindCookie, KindXML} {
 		if rows[k] != "compact-guard" {
 			t.Errorf("kind %s: source %q in specs/security.md, want compact-guard", k, rows[k])
 		}

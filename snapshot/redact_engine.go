@@ -258,6 +258,9 @@ func ruleSpans(rules []int, frag string) []redactSpan {
 			if slices.ContainsFunc(spans, func(sp redactSpan) bool { return sp.start <= a && b <= sp.end }) {
 				continue
 			}
+			if r.id == "generic-api-key" && uuidValue(secret) {
+				continue // an id (SEC-7), which the generic rule takes after "passwd … id="
+			}
 			if allowed(gitleaksGlobal, global, frag, secret, ms, me) || allowed(r.allow, c.allow, frag, secret, ms, me) {
 				continue
 			}
@@ -542,4 +545,35 @@ func hexVal(c byte) byte {
 		return c - 'A' + 10
 	}
 	return 16
+}
+
+// uuidValue reports a value made of a UUID and, around it, only digits and
+// the separators of a date or a time (2026-01-27-da8007e2-…): an id.
+func uuidValue(v string) bool {
+	for i := 0; i+36 <= len(v); i++ {
+		if isUUID(v[i : i+36]) {
+			return strings.Trim(v[:i]+v[i+36:], "0123456789-_:.TZ") == ""
+		}
+	}
+	return false
+}
+
+// isUUID reports the 8-4-4-4-12 hex form.
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if v[i] != '-' {
+				return false
+			}
+		default:
+			if hexVal(v[i]) > 15 {
+				return false
+			}
+		}
+	}
+	return true
 }

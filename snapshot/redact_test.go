@@ -585,6 +585,11 @@ func TestRedactIdempotentOnFragments(t *testing.T) {
 		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
 		fakeTokenBody(80, 16, fakeBase32), fakeTokenBody(81, 36, fakeAlnum), fakeTokenBody(82, 40, fakeB64Std), fakeTokenBody(83, 24, fakeB64URL),
 		"0123456789", "abcdefgh", "я€",
+		// The triggers and separators of the rules issue 20 added.
+		"GOCSPX-", "ntn_", "secret_", "dckr_pat_", "sq0csp-", "sandbox-", "-us2", "/bot1234567:", "sig=", "%2B",
+		"Pwd=", ";", "{", "}}", "machine h.io", " login ", " password ", "pass:", "-passin ", " -p", "mysql ", "${",
+		":-", "Cookie: ", "a=", "; ", "</", "<password>", "</password>", "<![CDATA[", "]]>", "<\\/", "password: ",
+		"TOKEN_", "# c", "\\n",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
@@ -674,6 +679,18 @@ func BenchmarkRedact(b *testing.B) {
 	clean := strings.Repeat("go test ./... && git diff --stat HEAD~1 -- cmd/precompact.go snapshot/store.go\n", 12)
 	mixed := strings.Repeat(prompt+clean, (1<<20)/len(prompt+clean))
 	oneLine := strings.ReplaceAll(mixed, "\n", " ")
+	// Configuration and commands full of the syntax rules' triggers (SEC-5:
+	// connection strings, .netrc, openssl, mysql, ${VAR:-…}, YAML, cookies,
+	// XML), one secret in each block.
+	config := "services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_USER: app\n" +
+		"      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-" + fakeTokenBody(72, 16, fakeAlnum) + "}\n" +
+		"      PGDATA: ${PGDATA:-/var/lib/postgresql/data}\n" +
+		"<settings><servers><server><id>nexus</id><username>ci</username></server></servers></settings>\n" +
+		"mysql -h db -u app -p shop < schema.sql && openssl req -new -key k.pem -passin env:KEY_PASS -out r.csr\n" +
+		"curl -b cookies.txt -H 'Cookie: lang=en; theme=dark' https://app.example.com/?sig=abc&sv=2022\n" +
+		"Driver={ODBC Driver 18};Server=db;Database=shop;Trusted_Connection=yes;\n" +
+		"the password: see the docs; machine learning needs a login\n"
+	markup := strings.Repeat(config, (1<<20)/len(config))
 	for _, bc := range []struct {
 		name string
 		in   string
@@ -683,6 +700,7 @@ func BenchmarkRedact(b *testing.B) {
 		{"clean-1MB", strings.Repeat(clean, (1<<20)/len(clean))},
 		{"mixed-1MB", mixed},
 		{"one-line-1MB", oneLine},
+		{"config-1MB", markup},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.in)))
