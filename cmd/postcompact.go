@@ -174,6 +174,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	}
 	if confirm {
 		confirmCompaction(saveCtx, opts, p, sessionID, start, size, found, &entry)
+		recordResidue(saveCtx, opts, p, sessionID, start, found, &entry)
 		return nil
 	}
 

@@ -512,6 +512,7 @@ func noteCompaction(opts *PrecompactOptions, rec *snapshot.Record, mdPath string
 	}
 	_, err := watch.StoreFor(opts.Dir).Update(rec.SessionID, func(st *watch.State) bool {
 		st.Pending = &watch.Pending{At: now.UTC(), Trigger: rec.Trigger, Snapshot: name, TranscriptSize: rec.Coverage.TranscriptSize}
+		noteResidue(st, rec, name, now)
 		return true
 	})
 	return err
