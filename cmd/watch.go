@@ -173,7 +173,7 @@ func watchRun(opts *WatchOptions) (err error) {
 			noteResume(opts, store, sid, start, &entry)
 		}
 		return nil
-	case watch.UserPromptSubmit, watch.PostToolUse, watch.Stop:
+	case watch.UserPromptSubmit, watch.PostToolUse, watch.PostToolUseFailure, watch.Stop:
 	default:
 		return nil
 	}
@@ -209,14 +209,14 @@ func watchRun(opts *WatchOptions) (err error) {
 		thresholds: watch.Resolve(opts.Thresholds, w)}
 	input := func(st *watch.State) watch.Input {
 		return watch.Input{
-			Event: p.HookEventName, Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
+			Event: stepEvent(p.HookEventName), Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
 			Thresholds: run.thresholds, Turn: p.PromptID, StopGate: opts.StopGate, StopHookActive: p.StopHookActive,
 			Handoff: func() bool { return run.handoff(st).Current },
 		}
 	}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
-	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) {
+	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) {
 		dry := watch.State{}
 		if st != nil {
 			dry = *st
@@ -236,6 +236,13 @@ func watchRun(opts *WatchOptions) (err error) {
 			if text != "" {
 				texts = append(texts, text)
 			}
+			changed = true
+		}
+		if text, why, did := run.handResidue(ctx, st); did {
+			if text != "" {
+				texts = append(texts, text)
+			}
+			entry.Detail = strings.TrimPrefix(entry.Detail+"; "+why, "; ")
 			changed = true
 		}
 		if !ok {
@@ -258,6 +265,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	if uerr != nil {
 		entry.Warnings = append(entry.Warnings, "watch state: "+uerr.Error())
 	}
+	entry.Warnings = append(entry.Warnings, run.warnings...)
 	if st == nil {
 		return nil
 	}
@@ -306,10 +314,13 @@ type watchTurn struct {
 	now        time.Time
 
 	// status is the handoff as read on first need; seen what goes into
-	// the state; delivered the snapshot handed over late.
+	// the state; delivered the snapshot handed over late, late its text.
 	status    *restore.HandoffStatus
 	seen      *watch.HandoffSeen
 	delivered string
+	late      string
+	// warnings go to the run's log line.
+	warnings []string
 }
 
 // handoff reads the state file's newest handoff block once (HO-2, HO-4).
@@ -390,7 +401,7 @@ func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail
 	note := restore.LateNote(l.Why, l.Compaction.Version, st.Resumed, l.Compaction.Time, r.opts.Lang)
 	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: l.MDPath, ProjectDir: projectDir,
 		StateFile: sf, Lang: r.opts.Lang, MaxChars: r.opts.maxChars() - len([]rune(note)) - 1})
-	r.delivered = rec.Name
+	r.delivered, r.late = rec.Name, pointer
 	st.Fallbacks = append(st.Fallbacks, watch.Fallback{At: r.now.UTC(), Snapshot: rec.Name, Boundary: l.Compaction.Offset, Why: l.Why})
 	return note + "\n" + pointer, "pointer handed over late (" + l.Why + ")"
 }

@@ -1,7 +1,16 @@
 package cmd
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"time"
+
+	"github.com/compact-guard/compact-guard/restore"
+	"github.com/compact-guard/compact-guard/restore/residue"
+	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript"
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -23,3 +32,178 @@ func residueDue(rec *snapshot.Record, name string, now time.Time) *watch.Residue
 func noteResidue(st *watch.State, rec *snapshot.Record, name string, now time.Time) {
 	st.Residue = residueDue(rec, name, now)
 }
+
+// residueEvent reports whether a hook event's context can carry the
+// residue to the model (WA-15): a prompt's, or a tool call's, failed or not.
+func residueEvent(event string) bool {
+	switch event {
+	case watch.UserPromptSubmit, watch.PostToolUse, watch.PostToolUseFailure:
+		return true
+	}
+	return false
+}
+
+// residueWanted reports whether this run must look at a due residue, so
+// that it cannot end on the unlocked copy of the state (WA-9).
+func residueWanted(p Payload, st *watch.State) bool {
+	return st != nil && st.Residue != nil && residueEvent(p.HookEventName)
+}
+
+// stepEvent is the event the thresholds see: a failed tool call's hook is
+// a tool call's (WA-6).
+func stepEvent(event string) string {
+	if event == watch.PostToolUseFailure {
+		return watch.PostToolUse
+	}
+	return event
+}
+
+// handResidue hands the due residue over, once (WA-15 to WA-19): it runs
+// under the session's lock, clears the note whatever comes of it, and
+// records the hand-over beside the snapshot before the text is printed.
+// did is false when no residue is due for this event; why says for the log
+// what was done.
+func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why string, did bool) {
+	due := st.Residue
+	if due == nil || !residueEvent(r.p.HookEventName) {
+		return "", "", false
+	}
+	st.Residue = nil
+	if !residueAgent(sessionAgent(r.p, r.f)) {
+		return "", "residue: not given on this client", true
+	}
+	l, err := selectsnap.LatestPointer(ctx, selectsnap.LatestOptions{
+		Dir: r.opts.Dir, SessionID: r.sid, TranscriptPath: r.p.TranscriptPath, Transcript: r.f,
+		From: due.TranscriptSize, After: due.Taken, Resumed: st.Resumed,
+	})
+	switch {
+	case err != nil:
+		return "", "residue: " + err.Error(), true
+	case l == nil:
+		return "", "residue: no compaction after the snapshot noted (abandoned, or not swapped in yet)", true
+	case l.Record == nil:
+		return "", "residue: the latest compaction has no snapshot of its own", true
+	}
+	rec := l.Record
+	name := rec.Name
+	old, rerr := snapshot.ReadResidue(r.opts.Dir, name, r.sid)
+	if rerr != nil {
+		r.warn("residue record ignored: " + rerr.Error())
+		old = nil
+	}
+	if old != nil && old.Given != nil {
+		return "", "residue: handed over already", true
+	}
+	facts := residue.FactsOf(residue.Input{Record: rec, NextStep: nextStep(rec)})
+	var vs []residue.Verdict
+	res := snapshot.Residue{SessionID: r.sid, Snapshot: name, At: r.now}
+	if old != nil {
+		if stored, ok := residue.FromRecord(facts, old.Facts); ok {
+			vs, res.At, res.Source, res.SummaryChars = stored, old.At, old.Source, old.SummaryChars
+		}
+	}
+	if vs == nil {
+		// RS-3: no PostCompact ran, or its record does not fit the
+		// snapshot: the transcript's summary of this compaction.
+		sum, found, err := r.f.CompactSummary(ctx, l.Compaction.Offset)
+		if err != nil || !found {
+			return "", "residue: no summary after the compaction's boundary", true
+		}
+		text := residue.TranscriptText(sum)
+		vs = residue.Compare(facts, rec, residue.Held{Source: residue.SourceSummary, Text: text})
+		res.Source, res.SummaryChars = snapshot.ResidueFromTranscript, textcut.UTF16Len(text)
+	}
+	var held []residue.Held
+	if ptr := r.pointerHeld(l); ptr != "" {
+		held = append(held, residue.Held{Source: residue.SourcePointer, Text: ptr})
+	}
+	tail, err := r.f.KeptTail(ctx, l.Compaction.Offset)
+	if err != nil {
+		r.warn("kept tail: " + err.Error())
+	}
+	tailText, supersedes := keptText(tail, name)
+	if tailText != "" {
+		held = append(held, residue.Held{Source: residue.SourceTail, Text: tailText})
+	}
+	vs = residue.CompareRest(vs, rec, held...)
+	out := restore.Residue(restore.ResidueInput{Record: rec, Verdicts: vs, ProjectDir: r.projectDir(rec),
+		Compacted: l.Compaction.Time, Now: r.now, Supersedes: supersedes, Lang: r.opts.Lang})
+	res.Facts = residue.ToRecord(vs, out.Given)
+	res.Given = &snapshot.ResidueGiven{At: r.now, Event: r.p.HookEventName, Chars: textcut.UTF16Len(out.Text),
+		Facts: len(out.Given), Omitted: out.Omitted, TranscriptSize: r.f.Size(), Boundary: l.Compaction.Offset, Supersedes: supersedes}
+	if err := snapshot.WriteResidue(r.opts.Dir, res); err != nil {
+		// Without the record the hand-over could be made twice: it is not
+		// made (WA-16).
+		return "", "residue not handed over: " + err.Error(), true
+	}
+	dropped := 0
+	for _, v := range vs {
+		if !v.Kept() {
+			dropped++
+		}
+	}
+	if out.Text == "" {
+		return "", fmt.Sprintf("residue: the summary, the pointer and the kept tail hold all %d facts", len(vs)), true
+	}
+	return out.Text, fmt.Sprintf("residue: %d of %d facts dropped, %d given (%d characters)", dropped, len(vs), len(out.Given), textcut.UTF16Len(out.Text)), true
+}
+
+// pointerHeld is the pointer text the model holds for compaction l (RS-15):
+// what the client recorded as given, else the pointer handed over late in
+// this run, else, when it reached the model, the pointer rendered again;
+// "" when none reached it.
+func (r *watchTurn) pointerHeld(l *selectsnap.Latest) string {
+	name := l.Record.Name
+	for _, c := range l.Compaction.Contexts {
+		if selectsnap.NamedSnapshot(c) == name {
+			return c
+		}
+	}
+	if r.delivered == name {
+		return r.late
+	}
+	if !l.Reached {
+		return ""
+	}
+	rec := l.Record
+	gitRoot := ""
+	if rec.Git != nil {
+		gitRoot = rec.Git.Root
+	}
+	sf := snapshot.FindStateFile(r.ctx, r.opts.stateFileName(), []string{r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, r.p.Cwd})
+	return restore.Pointer(restore.PointerInput{Record: rec, MDPath: l.MDPath, ProjectDir: r.projectDir(rec),
+		StateFile: sf, Lang: r.opts.Lang, MaxChars: r.opts.maxChars()})
+}
+
+// projectDir is the folder files are shown relative to, as the pointer's
+// (PO-C4).
+func (r *watchTurn) projectDir(rec *snapshot.Record) string {
+	gitRoot := ""
+	if rec.Git != nil {
+		gitRoot = rec.Git.Root
+	}
+	return firstNonEmpty(r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd)
+}
+
+// keptText is the text of a compaction's kept tail (RS-16), and when the
+// newest earlier pointer or residue it holds was given (RS-23): a hook
+// context naming another snapshot, or a residue's.
+func keptText(tail transcript.KeptTail, own string) (string, time.Time) {
+	var parts []string
+	var supersedes time.Time
+	for _, e := range tail.Entries {
+		parts = append(parts, e.Texts...)
+		if e.Context == "" {
+			continue
+		}
+		named := selectsnap.NamedSnapshot(e.Context)
+		if (named != "" && named != own) || restore.IsResidue(e.Context) {
+			if e.Time.After(supersedes) {
+				supersedes = e.Time
+			}
+		}
+	}
+	return strings.Join(parts, "\n"), supersedes
+}
+
+func (r *watchTurn) warn(s string) { r.warnings = append(r.warnings, s) }

@@ -46,8 +46,27 @@ func (x *index) unitSet() map[string]bool {
 }
 
 func (x *index) spaceText() string {
-	x.spaceOnce.Do(func() { x.spaced = collapseSpace(x.raw) })
+	x.spaceOnce.Do(func() { x.spaced = collapseSpace(unquoteLines(x.raw)) })
 	return x.spaced
+}
+
+// unquoteLines drops one Markdown quotation marker ("> ", or ">" alone) at
+// the start of each line (RS-13): a command quoted over several lines (the
+// pointer's and the residue's quotes, a summary's) is the command.
+func unquoteLines(s string) string {
+	if !strings.Contains(s, ">") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, ln := range lines {
+		switch {
+		case strings.HasPrefix(ln, "> "):
+			lines[i] = ln[2:]
+		case ln == ">" || ln == ">\r":
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (x *index) pathTokens() (map[string]bool, string) {
