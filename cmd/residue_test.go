@@ -383,3 +383,110 @@ func TestWA18KeptTailAndSupersedes(t *testing.T) {
 		t.Errorf("record: given %+v, %d facts kept by the tail, want 1", r.Given, tail)
 	}
 }
+
+// spec: RS-25
+//
+// show prints, before the notes, what the compaction's summary kept and
+// what the residue gave back; --full every fact with its verdict.
+func TestRS25ShowTheResidue(t *testing.T) {
+	w := rsSession(t)
+	summary := rsSummary
+	name := w.rsCompact(t, "2.1.328", &summary, true)
+	out := w.run(t, nil, "show", name).Stdout
+	for _, want := range []string{"## What the compaction's summary kept",
+		"- compared with the summary PostCompact received, ",
+		"- Residue: not handed over yet",
+		"- Prompts: 1 of 5 kept (summary 1, pointer 0, kept messages 0), 4 dropped, 0 given back",
+		"- Record: `" + name + ".residue`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "## What the compaction's summary kept"), strings.Index(out, "## Notes"); i < 0 || j < i {
+		t.Errorf("the section is not before the notes")
+	}
+	w.hook(t, watch.UserPromptSubmit, "p9", nil)
+	out = w.run(t, nil, "show", "--full", name).Stdout
+	for _, want := range []string{"- Commands: 1 of 5 kept (summary 1, pointer 0, kept messages 0), 4 dropped, 4 given back",
+		"- Residue: 7 facts given back with UserPromptSubmit at ",
+		"- `prompt:1` dropped, given back: `Second: add a cache to the parser, keyed by the input's hash`",
+		"- `prompt:0` kept by the summary (`RS-6`): `Шаг 1: edit the parser`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show --full lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.HasSuffix(strings.TrimSpace(out), "schema 1.") == false {
+		t.Errorf("show no longer ends with the record's line")
+	}
+}
+
+// watchPrompt runs watch for a UserPromptSubmit of s and returns the
+// additionalContext it printed.
+func (s *simSession) watchPrompt() string {
+	s.t.Helper()
+	s.tick(2 * time.Second)
+	thresholds, _ := watch.ParseThresholds(watch.DefaultThresholds)
+	var out strings.Builder
+	opts := &WatchOptions{IO: &IO{In: strings.NewReader(s.payload(watch.UserPromptSubmit, nil)), Out: &out, ErrOut: os.Stderr},
+		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Thresholds: thresholds, Timeout: 5 * time.Second}
+	if err := watchRun(opts); err != nil {
+		s.t.Fatal(err)
+	}
+	return hookContext([]byte(out.String()))
+}
+
+// spec: AU-6 AU-7 AU-8 AU-9 AU-10
+//
+// audit says, per compaction, what the summary kept and what the residue
+// gave back: from the residue record, else compared then with the
+// transcript's summary.
+func TestAuditResidue(t *testing.T) {
+	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-0000000a0e01")
+	for _, p := range []string{"Make the importer skip rows with an empty id", "Then count the skipped rows in the report",
+		"Log each skipped row once", "Add a flag for the old behaviour", "Document the flag"} {
+		s.turn(p)
+	}
+	s.compact(true) // PostCompact's summary ("summary") keeps nothing
+	if got := s.watchPrompt(); !strings.Contains(got, "compact-guard: the summary of the compaction at") {
+		t.Fatalf("no residue with the next prompt:\n%s\nlog:\n%s", got, readLog(s.dir))
+	}
+	s.turn("Now write the changelog entry")
+	s.compact(true) // not handed over yet
+	s.turn("Release it")
+	s.compact(true)
+	third := s.snapshots()[2]
+	if err := os.Remove(snapshot.ResiduePath(s.dir, third)); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, _, err := runAudit(t, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := rep.Sessions[0].Compactions
+	if len(cs) != 3 {
+		t.Fatalf("%d compactions", len(cs))
+	}
+	r1, r2, r3 := cs[0].Residue, cs[1].Residue, cs[2].Residue
+	if r1 == nil || r1.Source != snapshot.ResidueFromHook || r1.Given == nil || r1.Given.Facts == 0 || r1.Kinds["prompt"].Facts != 5 || r1.Kinds["prompt"].Pointer != 3 || r1.Kinds["prompt"].Given != 2 {
+		t.Errorf("first: %+v", r1)
+	}
+	if r2 == nil || r2.Given != nil || r2.Kinds[""].Summary != 0 {
+		t.Errorf("second: %+v", r2)
+	}
+	if r3 == nil || r3.Source != "compared" || r3.Given != nil || r3.LostTotal == 0 || len(r3.Lost) != r3.LostTotal {
+		t.Errorf("third: %+v", r3)
+	}
+	_, text, _ := runAudit(t, s, func(o *AuditOptions) { o.JSON = false })
+	for _, want := range []string{
+		"      summary kept 0 of 5 prompts, 0 of 5 files; residue gave back 2 facts with UserPromptSubmit (",
+		"; residue not handed over yet",
+		"; no residue record (compared now with the transcript's summary: ",
+		"residues: 1 given back (",
+		"), 0 with nothing dropped, 1 not handed over yet, 1 without a record",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("audit lacks %q:\n%s", want, text)
+		}
+	}
+}

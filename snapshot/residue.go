@@ -171,7 +171,12 @@ func ReadResidue(dir, name, sessionID string) (*Residue, error) {
 // ResidueCounts sums a residue's facts by kind (SF-66): how many were compared,
 // kept by each source, dropped, and given back.
 type ResidueCounts struct {
-	Facts, Summary, Pointer, Tail, Dropped, Given int
+	Facts   int `json:"facts"`
+	Summary int `json:"summary"`
+	Pointer int `json:"pointer"`
+	Tail    int `json:"tail"`
+	Dropped int `json:"dropped"`
+	Given   int `json:"given"`
 }
 
 // CountsBy returns the counts of every kind, in the order kinds first
