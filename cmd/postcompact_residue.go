@@ -80,7 +80,13 @@ func residueAgent(agent string) bool {
 // it writes the snapshot, PostCompact again when it has compared.
 func noteResidueDue(ctx context.Context, before func(string), dir string, rec *snapshot.Record, now time.Time) error {
 	err, berr := bounded(ctx, before, "noting the residue", func() error {
-		_, err := watch.StoreFor(dir).Update(rec.SessionID, func(st *watch.State) bool {
+		store := watch.StoreFor(dir)
+		if st, err := store.Load(rec.SessionID); err == nil && st != nil && st.Residue != nil &&
+			st.Residue.Snapshot == rec.Name && st.Residue.TranscriptSize == rec.Coverage.TranscriptSize {
+			// precompact noted it: no lock, no write (PF-22).
+			return nil
+		}
+		_, err := store.Update(rec.SessionID, func(st *watch.State) bool {
 			st.Residue = residueDue(rec, rec.Name, now)
 			return true
 		})

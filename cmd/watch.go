@@ -14,7 +14,6 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore"
-	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -321,6 +320,9 @@ type watchTurn struct {
 	late      string
 	// warnings go to the run's log line.
 	warnings []string
+	// latest is the one LatestPointer answer this run made (the late
+	// pointer and the residue ask the same question).
+	latest *latestAnswer
 }
 
 // handoff reads the state file's newest handoff block once (HO-2, HO-4).
@@ -377,10 +379,7 @@ func (r *watchTurn) noticeInput(st *watch.State, told []watch.Crossing) restore.
 func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail string) {
 	pend := st.Pending
 	st.Pending = nil
-	l, err := selectsnap.LatestPointer(ctx, selectsnap.LatestOptions{
-		Dir: r.opts.Dir, SessionID: r.sid, TranscriptPath: r.p.TranscriptPath, Transcript: r.f,
-		From: pend.TranscriptSize, After: pend.At, Resumed: st.Resumed,
-	})
+	l, err := r.latestPointer(ctx, pend.TranscriptSize, pend.At, st.Resumed)
 	switch {
 	case err != nil:
 		return "", "pointer check: " + err.Error()

@@ -72,10 +72,7 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 	if !residueAgent(sessionAgent(r.p, r.f)) {
 		return "", "residue: not given on this client", true
 	}
-	l, err := selectsnap.LatestPointer(ctx, selectsnap.LatestOptions{
-		Dir: r.opts.Dir, SessionID: r.sid, TranscriptPath: r.p.TranscriptPath, Transcript: r.f,
-		From: due.TranscriptSize, After: due.Taken, Resumed: st.Resumed,
-	})
+	l, err := r.latestPointer(ctx, due.TranscriptSize, due.Taken, st.Resumed)
 	switch {
 	case err != nil:
 		return "", "residue: " + err.Error(), true
@@ -146,6 +143,29 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 		return "", fmt.Sprintf("residue: the summary, the pointer and the kept tail hold all %d facts", len(vs)), true
 	}
 	return out.Text, fmt.Sprintf("residue: %d of %d facts dropped, %d given (%d characters)", dropped, len(vs), len(out.Given), textcut.UTF16Len(out.Text)), true
+}
+
+// latestAnswer is a LatestPointer answer and what it was asked.
+type latestAnswer struct {
+	from  int64
+	after time.Time
+	l     *selectsnap.Latest
+	err   error
+}
+
+// latestPointer is selectsnap.LatestPointer for this run's session, asked
+// once per question: the late pointer (WA-11) and the residue (WA-17) ask
+// it of the same compaction, and each answer lists the snapshot folder.
+func (r *watchTurn) latestPointer(ctx context.Context, from int64, after, resumed time.Time) (*selectsnap.Latest, error) {
+	if a := r.latest; a != nil && a.from == from && a.after.Equal(after) {
+		return a.l, a.err
+	}
+	l, err := selectsnap.LatestPointer(ctx, selectsnap.LatestOptions{
+		Dir: r.opts.Dir, SessionID: r.sid, TranscriptPath: r.p.TranscriptPath, Transcript: r.f,
+		From: from, After: after, Resumed: resumed,
+	})
+	r.latest = &latestAnswer{from: from, after: after, l: l, err: err}
+	return l, err
 }
 
 // pointerHeld is the pointer text the model holds for compaction l (RS-15):

@@ -158,16 +158,18 @@ func holdsCommand(cmd string, x *index) string {
 }
 
 // pathSet is what RS-10 needs of the record: every edited file and
-// uncommitted change as an absolute slash path, and how many of them end
-// in each run of whole components, so that a suffix naming two of them
-// names neither.
+// uncommitted change as an absolute slash path, so that a run of
+// components that ends two of them names neither. How many end in a run is
+// counted only for a run the held text names (a set lookup first), and
+// once per run.
 type pathSet struct {
-	root     string
-	suffixes map[string]int
+	root  string
+	paths []string
+	count map[string]int
 }
 
 func newPathSet(rec *snapshot.Record) *pathSet {
-	ps := &pathSet{suffixes: map[string]int{}}
+	ps := &pathSet{count: map[string]int{}}
 	if rec == nil {
 		return ps
 	}
@@ -178,24 +180,36 @@ func newPathSet(rec *snapshot.Record) *pathSet {
 		ps.root = toSlash(rec.Cwd)
 	}
 	seen := map[string]bool{}
-	count := func(p string) {
-		if p == "" || seen[p] {
-			return
-		}
-		seen[p] = true
-		for _, s := range suffixes(p) {
-			ps.suffixes[s]++
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			ps.paths = append(ps.paths, p)
 		}
 	}
 	for _, f := range rec.Files {
-		count(ps.abs(f.Path))
+		add(ps.abs(f.Path))
 	}
 	if rec.Git != nil {
 		for _, c := range rec.Git.Changes {
-			count(ps.change(c.Path))
+			add(ps.change(c.Path))
 		}
 	}
 	return ps
+}
+
+// ends is how many of the record's paths end in the run of components s.
+func (ps *pathSet) ends(s string) int {
+	if n, ok := ps.count[s]; ok {
+		return n
+	}
+	n := 0
+	for _, p := range ps.paths {
+		if strings.HasSuffix(p, s) && (len(p) == len(s) || p[len(p)-len(s)-1] == '/') {
+			n++
+		}
+	}
+	ps.count[s] = n
+	return n
 }
 
 func toSlash(p string) string {
@@ -246,19 +260,22 @@ func holdsPath(p string, ps *pathSet, x *index) string {
 	}
 	tokens, slashed := x.pathTokens()
 	for k, s := range suffixes(p) {
-		if k > 0 && ps.suffixes[s] > 1 {
-			// Names another edited file too (RS-10).
-			continue
-		}
-		if strings.ContainsFunc(s, unicode.IsSpace) {
-			if containsPath(slashed, s) {
-				return RuleSpaced
+		rule := ""
+		switch {
+		case strings.ContainsFunc(s, unicode.IsSpace):
+			// Its end after the last space is a token of its own when the
+			// text holds it: a set lookup spares most substring searches.
+			if tail := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]; (tail == "" || tokens[cleanToken(tail)]) && containsPath(slashed, s) {
+				rule = RuleSpaced
 			}
+		case tokens[s]:
+			rule = RulePath
+		}
+		if rule == "" || k > 0 && ps.ends(s) > 1 {
+			// Not named, or names another edited file too (RS-10).
 			continue
 		}
-		if tokens[s] {
-			return RulePath
-		}
+		return rule
 	}
 	return ""
 }

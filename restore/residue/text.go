@@ -6,7 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
@@ -18,6 +17,9 @@ import (
 // first need: a summary holding no short prompt never has its units built.
 type index struct {
 	raw string
+
+	foldOnce sync.Once
+	folded   string // raw composed and case folded, once for words and units
 
 	wordsOnce sync.Once
 	words     string // " w1 w2 … " (RS-5)
@@ -35,13 +37,18 @@ type index struct {
 
 func newIndex(raw string) *index { return &index{raw: raw} }
 
+func (x *index) fold() string {
+	x.foldOnce.Do(func() { x.folded = fold(x.raw) })
+	return x.folded
+}
+
 func (x *index) wordSeq() string {
-	x.wordsOnce.Do(func() { x.words = words(x.raw) })
+	x.wordsOnce.Do(func() { x.words = foldedWords(x.fold()) })
 	return x.words
 }
 
 func (x *index) unitSet() map[string]bool {
-	x.unitsOnce.Do(func() { x.units = units(x.raw) })
+	x.unitsOnce.Do(func() { x.units = units(x.fold()) })
 	return x.units
 }
 
@@ -77,9 +84,13 @@ func (x *index) pathTokens() (map[string]bool, string) {
 	return x.tokens, x.slashed
 }
 
-// folder folds case the Unicode way (RS-5): a summary that writes a
-// prompt's first word capitalised has not changed the prompt.
-var folder = sync.OnceValue(func() cases.Caser { return cases.Fold() })
+// fold composes s (NFC) and lowers its case, rune by rune (RS-5): a
+// summary that writes a prompt's first word capitalised has not changed the
+// prompt. Unicode's simple lower case, not full case folding (which would
+// also make "ß" "ss"): it tells the same words apart for matching, and
+// strings.ToLower walks ASCII at memory speed where cases.Fold takes a
+// millisecond for a summary (PF-22).
+func fold(s string) string { return strings.ToLower(norm.NFC.String(s)) }
 
 // isWordRune is a letter, a digit or a combining mark; everything else
 // separates words (RS-5).
@@ -91,22 +102,37 @@ func isWordRune(r rune) bool {
 // every run of characters other than letters, digits and marks taken as one
 // separator, joined by single spaces with a space at each end, so that a
 // contiguous run of words is found by a substring search.
-func words(s string) string {
-	s = folder().String(norm.NFC.String(s))
+func words(s string) string { return foldedWords(fold(s)) }
+
+// foldedWords is words for a text folded already. ASCII is told apart
+// byte by byte; only other characters are decoded and looked up.
+func foldedWords(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte(' ')
 	sep := true
-	for _, r := range s {
-		if isWordRune(r) {
-			b.WriteRune(r)
-			sep = false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' {
+				b.WriteByte(c)
+				sep = false
+			} else if !sep {
+				b.WriteByte(' ')
+				sep = true
+			}
 			continue
 		}
-		if !sep {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isWordRune(r) {
+			b.WriteString(s[i : i+size])
+			sep = false
+		} else if !sep {
 			b.WriteByte(' ')
 			sep = true
 		}
+		i += size
 	}
 	if !sep {
 		b.WriteByte(' ')
@@ -175,11 +201,12 @@ const maxUnitBytes = 400
 
 // units is the set of word sequences of s's quoted spans and lines (RS-7):
 // what a summary writes as a unit, a quotation or a list item of its own.
+// s is folded already.
 func units(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, ln := range strings.Split(s, "\n") {
 		ln = withoutNumber(ln)
-		if w := words(ln); w != " " {
+		if w := foldedWords(ln); w != " " {
 			out[w] = true
 		}
 		for i, r := range ln {
@@ -199,7 +226,7 @@ func units(s string) map[string]bool {
 			if j <= 0 || j > maxUnitBytes {
 				continue
 			}
-			if w := words(rest[:j]); w != " " {
+			if w := foldedWords(rest[:j]); w != " " {
 				out[w] = true
 			}
 		}
