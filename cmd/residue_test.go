@@ -490,3 +490,46 @@ func TestAuditResidue(t *testing.T) {
 		}
 	}
 }
+
+// spec: WA-17
+//
+// The client writes the boundary after the compaction's hooks, and a tool
+// call's hook may run before it does (measured with 2.1.328, E2E-28): the
+// snapshot PostCompact confirmed and compared is this compaction's, and its
+// residue is handed over then. Without PostCompact (2.0.76) the note waits
+// for the boundary and the next hook that sees it hands the residue over.
+func TestWA17BeforeTheBoundaryIsWritten(t *testing.T) {
+	t.Run("PostCompact ran", func(t *testing.T) {
+		w := rsSession(t)
+		w.precompact(t, rbPayload("session_id", w.sid, "transcript_path", w.transcript, "cwd", w.project,
+			"hook_event_name", "PreCompact", "trigger", "auto"))
+		w.postcompact(t, rbStartPayload(w.sid, w.transcript, w.project))
+		b, _ := json.Marshal(map[string]any{"session_id": w.sid, "transcript_path": w.transcript, "cwd": w.project,
+			"hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": rsSummary})
+		w.run(t, b, "postcompact")
+		got := wtContext(t, w.hook(t, watch.PostToolUse, "p1", nil).Stdout, watch.PostToolUse)
+		if !strings.Contains(got, "> go test -run TestCache ./parser/") || strings.Contains(got, "Fifth:") {
+			t.Fatalf("residue before the boundary:\n%s", got)
+		}
+		w.boundary(t, "2.1.328")
+		if r := w.hook(t, watch.PostToolUse, "p1", nil); r.Stdout != "" {
+			t.Errorf("handed over again once the boundary was written: %q", r.Stdout)
+		}
+	})
+	t.Run("no PostCompact", func(t *testing.T) {
+		w := rsSession(t)
+		w.precompact(t, rbPayload("session_id", w.sid, "transcript_path", w.transcript, "cwd", w.project,
+			"hook_event_name", "PreCompact", "trigger", "auto"))
+		w.postcompact(t, rbStartPayload(w.sid, w.transcript, w.project))
+		if r := w.hook(t, watch.PostToolUse, "p1", nil); r.Stdout != "" {
+			t.Fatalf("a residue with no boundary and no PostCompact: %q", r.Stdout)
+		}
+		if st, _ := watch.StoreFor(w.Snaps).Load(w.sid); st == nil || st.Residue == nil {
+			t.Fatalf("the note did not wait for the boundary: %+v", st)
+		}
+		w.boundary(t, "2.0.76")
+		if got := wtContext(t, w.hook(t, watch.PostToolUse, "p1", nil).Stdout, watch.PostToolUse); !strings.Contains(got, "> Second: add a cache") {
+			t.Errorf("no residue once the boundary was written:\n%s", got)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -59,10 +60,10 @@ func stepEvent(event string) string {
 }
 
 // handResidue hands the due residue over, once (WA-15 to WA-19): it runs
-// under the session's lock, clears the note whatever comes of it, and
+// under the session's lock, clears the note once it is settled, and
 // records the hand-over beside the snapshot before the text is printed.
-// did is false when no residue is due for this event; why says for the log
-// what was done.
+// did is false when no residue is due for this event, or when the note
+// waits for the compaction's boundary; why says for the log what was done.
 func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why string, did bool) {
 	due := st.Residue
 	if due == nil || !residueEvent(r.p.HookEventName) {
@@ -72,16 +73,15 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 	if !residueAgent(sessionAgent(r.p, r.f)) {
 		return "", "residue: not given on this client", true
 	}
-	l, err := r.latestPointer(ctx, due.TranscriptSize, due.Taken, st.Resumed)
-	switch {
-	case err != nil:
-		return "", "residue: " + err.Error(), true
-	case l == nil:
-		return "", "residue: no compaction after the snapshot noted (abandoned, or not swapped in yet)", true
-	case l.Record == nil:
-		return "", "residue: the latest compaction has no snapshot of its own", true
+	tg, wait, why := r.residueTarget(ctx, st, due)
+	if tg == nil {
+		if wait {
+			st.Residue = due
+			return "", "", false
+		}
+		return "", why, true
 	}
-	rec := l.Record
+	rec := tg.rec
 	name := rec.Name
 	old, rerr := snapshot.ReadResidue(r.opts.Dir, name, r.sid)
 	if rerr != nil {
@@ -102,7 +102,11 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 	if vs == nil {
 		// RS-3: no PostCompact ran, or its record does not fit the
 		// snapshot: the transcript's summary of this compaction.
-		sum, found, err := r.f.CompactSummary(ctx, l.Compaction.Offset)
+		if tg.boundary < 0 {
+			st.Residue = due
+			return "", "", false
+		}
+		sum, found, err := r.f.CompactSummary(ctx, tg.boundary)
 		if err != nil || !found {
 			return "", "residue: no summary after the compaction's boundary", true
 		}
@@ -111,23 +115,27 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 		res.Source, res.SummaryChars = snapshot.ResidueFromTranscript, textcut.UTF16Len(text)
 	}
 	var held []residue.Held
-	if ptr := r.pointerHeld(l); ptr != "" {
-		held = append(held, residue.Held{Source: residue.SourcePointer, Text: ptr})
+	if tg.pointer != "" {
+		held = append(held, residue.Held{Source: residue.SourcePointer, Text: tg.pointer})
 	}
-	tail, err := r.f.KeptTail(ctx, l.Compaction.Offset)
-	if err != nil {
-		r.warn("kept tail: " + err.Error())
-	}
-	tailText, supersedes := keptText(tail, name)
-	if tailText != "" {
-		held = append(held, residue.Held{Source: residue.SourceTail, Text: tailText})
+	var supersedes time.Time
+	if tg.boundary >= 0 {
+		tail, err := r.f.KeptTail(ctx, tg.boundary)
+		if err != nil {
+			r.warn("kept tail: " + err.Error())
+		}
+		var tailText string
+		tailText, supersedes = keptText(tail, name)
+		if tailText != "" {
+			held = append(held, residue.Held{Source: residue.SourceTail, Text: tailText})
+		}
 	}
 	vs = residue.CompareRest(vs, rec, held...)
 	out := restore.Residue(restore.ResidueInput{Record: rec, Verdicts: vs, ProjectDir: r.projectDir(rec),
-		Compacted: l.Compaction.Time, Now: r.now, Supersedes: supersedes, Lang: r.opts.Lang})
+		Compacted: tg.compacted, Now: r.now, Supersedes: supersedes, Lang: r.opts.Lang})
 	res.Facts = residue.ToRecord(vs, out.Given)
 	res.Given = &snapshot.ResidueGiven{At: r.now, Event: r.p.HookEventName, Chars: textcut.UTF16Len(out.Text),
-		Facts: len(out.Given), Omitted: out.Omitted, TranscriptSize: r.f.Size(), Boundary: l.Compaction.Offset, Supersedes: supersedes}
+		Facts: len(out.Given), Omitted: out.Omitted, TranscriptSize: r.f.Size(), Boundary: tg.boundary, Supersedes: supersedes}
 	if err := snapshot.WriteResidue(r.opts.Dir, res); err != nil {
 		// Without the record the hand-over could be made twice: it is not
 		// made (WA-16).
@@ -143,6 +151,74 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 		return "", fmt.Sprintf("residue: the summary, the pointer and the kept tail hold all %d facts", len(vs)), true
 	}
 	return out.Text, fmt.Sprintf("residue: %d of %d facts dropped, %d given (%d characters)", dropped, len(vs), len(out.Given), textcut.UTF16Len(out.Text)), true
+}
+
+// residueTarget is the compaction a due residue is for, as the hand-over
+// found it: its own snapshot, when it happened, its boundary's offset (-1
+// when the client has not written it yet) and the pointer text the model
+// holds of it.
+type residueTarget struct {
+	rec       *snapshot.Record
+	compacted time.Time
+	boundary  int64
+	pointer   string
+}
+
+// Bounds of the wait for a compaction's boundary (WA-17): the client
+// writes it after the compaction's hooks, and a hook of the next tool call
+// may run before; a note older than this, or followed by this much
+// transcript with no boundary, was an abandoned compaction's.
+const (
+	residueWait      = 30 * time.Minute
+	residueWaitBytes = 4 << 20
+)
+
+// residueTarget finds the compaction of the note (WA-17): the newest
+// boundary after the snapshot and that compaction's own snapshot, as
+// selection takes it; or, while the client has not written the boundary,
+// the snapshot PostCompact confirmed and compared (its record confirmed,
+// its residue record made from compact_summary). wait is set when neither
+// is there yet but the note may still be the compaction's.
+func (r *watchTurn) residueTarget(ctx context.Context, st *watch.State, due *watch.ResidueDue) (tg *residueTarget, wait bool, why string) {
+	l, err := r.latestPointer(ctx, due.TranscriptSize, due.Taken, st.Resumed)
+	switch {
+	case err != nil:
+		return nil, false, "residue: " + err.Error()
+	case l == nil:
+		if tg := r.confirmedTarget(due); tg != nil {
+			return tg, false, ""
+		}
+		if r.now.Sub(due.Noted) < residueWait && r.f.Size()-due.TranscriptSize < residueWaitBytes {
+			return nil, true, ""
+		}
+		return nil, false, "residue: no compaction after the snapshot noted (abandoned)"
+	case l.Record == nil:
+		return nil, false, "residue: the latest compaction has no snapshot of its own"
+	}
+	return &residueTarget{rec: l.Record, compacted: l.Compaction.Time, boundary: l.Compaction.Offset, pointer: r.pointerHeld(l)}, false, ""
+}
+
+// confirmedTarget is the note's snapshot when PostCompact confirmed it and
+// compared its compact_summary (PO-C6: PostCompact runs after the
+// compaction, as selection finds its snapshot), nil otherwise. The pointer
+// the model holds is the one handed out for it at SessionStart (its
+// delivery record) or late in this run.
+func (r *watchTurn) confirmedTarget(due *watch.ResidueDue) *residueTarget {
+	rec, err := (&snapshot.Store{Dir: r.opts.Dir}).Load(due.Snapshot)
+	if err != nil || rec.SessionID != r.sid || rec.Compaction == nil {
+		return nil
+	}
+	if old, err := snapshot.ReadResidue(r.opts.Dir, rec.Name, r.sid); err != nil || old == nil || old.Given != nil || old.Source != snapshot.ResidueFromHook {
+		return nil
+	}
+	tg := &residueTarget{rec: rec, compacted: rec.Compaction.At, boundary: -1}
+	switch d, _ := snapshot.ReadDelivery(r.opts.Dir, rec.Name, r.sid); {
+	case r.delivered == rec.Name:
+		tg.pointer = r.late
+	case d != nil && d.Event == watch.SessionStart:
+		tg.pointer = r.renderPointer(rec, filepath.Join(r.opts.Dir, rec.Name+".md"))
+	}
+	return tg
 }
 
 // latestAnswer is a LatestPointer answer and what it was asked.
@@ -185,13 +261,17 @@ func (r *watchTurn) pointerHeld(l *selectsnap.Latest) string {
 	if !l.Reached {
 		return ""
 	}
-	rec := l.Record
+	return r.renderPointer(l.Record, l.MDPath)
+}
+
+// renderPointer is the pointer postcompact gives for rec, rendered again.
+func (r *watchTurn) renderPointer(rec *snapshot.Record, mdPath string) string {
 	gitRoot := ""
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
 	sf := snapshot.FindStateFile(r.ctx, r.opts.stateFileName(), []string{r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, r.p.Cwd})
-	return restore.Pointer(restore.PointerInput{Record: rec, MDPath: l.MDPath, ProjectDir: r.projectDir(rec),
+	return restore.Pointer(restore.PointerInput{Record: rec, MDPath: mdPath, ProjectDir: r.projectDir(rec),
 		StateFile: sf, Lang: r.opts.Lang, MaxChars: r.opts.maxChars()})
 }
 
