@@ -446,12 +446,12 @@ func TestResidueReplay(t *testing.T) {
 			tuning = append(tuning, replayFile(t, filepath.Join(fx, name), first)...)
 		}
 	} else {
-		t.Logf("5 shared transcripts not replayed: %s is not there (COMPACT_GUARD_FIXTURES names it elsewhere)", fx)
+		t.Logf("5 shared transcripts not run: %s is not there (COMPACT_GUARD_FIXTURES names it elsewhere)", fx)
 	}
 	cd := corpusDir()
 	if !dirExists(cd) {
 		t.Logf("tuning set (shared fixtures):\n%s", sumUp("tuning", tuning).report())
-		t.Skipf("the entireio corpus not replayed: %s is not there (COMPACT_GUARD_CORPUS names it elsewhere); the held-out figures of specs/residue.md RS-28 need it", cd)
+		t.Skipf("the replay of the entireio corpus not run: %s is not there (COMPACT_GUARD_CORPUS names it elsewhere); the held-out figures of specs/residue.md RS-28 need it", cd)
 	}
 	names, err := filepath.Glob(filepath.Join(cd, "*.jsonl"))
 	if err != nil {
