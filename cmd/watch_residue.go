@@ -131,8 +131,15 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 		}
 	}
 	vs = residue.CompareRest(vs, rec, held...)
+	// A pointer handed over late in the same context (up to --max-chars,
+	// 9,000) leaves the residue what keeps the whole under the client's
+	// 10,000 with a notice (600) beside them (RS-22).
+	limit := restore.ResidueMaxChars
+	if r.late != "" {
+		limit = max(300, min(limit, 9000-textcut.UTF16Len(r.late)))
+	}
 	out := restore.Residue(restore.ResidueInput{Record: rec, Verdicts: vs, ProjectDir: r.projectDir(rec),
-		Compacted: tg.compacted, Now: r.now, Supersedes: supersedes, Lang: r.opts.Lang})
+		Compacted: tg.compacted, Now: r.now, Supersedes: supersedes, Lang: r.opts.Lang, MaxChars: limit})
 	res.Facts = residue.ToRecord(vs, out.Given)
 	res.Given = &snapshot.ResidueGiven{At: r.now, Event: r.p.HookEventName, Chars: textcut.UTF16Len(out.Text),
 		Facts: len(out.Given), Omitted: out.Omitted, TranscriptSize: r.f.Size(), Boundary: tg.boundary, Supersedes: supersedes}
