@@ -56,8 +56,10 @@ func newCmdAudit(ios *IO, g *GlobalOptions, runF func(*AuditOptions) error) *cob
 		Long: `Reads the session transcripts Claude Code keeps ($CLAUDE_CONFIG_DIR/projects or
 ~/.claude/projects), newest first, and reports for each compaction found: when,
 the trigger, the snapshot compact-guard took for it, whether the transcript
-records that the SessionStart pointer was given to the model, and whether that
-pointer named this compaction's own snapshot.
+records that the SessionStart pointer was given to the model, whether that
+pointer named this compaction's own snapshot, what the compaction's summary
+kept of the snapshot's prompts, files and commands, and what the residue
+gave back after it.
 
 It reads at most --sessions transcripts changed within --since, and at most
 --max-read MiB from the end of each; compactions before that are not examined
@@ -125,6 +127,9 @@ type AuditCompaction struct {
 	Notice bool   `json:"notice,omitempty"`
 	// Own is set when the pointer named Snapshot.
 	Own bool `json:"own"`
+	// Residue is what the summary kept of the snapshot's facts and what
+	// the residue gave back; nil without a snapshot (AU-6).
+	Residue *AuditResidue `json:"residue,omitempty"`
 }
 
 // auditRun returns exitError{1} when a pointer named another compaction's
@@ -276,6 +281,9 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 			a.Delivered = "unknown"
 		}
 		a.Own = a.Named != "" && a.Named == a.Snapshot
+		if st != nil {
+			a.Residue = auditResidue(ctx, st.Dir, f, c, records, a.Snapshot, sid)
+		}
 		s.Compactions = append(s.Compactions, a)
 		prev, prevTime = c.Offset, c.Time
 	}
@@ -301,10 +309,16 @@ func printAudit(w io.Writer, rep AuditReport, opts *AuditOptions) {
 		}
 		for _, c := range s.Compactions {
 			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), c.Trigger, auditVerdict(c))
+			if c.Residue != nil {
+				fmt.Fprintf(w, "      %s\n", auditResidueLine(c.Residue))
+			}
 		}
 	}
 	fmt.Fprintf(w, "%d compaction(s) in %d session(s): %d with the pointer delivered, %d naming their own snapshot, %d naming another compaction's\n",
 		rep.Compactions, len(rep.Sessions), rep.Delivered, rep.Own, rep.Foreign)
+	if line := auditResidueSum(rep); line != "" {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // auditVerdict says in words what happened to one compaction.

@@ -43,7 +43,7 @@ const benchMinFreeDisk = 4 << 30
 // benchCorpusUsers are the benchmarks that use the shared folder, in the
 // order go test runs them (source order). Each has sub-benchmarks, so the
 // testing package calls it exactly once per process whatever -count is.
-var benchCorpusUsers = []string{"BenchmarkStart", "BenchmarkPrecompact", "BenchmarkPostcompact", "BenchmarkWatch"}
+var benchCorpusUsers = []string{"BenchmarkResidue", "BenchmarkStart", "BenchmarkPrecompact", "BenchmarkPostcompact", "BenchmarkWatch"}
 
 // benchKind describes one generated transcript of the corpus.
 type benchKind struct {

@@ -12,6 +12,7 @@ package cmd_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -407,6 +408,9 @@ type e2eFake struct {
 	// is too long", as the Messages API answers, and uses no scripted reply
 	// (reactive compaction, E2E-33).
 	tooLong int
+	// summary, when set, is the compaction summary instead of
+	// e2eSummaryText (E2E-28: one that keeps some facts and drops others).
+	summary string
 }
 
 // e2eNewFake starts a fake on 127.0.0.1:0 reporting inputTokens.
@@ -515,7 +519,7 @@ func (f *e2eFake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case isSummary:
-		req.Kind, reply = "summary", e2eReply{e2eText(e2eSummaryText)}
+		req.Kind, reply = "summary", e2eReply{e2eText(cmp.Or(f.summary, e2eSummaryText))}
 		f.justSummarized = true
 	case len(req.parsed.Tools) == 0:
 		req.Kind, reply = "plain", e2eReply{e2eText("E2E plain reply")}

@@ -174,6 +174,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	}
 	if confirm {
 		confirmCompaction(saveCtx, opts, p, sessionID, start, size, found, &entry)
+		recordResidue(saveCtx, opts, p, sessionID, start, found, &entry)
 		return nil
 	}
 	// PO-C10, PO-C11: no snapshot of this compaction, so it is taken now.

@@ -143,10 +143,14 @@ func showRun(opts *ShowOptions) error {
 		if err != nil {
 			return fmt.Errorf("cannot read snapshot %s: %w", name, err)
 		}
-	case opts.Full:
-		data = snapshot.RenderFullMarkdown(rec, lang)
 	default:
-		data = snapshot.RenderMarkdown(rec, lang)
+		// What the compaction's summary kept, when the snapshot has a
+		// residue record (specs/residue.md RS-25).
+		res, rerr := snapshot.ReadResidue(dir, name, rec.SessionID)
+		if rerr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "compact-guard: the residue record of %s is not shown: %v\n", name, rerr)
+		}
+		data = snapshot.RenderMarkdownWithResidue(rec, lang, opts.Full, res)
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		data = append(data, '\n')

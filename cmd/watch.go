@@ -14,7 +14,6 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore"
-	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -173,7 +172,7 @@ func watchRun(opts *WatchOptions) (err error) {
 			noteResume(opts, store, sid, start, &entry)
 		}
 		return nil
-	case watch.UserPromptSubmit, watch.PostToolUse, watch.Stop:
+	case watch.UserPromptSubmit, watch.PostToolUse, watch.PostToolUseFailure, watch.Stop:
 	default:
 		return nil
 	}
@@ -216,7 +215,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
-	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) {
+	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) {
 		dry := watch.State{}
 		if st != nil {
 			dry = *st
@@ -236,6 +235,13 @@ func watchRun(opts *WatchOptions) (err error) {
 			if text != "" {
 				texts = append(texts, text)
 			}
+			changed = true
+		}
+		if text, why, did := run.handResidue(ctx, st); did {
+			if text != "" {
+				texts = append(texts, text)
+			}
+			entry.Detail = strings.TrimPrefix(entry.Detail+"; "+why, "; ")
 			changed = true
 		}
 		if !ok {
@@ -258,6 +264,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	if uerr != nil {
 		entry.Warnings = append(entry.Warnings, "watch state: "+uerr.Error())
 	}
+	entry.Warnings = append(entry.Warnings, run.warnings...)
 	if st == nil {
 		return nil
 	}
@@ -306,10 +313,16 @@ type watchTurn struct {
 	now        time.Time
 
 	// status is the handoff as read on first need; seen what goes into
-	// the state; delivered the snapshot handed over late.
+	// the state; delivered the snapshot handed over late, late its text.
 	status    *restore.HandoffStatus
 	seen      *watch.HandoffSeen
 	delivered string
+	late      string
+	// warnings go to the run's log line.
+	warnings []string
+	// latest is the one LatestPointer answer this run made (the late
+	// pointer and the residue ask the same question).
+	latest *latestAnswer
 }
 
 // handoff reads the state file's newest handoff block once (HO-2, HO-4).
@@ -366,10 +379,7 @@ func (r *watchTurn) noticeInput(st *watch.State, told []watch.Crossing) restore.
 func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail string) {
 	pend := st.Pending
 	st.Pending = nil
-	l, err := selectsnap.LatestPointer(ctx, selectsnap.LatestOptions{
-		Dir: r.opts.Dir, SessionID: r.sid, TranscriptPath: r.p.TranscriptPath, Transcript: r.f,
-		From: pend.TranscriptSize, After: pend.At, Resumed: st.Resumed,
-	})
+	l, err := r.latestPointer(ctx, pend.TranscriptSize, pend.At, st.Resumed)
 	switch {
 	case err != nil:
 		return "", "pointer check: " + err.Error()
@@ -390,7 +400,7 @@ func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail
 	note := restore.LateNote(l.Why, l.Compaction.Version, st.Resumed, l.Compaction.Time, r.opts.Lang)
 	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: l.MDPath, ProjectDir: projectDir,
 		StateFile: sf, Lang: r.opts.Lang, MaxChars: r.opts.maxChars() - len([]rune(note)) - 1})
-	r.delivered = rec.Name
+	r.delivered, r.late = rec.Name, pointer
 	st.Fallbacks = append(st.Fallbacks, watch.Fallback{At: r.now.UTC(), Snapshot: rec.Name, Boundary: l.Compaction.Offset, Why: l.Why})
 	return note + "\n" + pointer, "pointer handed over late (" + l.Why + ")"
 }
@@ -512,6 +522,7 @@ func noteCompaction(opts *PrecompactOptions, rec *snapshot.Record, mdPath string
 	}
 	_, err := watch.StoreFor(opts.Dir).Update(rec.SessionID, func(st *watch.State) bool {
 		st.Pending = &watch.Pending{At: now.UTC(), Trigger: rec.Trigger, Snapshot: name, TranscriptSize: rec.Coverage.TranscriptSize}
+		noteResidue(st, rec, name, now)
 		return true
 	})
 	return err

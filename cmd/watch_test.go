@@ -349,7 +349,7 @@ func TestWA11PointerHandedOverOnce(t *testing.T) {
 				}
 				// WA-13: the check is logged.
 				if b, _ := os.ReadFile(filepath.Join(filepath.Dir(w.Snaps), "compact-guard.log")); !strings.Contains(string(b), `outcome=none`) ||
-					!strings.Contains(string(b), `detail="the latest compaction's pointer reached the model"`) {
+					!strings.Contains(string(b), `detail="the latest compaction's pointer reached the model`) {
 					t.Errorf("log:\n%s", b)
 				}
 			} else {

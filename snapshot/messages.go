@@ -25,7 +25,7 @@ func str(s string) catalog.Message { return catalog.String(s) }
 // They are made when the catalog is built, not at package initialisation,
 // which every process pays (PF-16).
 func headingEntries() []entry {
-	return []entry{
+	return append([]entry{
 		{key: "compact-guard snapshot", ru: str("Снимок compact-guard")},
 		{key: "Time: %s (all times UTC)", ru: str("Время: %s (все времена в UTC)")},
 		{key: "Trigger: %s, %d earlier compactions in this session",
@@ -207,7 +207,7 @@ func headingEntries() []entry {
 		{key: "Compaction not confirmed (no PostCompact record).", ru: str("Сжатие не подтверждено (нет записи PostCompact).")},
 		{key: "Record: %s, schema %d.", ru: str("Запись: %s, схема %d.")},
 		{key: "Everything the record holds: %s.", ru: str("Всё, что есть в записи: %s.")},
-	}
+	}, residueHeadingEntries()...)
 }
 
 var headingCatalog = sync.OnceValue(func() catalog.Catalog {

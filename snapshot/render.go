@@ -45,7 +45,9 @@ func RenderMarkdown(r *Record, lang Lang) []byte { return render(r, lang, false)
 // command's whole text, description and error, and every note (SF-28).
 func RenderFullMarkdown(r *Record, lang Lang) []byte { return render(r, lang, true) }
 
-func render(r *Record, lang Lang, full bool) []byte {
+func render(r *Record, lang Lang, full bool) []byte { return renderWith(r, lang, full, nil) }
+
+func renderWith(r *Record, lang Lang, full bool, res *Residue) []byte {
 	w := &mdWriter{p: newPrinter(lang), full: full, day: r.CreatedAt.UTC(), cwd: r.Cwd}
 	if r.Cwd == Unknown {
 		w.cwd = ""
@@ -58,6 +60,9 @@ func render(r *Record, lang Lang, full bool) []byte {
 	w.failures(r)
 	w.plan(r.Plan)
 	w.git(r.Git, r.GitBranch)
+	if res != nil {
+		w.residue(res)
+	}
 	w.notes(r)
 	return w.b.Bytes()
 }

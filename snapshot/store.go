@@ -508,6 +508,7 @@ func (s *Store) prune(justSaved string) []string {
 		remove(e.JSONPath)
 		remove(filepath.Join(s.Dir, e.Name+".md"))
 		remove(DeliveryPath(s.Dir, e.Name))
+		remove(ResiduePath(s.Dir, e.Name))
 	}
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -521,11 +522,14 @@ func (s *Store) prune(justSaved string) []string {
 	}
 	now := s.now()
 	for _, de := range des {
-		// A .md or a delivery record left without its .json (a Save or a
-		// prune killed half way) goes after orphanAfter.
+		// A .md, a delivery or a residue record left without its .json (a
+		// Save or a prune killed half way) goes after orphanAfter.
 		base, ok := strings.CutSuffix(de.Name(), ".md")
 		if !ok {
 			base, ok = strings.CutSuffix(de.Name(), DeliverySuffix)
+		}
+		if !ok {
+			base, ok = strings.CutSuffix(de.Name(), ResidueSuffix)
 		}
 		if !ok || jsons[base] || live[base] || !de.Type().IsRegular() {
 			continue

@@ -87,6 +87,9 @@ type Block struct {
 	Filled  []string `json:"filled,omitempty"`
 	Missing []string `json:"missing,omitempty"`
 	Empty   []string `json:"empty,omitempty"`
+
+	// text holds each present section's lines, for Section.
+	text map[string]string
 }
 
 // Complete reports whether every section is present and filled, and the
@@ -107,8 +110,12 @@ func Parse(text []byte) []Block {
 		if cur == nil {
 			return
 		}
+		cur.text = map[string]string{}
 		for _, s := range Sections {
 			b, ok := body[s.Key]
+			if ok {
+				cur.text[s.Key] = b.String()
+			}
 			switch {
 			case !ok:
 				cur.Missing = append(cur.Missing, s.Key)

@@ -193,3 +193,22 @@ func TestHO7ReadBounded(t *testing.T) {
 		t.Error("Read of a folder gave no error")
 	}
 }
+
+// spec: RS-4
+func TestSectionText(t *testing.T) {
+	text := "# State\n\n## HANDOFF 2026-12-01T10:22:05Z\n### NEXT STEP\n<!-- the first action after the compaction -->\nRun `go test ./parser/` and fix TestParseEmpty.\n\n### TASK\nnone\n"
+	blocks := Parse([]byte(text))
+	if len(blocks) != 1 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	if got := blocks[0].Section("next"); got != "Run `go test ./parser/` and fix TestParseEmpty." {
+		t.Errorf("next step %q", got)
+	}
+	if got := blocks[0].Section("waiting"); got != "" {
+		t.Errorf("an absent section gave %q", got)
+	}
+	var none *Block
+	if none.Section("next") != "" {
+		t.Error("a nil block has a next step")
+	}
+}

@@ -66,6 +66,20 @@ type State struct {
 	// Fallbacks are the pointers handed over through UserPromptSubmit,
 	// newest last.
 	Fallbacks []Fallback `json:"fallbacks,omitempty"`
+	// Residue is the compaction whose residue the next prompt or tool call
+	// hands over (WA-14); nil when none is due.
+	Residue *ResidueDue `json:"residue,omitempty"`
+}
+
+// ResidueDue is a compaction whose residue is due (WA-14): the snapshot
+// taken for it, when that was taken and how far the transcript reached
+// then (the compaction's boundary is written after it), and when the note
+// was made.
+type ResidueDue struct {
+	Snapshot       string    `json:"snapshot"`
+	Taken          time.Time `json:"taken"`
+	TranscriptSize int64     `json:"transcript_size"`
+	Noted          time.Time `json:"noted"`
 }
 
 // Crossing is a threshold the fill reached in the current episode.

@@ -6,8 +6,11 @@ import "time"
 const (
 	UserPromptSubmit = "UserPromptSubmit"
 	PostToolUse      = "PostToolUse"
-	Stop             = "Stop"
-	SessionStart     = "SessionStart"
+	// PostToolUseFailure runs instead of PostToolUse for a tool call that
+	// failed; its context reaches the model as PostToolUse's does.
+	PostToolUseFailure = "PostToolUseFailure"
+	Stop               = "Stop"
+	SessionStart       = "SessionStart"
 )
 
 // ResetBelow is the share of the first threshold the fill must fall under
