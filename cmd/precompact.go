@@ -147,6 +147,9 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	} else {
 		rec.Preparation = prep.p
 		entry.Warnings = append(entry.Warnings, prep.warnings...)
+		if !opts.NoRedact {
+			rec.Redactions += snapshot.RedactPreparation(rec.Preparation)
+		}
 	}
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
 	type saved struct {

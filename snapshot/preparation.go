@@ -51,6 +51,9 @@ type HandoffRef struct {
 	Time     time.Time `json:"time"`
 	Complete bool      `json:"complete"`
 	Current  bool      `json:"current"`
+	// NextStep is the block's NEXT STEP section (handoff.Block.Next),
+	// redacted like every free text of the record (RedactPreparation).
+	NextStep string `json:"next_step,omitempty"`
 }
 
 // Kind classifies a compaction by its trigger and whether a handoff was
