@@ -107,7 +107,7 @@ func s(text string) catalog.Message { return catalog.String(text) }
 // forms follow CLDR (one: 1, 21…; few: 2–4, 22…; many: 5–20, 25…). They are
 // made when the catalog is built, not at package initialisation (PF-16).
 func entries() []entry {
-	return []entry{
+	return append([]entry{
 		{mCompacted,
 			s("The context was compacted (%s, %s); a mechanical snapshot taken just before is at %s"),
 			s("Контекст был сжат (%s, %s); механический снимок, сделанный непосредственно перед этим, лежит в %s")},
@@ -271,7 +271,7 @@ func entries() []entry {
 		{mNoHandoffOlder, s("no handoff since %s (the newest block is dated %s)"), s("передачи с %s нет (последний блок датирован %s)")},
 		{mHandoffBlockBroken, s("the newest handoff block (line %d) is incomplete"), s("последний блок передачи (строка %d) заполнен не полностью")},
 		{mNoHandoffBlock, s("no handoff block"), s("блока передачи нет")},
-	}
+	}, hintEntries()...)
 }
 
 // cat is the package's own catalog; message.DefaultCatalog is left to
