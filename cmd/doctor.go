@@ -274,6 +274,7 @@ type registration struct {
 func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	var out []doctorCheck
 	var regs []registration
+	var hintEnvs []settingsValue // DR-16
 	projDir, _ := settings.ProjectDir(opts.Host)
 	sources := settingsSources(opts.Host)
 	if !opts.Agent.IsClaude() {
@@ -305,6 +306,9 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			}
 			continue
 		}
+		if v, ok := doc.Env(EnvHint); ok && src.Agent.IsClaude() {
+			hintEnvs = append(hintEnvs, settingsValue{src, v})
+		}
 		for _, key := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 			if src.Agent.IsClaude() && doc.IsTrue(key) {
 				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
@@ -326,8 +330,10 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		out = append(out, pluginChecks...)
 		out = append(out, checkCoverage(append(regs, pluginRegs...), opts.Agent)...)
 		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
+		out = append(out, checkHint(opts, append(regs, pluginRegs...), hintEnvs)...)
 	} else {
 		out = append(out, checkCoverage(regs, opts.Agent)...)
+		out = append(out, checkHint(opts, regs, nil)...)
 	}
 	if opts.Agent == settings.AgentCodex {
 		out = append(out, checkCodexTrust(opts.Host, regs)...)
