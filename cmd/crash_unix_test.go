@@ -23,7 +23,7 @@ import (
 const rbKills = 60
 
 // rbLogLine is a whole log line of precompact (SF-60, PC-20).
-var rbLogLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ precompact session=\S+ outcome=(ok|warn|failed) duration=\d+ms( snapshot=\S+)? warnings=\d+( detail=".*")?$`)
+var rbLogLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ precompact session=\S+ outcome=(ok|warn|failed) duration=\d+ms( snapshot=\S+)?( hint=\S+)? warnings=\d+( detail=".*")?$`)
 
 // TestRBPrecompactSurvivesSIGKILL runs the real binary on a realistic
 // transcript of a few MB, again and again, and SIGKILLs it at random moments

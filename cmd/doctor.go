@@ -281,6 +281,7 @@ type registration struct {
 func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 	var out []doctorCheck
 	var regs []registration
+	var hintEnvs []settingsValue // DR-16
 	projDir, _ := settings.ProjectDir(opts.Host)
 	sources := settingsSources(opts.Host)
 	if !opts.Agent.IsClaude() {
@@ -312,6 +313,9 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 			}
 			continue
 		}
+		if v, ok := doc.Env(EnvHint); ok && src.Agent.IsClaude() {
+			hintEnvs = append(hintEnvs, settingsValue{src, v})
+		}
 		for _, key := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 			if src.Agent.IsClaude() && doc.IsTrue(key) {
 				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
@@ -333,8 +337,10 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		out = append(out, pluginChecks...)
 		out = append(out, foldCoverage(checkCoverage(append(regs, pluginRegs...), opts.Agent), broken)...)
 		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
+		out = append(out, checkHint(opts, append(regs, pluginRegs...), hintEnvs)...)
 	} else {
 		out = append(out, foldCoverage(checkCoverage(runnable(regs, opts.Agent), opts.Agent), broken)...)
+		out = append(out, checkHint(opts, regs, nil)...)
 	}
 	if opts.Agent == settings.AgentCodex {
 		out = append(out, checkCodexTrust(opts.Host, exe)...)
@@ -919,9 +925,6 @@ func doctorSelfTest() doctorCheck {
 	if err != nil {
 		return fail("precompact returned %v", err)
 	}
-	if preOut.Len() > 0 {
-		return fail("precompact printed %d bytes on stdout (it must print nothing)", preOut.Len())
-	}
 	md := ""
 	if ents, err := os.ReadDir(dir); err == nil {
 		for _, e := range ents {
@@ -937,6 +940,12 @@ func doctorSelfTest() doctorCheck {
 	}
 	if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(md, ".md")+".json")); err != nil {
 		return fail("snapshot %s has no .json record", md)
+	}
+	// DR-8: precompact's stdout is its summary hint, one line of plain text
+	// naming the snapshot (PC-27), and nothing else.
+	if hint := preOut.String(); strings.Count(hint, "\n") != 1 || !strings.HasSuffix(hint, "\n") ||
+		strings.HasPrefix(hint, "{") || !strings.Contains(hint, filepath.Join(dir, md)) {
+		return fail("precompact's stdout is not one summary hint naming %s: %q", md, truncateRunes(hint, 300))
 	}
 
 	post, _ := json.Marshal(map[string]any{
@@ -965,7 +974,7 @@ func doctorSelfTest() doctorCheck {
 	if !strings.Contains(hookOut.HookSpecificOutput.AdditionalContext, md) {
 		return fail("postcompact's pointer does not name %s: %q", md, truncateRunes(hookOut.HookSpecificOutput.AdditionalContext, 300))
 	}
-	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("round trip: precompact wrote %s, postcompact pointed at it (%d ms)", md, time.Since(start).Milliseconds())}
+	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("round trip: precompact wrote %s and named it in its summary hint, postcompact pointed at it (%d ms)", md, time.Since(start).Milliseconds())}
 }
 
 // syntheticTranscript is a minimal session: one typed prompt and one

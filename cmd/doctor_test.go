@@ -417,7 +417,7 @@ func TestDoctorSelfTestRoundTrip(t *testing.T) {
 	if c.Status != checkOK {
 		t.Fatalf("round trip: %s (%s)", c.Text, c.Fix)
 	}
-	if !regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md, postcompact pointed at it`).MatchString(c.Text) {
+	if !regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md and named it in its summary hint, postcompact pointed at it`).MatchString(c.Text) {
 		t.Errorf("round trip text: %s", c.Text)
 	}
 }

@@ -319,13 +319,15 @@ func e2eScenarioManual(t *testing.T, bins e2eBinaries, claude e2eClient) {
 	if len(runs) != 1 {
 		t.Errorf("recorded PreCompact runs = %+v, want 1", runs)
 	}
+	// The summary hint (PC-27, E2E-26): the run's stdout, after the
+	// /compact arguments in the compaction request's instructions.
 	for _, run := range runs {
-		if !run.OK || run.Stdout != "" {
-			t.Errorf("recorded PreCompact run %q: want success with empty stdout", run.Line)
+		if !run.OK || !strings.HasPrefix(run.Stdout, "compact-guard saved a mechanical snapshot") || !strings.Contains(run.Stdout, s.MDPath) {
+			t.Errorf("recorded PreCompact run %q: want success with the summary hint naming %s", run.Line, s.MDPath)
 		}
-	}
-	if ins, ok := e2eSummaryInstructions(summary); !ok || ins != "keep the failing test" {
-		t.Errorf("compaction request instructions = %q (found %v), want only the /compact arguments", ins, ok)
+		if ins, ok := e2eSummaryInstructions(summary); !ok || ins != "keep the failing test\n\n"+run.Stdout {
+			t.Errorf("compaction request instructions = %q (found %v), want the /compact arguments, then the hint", ins, ok)
+		}
 	}
 }
 
@@ -587,7 +589,7 @@ func e2eStaleSnapshot(t *testing.T, w *e2eWorld, bins e2eBinaries, proj, sid str
 		"session_id": sid, "transcript_path": w.TranscriptPath(sid), "cwd": proj,
 		"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": nil,
 	})
-	cmd := exec.Command(bins.Guard, "precompact")
+	cmd := exec.Command(bins.Guard, "precompact", "--no-hint") // nothing on stdout at all (PC-31)
 	cmd.Dir = proj
 	cmd.Env = w.env(nil)
 	cmd.Stdin = strings.NewReader(string(payload))

@@ -278,10 +278,14 @@ func e2eScenarioStopGate(t *testing.T, bins e2eBinaries) {
 	w.Compact(fake, proj, sid, "")
 	fake.Script(e2eReply{e2eText("Back after the compaction.")})
 	w.Claude(fake, proj, sid, "What was I doing?")
-	_, after := e2ePostCompaction(t, fake, 1)
+	summary, after := e2ePostCompaction(t, fake, 1)
 	ctx := strings.Join(e2eAdditionalContexts(after), "\n")
 	if !strings.Contains(ctx, `This compaction was planned: handoff block "HANDOFF `) || !strings.Contains(ctx, "in "+state+", line 3, dated ") {
 		t.Errorf("the pointer after /compact does not say planned:\n%s", ctx)
+	}
+	// PC-28: the summary hint hands the summarizer the block's NEXT STEP.
+	if ins, _ := e2eSummaryInstructions(summary); !strings.Contains(ins, `The handoff's next step: "none so far".`) {
+		t.Errorf("the compaction request's hint lacks the handoff's next step: %q", ins)
 	}
 	snaps := e2eSnapshots(t, w.SnapDir, sid)
 	if len(snaps) != 1 || snaps[0].Rec.Preparation == nil || snaps[0].Rec.Preparation.Kind != "planned" {

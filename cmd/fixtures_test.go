@@ -53,7 +53,7 @@ func cutFixture(t *testing.T, dir, name string, n int, dst string) {
 func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 	t.Helper()
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(payload), Out: failWriter{t}, ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(payload), Out: newHintWriter(t), ErrOut: os.Stderr},
 		Dir: dir, Lang: snapshot.English, Keep: 40,
 		Getenv: func(string) string { return "" }, Now: time.Now,
 	}
@@ -70,13 +70,6 @@ func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 		t.Fatal(err)
 	}
 	return rec
-}
-
-type failWriter struct{ t *testing.T }
-
-func (w failWriter) Write(p []byte) (int, error) {
-	w.t.Errorf("precompact wrote to stdout: %q", p)
-	return len(p), nil
 }
 
 func readLog(dir string) string {

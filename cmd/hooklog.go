@@ -29,6 +29,9 @@ type logEntry struct {
 	Outcome  string
 	Duration time.Duration
 	Snapshot string
+	// Hint says whether precompact printed the summary hint, or why not
+	// (PC-20, PC-27).
+	Hint string
 	// TurnedDown lists, for postcompact, the session's snapshots selection
 	// turned down and why; NewerTurnedDown counts those newer than the one
 	// chosen (DR-13).
@@ -44,6 +47,9 @@ func (e logEntry) String() string {
 		logValue(e.Session), e.Outcome, e.Duration.Milliseconds())
 	if e.Snapshot != "" {
 		fmt.Fprintf(&b, " snapshot=%s", logValue(e.Snapshot))
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, " hint=%s", logValue(e.Hint))
 	}
 	if e.TurnedDown != "" {
 		fmt.Fprintf(&b, " newer_turned_down=%d turned_down=%q", e.NewerTurnedDown, truncateRunes(e.TurnedDown, 2000))

@@ -303,6 +303,29 @@ func TestInstallOverOldPathUpdatesInPlace(t *testing.T) {
 	}
 }
 
+// spec: IN-6, PC-31
+// The summary hint turned off in the command stays off when install runs
+// again over it, with the settings file's "env" left alone.
+func TestInstallKeepsNoHint(t *testing.T) {
+	dir := t.TempDir()
+	in := `{
+  "env": {"COMPACT_GUARD_HINT": "off"},
+  "hooks": {
+    "PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "'/old place/compact-guard' precompact --no-hint --keep 100", "timeout": 60}]}]
+  }
+}`
+	p := instWrite(t, dir, "settings.json", in, 0o600)
+	if _, _, err := instRun(t, false, p, instExe, false); err != nil {
+		t.Fatal(err)
+	}
+	got := string(instRead(t, p))
+	for _, want := range []string{`"command": "\"/opt/tools/compact-guard\" precompact --no-hint --keep 100"`, `"env": {"COMPACT_GUARD_HINT": "off"}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("after install, no %s in:\n%s", want, got)
+		}
+	}
+}
+
 // spec: IN-10
 func TestInstallRefusesInvalidJSON(t *testing.T) {
 	cases := []struct {

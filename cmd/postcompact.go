@@ -182,10 +182,13 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	defer cancelTake()
 	taken := takeIfNone(takeCtx, opts, p, sessionID, start, f, &found, serr, &entry)
 
-	var text string
+	var text, message string
 	switch {
 	case found.failure != nil:
 		text = restore.FailureNotice(*found.failure, opts.Lang)
+		if sessionAgent(p, f) == string(transcript.FormatClaude) { // PO-16: the user is told too
+			message = restore.FailureMessage(*found.failure, opts.Lang)
+		}
 		entry.Outcome, entry.Detail = outcomeWarn, "failure notice: "+found.failure.Reason
 	case found.choice != nil:
 		rec := found.choice.Record
@@ -217,7 +220,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
-	out, jerr := restore.HookOutput(text)
+	out, jerr := restore.NoticeOutput(text, message)
 	if jerr != nil {
 		entry.Outcome, entry.Detail = outcomeFailed, "encoding hook output: "+jerr.Error()
 		return nil

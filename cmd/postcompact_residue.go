@@ -8,7 +8,6 @@ import (
 
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -99,27 +98,11 @@ func noteResidueDue(ctx context.Context, before func(string), dir string, rec *s
 }
 
 // nextStep is the NEXT STEP of the handoff block the record names as
-// current (WA-12), redacted as the record is: "" when there is none, the
-// block is not current (it is not this compaction's), or the state file
-// cannot be read. The residue hands it back when the summary dropped it.
-func nextStep(rec *snapshot.Record) string {
-	p := rec.Preparation
-	if p == nil || p.Handoff == nil || !p.Handoff.Current || p.Handoff.Path == "" {
-		return ""
-	}
-	blocks, err := handoff.Read(p.Handoff.Path)
-	if err != nil {
-		return ""
-	}
-	for i := range blocks {
-		if blocks[i].Line == p.Handoff.Line {
-			s, _ := textcut.Runes(blocks[i].Section("next"), residue.PromptChars*5)
-			s, _ = snapshot.Redact(s)
-			return s
-		}
-	}
-	return ""
-}
+// current (WA-12), as precompact recorded and redacted it: "" when there is
+// none or the block is not current (it is not this compaction's). The
+// residue hands it back when the summary dropped it; the state file is not
+// read again, since it may have changed since the compaction.
+func nextStep(rec *snapshot.Record) string { return rec.Preparation.CurrentNextStep() }
 
 func appendDetail(e *logEntry, s string) {
 	if s == "" {

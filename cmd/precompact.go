@@ -27,6 +27,8 @@ type PrecompactOptions struct {
 	GitTimeout    time.Duration
 	EarlierBudget int64
 	NoRedact      bool
+	// NoHint keeps stdout empty: no summary hint (PC-31).
+	NoHint bool
 	// GitPath is passed to snapshot.ReadGit ("" = git from PATH).
 	GitPath  string
 	CodePage int
@@ -63,8 +65,13 @@ func newCmdPrecompact(ios *IO, g *GlobalOptions, runF func(*PrecompactOptions) e
 		Long: `Reads the PreCompact hook payload from stdin, reads the session transcript and
 git state, and writes snap_<time>_<sid8>.md and .json into the snapshot folder.
 
-It prints nothing on stdout and exits 0 on every input, so that it can never
-block or alter a compaction; problems go to compact-guard.log in the folder
+For a Claude Code session it then prints one paragraph of plain text on
+stdout, the summary hint: where the snapshot is, the last request, the files
+in work, the last failing command, which Claude Code hands its summarizer
+(--no-hint, or COMPACT_GUARD_HINT=off in the environment or in the "env" of
+settings.json, turn it off). It prints nothing else, nothing at all when the
+snapshot could not be written, and exits 0 on every input, so that it can
+never block a compaction; problems go to compact-guard.log in the folder
 above the snapshot folder and to a failure marker that postcompact reports.
 
 Try it by hand:
@@ -87,6 +94,7 @@ Try it by hand:
 	f.DurationVar(&opts.GitTimeout, "git-timeout", defaultGitTimeout, "deadline for reading git state")
 	f.Int64Var(&budgetMiB, "earlier-budget", defaultEarlierBudget>>20, "MiB of earlier transcript segments to read when no earlier snapshot covers them")
 	f.BoolVar(&opts.NoRedact, "no-redact", false, "write prompts and commands verbatim, without redacting secrets")
+	f.BoolVar(&opts.NoHint, "no-hint", false, "print no summary hint on stdout (as COMPACT_GUARD_HINT=off does)")
 	return c
 }
 
@@ -145,6 +153,9 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	} else {
 		rec.Preparation = prep.p
 		entry.Warnings = append(entry.Warnings, prep.warnings...)
+		if !opts.NoRedact {
+			rec.Redactions += snapshot.RedactPreparation(rec.Preparation)
+		}
 	}
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
 	type saved struct {
@@ -206,6 +217,13 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
+	// PC-27: the summary hint, once the snapshot is saved, within the save
+	// phase; the last thing on stdout, and the only one.
+	hint, hwarn := printHint(saveCtx, opts, rec, payload, perr, sv.mdPath)
+	entry.Hint = hint
+	if hwarn != "" {
+		entry.Warnings = append(entry.Warnings, hwarn)
+	}
 	entry.Outcome = outcomeOK
 	if len(entry.Warnings) > 0 {
 		entry.Outcome = outcomeWarn

@@ -32,6 +32,10 @@ type IO struct {
 	// hookWarnings carries problems met before a hook ran (flags that did
 	// not parse) into its log line.
 	hookWarnings []string
+	// flagsDropped says the hook runs without the flags it was given
+	// (rerunHook): precompact then prints no hint, since those flags may
+	// have turned it off (PC-27).
+	flagsDropped bool
 }
 
 // GlobalOptions are the flags every command shares.
@@ -198,6 +202,7 @@ func runHookDespiteHelp(ios *IO, c *cobra.Command) int {
 func rerunHook(ios *IO, name string, args []string, err error) int {
 	fmt.Fprintln(ios.ErrOut, "compact-guard: "+err.Error())
 	ios.hookWarnings = append(ios.hookWarnings, "flags not used: "+err.Error())
+	ios.flagsDropped = true
 	for _, retry := range [][]string{append([]string{name}, globalFlags(args)...), {name}} {
 		root := newRootCmd(ios, name)
 		root.SetArgs(retry)

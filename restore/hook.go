@@ -7,6 +7,8 @@ import (
 
 type hookOutput struct {
 	HookSpecificOutput hookSpecific `json:"hookSpecificOutput"`
+	// SystemMessage is shown to the user, not to the model (PO-16).
+	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
 type hookSpecific struct {
@@ -20,10 +22,19 @@ type hookSpecific struct {
 // readable in the transcript; invalid UTF-8 becomes U+FFFD.
 func HookOutput(text string) ([]byte, error) { return EventOutput("SessionStart", text) }
 
+// NoticeOutput is HookOutput(text) that also shows message to the user:
+// {"hookSpecificOutput":{…},"systemMessage":MESSAGE} and a newline. Claude
+// Code prints a SessionStart hook's systemMessage in the terminal
+// ("SessionStart:compact says: …") and in stream-json, and never sends it
+// to the model (PO-16). An empty message gives HookOutput's bytes.
+func NoticeOutput(text, message string) ([]byte, error) {
+	return encode(hookOutput{hookSpecific{"SessionStart", text}, message})
+}
+
 // EventOutput is the same output for another event that takes
 // additionalContext (UserPromptSubmit, PostToolUse: PO-12, WA-6).
 func EventOutput(event, text string) ([]byte, error) {
-	return encode(hookOutput{hookSpecific{event, text}})
+	return encode(hookOutput{HookSpecificOutput: hookSpecific{event, text}})
 }
 
 // BlockOutput is a Stop hook's stdout holding the stop:

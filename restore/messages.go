@@ -271,7 +271,7 @@ func entries() []entry {
 		{mNoHandoffOlder, s("no handoff since %s (the newest block is dated %s)"), s("передачи с %s нет (последний блок датирован %s)")},
 		{mHandoffBlockBroken, s("the newest handoff block (line %d) is incomplete"), s("последний блок передачи (строка %d) заполнен не полностью")},
 		{mNoHandoffBlock, s("no handoff block"), s("блока передачи нет")},
-	}, residueEntries()...)
+	}, append(residueEntries(), hintEntries()...)...)
 }
 
 // cat is the package's own catalog; message.DefaultCatalog is left to

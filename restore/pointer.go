@@ -388,3 +388,13 @@ func FailureNotice(f snapshot.Failure, lang snapshot.Lang) string {
 	}
 	return p.Sprintf(mFailNotice, when, reason) + "\n" + second
 }
+
+// FailureMessage is FailureNotice on one line, for the user: the
+// systemMessage beside the notice the model gets (PO-16).
+func FailureMessage(f snapshot.Failure, lang snapshot.Lang) string {
+	first, second, _ := strings.Cut(FailureNotice(f, lang), "\n")
+	if strings.HasSuffix(first, ".") {
+		return first + " " + second
+	}
+	return first + ". " + second
+}

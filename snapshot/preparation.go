@@ -51,6 +51,19 @@ type HandoffRef struct {
 	Time     time.Time `json:"time"`
 	Complete bool      `json:"complete"`
 	Current  bool      `json:"current"`
+	// NextStep is the block's NEXT STEP section (handoff.Block.Next),
+	// redacted like every free text of the record (RedactPreparation).
+	NextStep string `json:"next_step,omitempty"`
+}
+
+// CurrentNextStep is the NEXT STEP of the handoff block when that block was
+// current for this compaction (a planned compaction, WA-12), else "": the
+// summary hint quotes it (PC-28) and the residue hands it back (RS-4).
+func (p *Preparation) CurrentNextStep() string {
+	if p == nil || p.Handoff == nil || !p.Handoff.Current {
+		return ""
+	}
+	return p.Handoff.NextStep
 }
 
 // Kind classifies a compaction by its trigger and whether a handoff was

@@ -167,6 +167,22 @@ func RedactRecord(r *Record) int {
 	for i := range r.Warnings {
 		red(&r.Warnings[i])
 	}
+	return n + RedactPreparation(r.Preparation)
+}
+
+// RedactPreparation redacts the free text of a record's preparation (the
+// handoff block's heading and next step) and returns how many secrets it
+// replaced. precompact adds the preparation after RedactRecord ran, so it
+// redacts it on its own (PC-26, PC-15).
+func RedactPreparation(p *Preparation) int {
+	if p == nil || p.Handoff == nil {
+		return 0
+	}
+	n := 0
+	for _, f := range []*string{&p.Handoff.Heading, &p.Handoff.NextStep} {
+		out, k := Redact(*f)
+		*f, n = out, n+k
+	}
 	return n
 }
 

@@ -422,7 +422,7 @@ func TestSecretName(t *testing.T) {
 	}
 }
 
-// spec: SEC-3, SEC-4
+// spec: SEC-3, SEC-4, SF-12
 func TestRedactRecord(t *testing.T) {
 	// Every free-text field, the payload's trigger, prompt id and hook event,
 	// statuses and MCP tool names included, loses the secret; identifiers
@@ -461,6 +461,8 @@ func TestRedactRecord(t *testing.T) {
 			Changes: []GitChange{{Code: ".M", Path: path}}, ChangeCount: 1},
 		StateFile: StateFile{Name: "SESSION-STATE.md", Path: path, Searched: []string{path}},
 		Warnings:  []string{"transcript: line mentions " + tok},
+		Preparation: &Preparation{Kind: Planned, Handoff: &HandoffRef{Path: path, Heading: "HANDOFF 2026-11-30T10:00:00Z " + tok,
+			NextStep: "push with GH_TOKEN=" + tok}},
 	}
 	n := RedactRecord(r)
 
@@ -486,6 +488,8 @@ func TestRedactRecord(t *testing.T) {
 		"git subject":         r.Git.Subject,
 		"git error":           r.Git.Error,
 		"warning":             r.Warnings[0],
+		"handoff heading":     r.Preparation.Handoff.Heading,
+		"handoff next step":   r.Preparation.Handoff.NextStep,
 	}
 	for field, v := range redacted {
 		if !strings.Contains(v, RedactedPrefix) || strings.Contains(v, tok) || strings.Contains(v, "EXAMPLEpw2024") ||
@@ -513,6 +517,7 @@ func TestRedactRecord(t *testing.T) {
 		"git change path": {r.Git.Changes[0].Path, path},
 		"state file path": {r.StateFile.Path, path},
 		"state searched":  {r.StateFile.Searched[0], path},
+		"handoff path":    {r.Preparation.Handoff.Path, path},
 		"tool":            {r.Commands[0].Tool, "Bash"},
 		"task id":         {r.Tasks[0].ID, "1"},
 		"task status":     {r.Tasks[0].Status, "in_progress"},

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textcut"
 )
 
 // Marker is the word after "## " that starts a handoff block, the same in
@@ -87,10 +88,14 @@ type Block struct {
 	Filled  []string `json:"filled,omitempty"`
 	Missing []string `json:"missing,omitempty"`
 	Empty   []string `json:"empty,omitempty"`
-
-	// text holds each present section's lines, for Section.
-	text map[string]string
+	// Next is the NEXT STEP section's text, the template's comments left
+	// out and blanks around it trimmed, at most NextChars characters: the
+	// summary hint quotes it (specs/precompact.md PC-28).
+	Next string `json:"next,omitempty"`
 }
+
+// NextChars bounds Block.Next, in characters.
+const NextChars = 1000
 
 // Complete reports whether every section is present and filled, and the
 // block is dated (HO-3).
@@ -110,17 +115,16 @@ func Parse(text []byte) []Block {
 		if cur == nil {
 			return
 		}
-		cur.text = map[string]string{}
 		for _, s := range Sections {
 			b, ok := body[s.Key]
-			if ok {
-				cur.text[s.Key] = b.String()
-			}
 			switch {
 			case !ok:
 				cur.Missing = append(cur.Missing, s.Key)
 			case filled(b.String()):
 				cur.Filled = append(cur.Filled, s.Key)
+				if s.Key == "next" {
+					cur.Next = textcut.Marked(textcut.Runes(strings.TrimSpace(uncommented(b.String())), NextChars))
+				}
 			default:
 				cur.Empty = append(cur.Empty, s.Key)
 			}
@@ -305,6 +309,12 @@ func normalize(s string) string {
 // filled reports whether a section's text holds anything but HTML comments
 // (the template's hints) and blanks (HO-3); "none" counts as filled.
 func filled(s string) bool {
+	return strings.TrimSpace(uncommented(s)) != ""
+}
+
+// uncommented is s without its HTML comments; an unclosed one runs to the
+// end.
+func uncommented(s string) string {
 	for {
 		i := strings.Index(s, "<!--")
 		if i < 0 {
@@ -317,7 +327,7 @@ func filled(s string) bool {
 		}
 		s = s[:i] + s[i+j+3:]
 	}
-	return strings.TrimSpace(s) != ""
+	return s
 }
 
 // Template is the block `handoff --template` prints: the dated heading, a

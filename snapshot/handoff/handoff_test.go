@@ -128,6 +128,30 @@ func TestHO3FilledSections(t *testing.T) {
 	}
 }
 
+// spec: HO-3
+// The NEXT STEP text is kept with the block: comments out, blanks trimmed,
+// cut at NextChars; a section that is not filled keeps none.
+func TestHO3NextStep(t *testing.T) {
+	tpl := Template(snapshot.English, now)
+	withNext := func(body string) string {
+		return strings.Replace(fill(tpl, "x"), "### NEXT STEP\nx\n", "### NEXT STEP\n"+body+"\n", 1)
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"text", "Run `go test ./snapshot/` and fix TestRotate.", "Run `go test ./snapshot/` and fix TestRotate."},
+		{"comments out, blanks trimmed", "<!-- the first action -->\n\n  rerun the suite  \n\n", "rerun the suite"},
+		{"several lines kept", "1. rebase\n2. push", "1. rebase\n2. push"},
+		{"empty", "<!-- hint only -->", ""},
+		{"cut", strings.Repeat("ж", NextChars+5), strings.Repeat("ж", NextChars) + " […]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := Parse([]byte(withNext(tc.body)))[0]
+			if b.Next != tc.want {
+				t.Errorf("Next = %q, want %q", b.Next, tc.want)
+			}
+		})
+	}
+}
+
 // spec: HO-4
 func TestHO4Problems(t *testing.T) {
 	done := Parse([]byte(fill(Template(snapshot.English, now), "none")))[0]
@@ -195,20 +219,13 @@ func TestHO7ReadBounded(t *testing.T) {
 }
 
 // spec: RS-4
-func TestSectionText(t *testing.T) {
+func TestNextStepText(t *testing.T) {
 	text := "# State\n\n## HANDOFF 2026-12-01T10:22:05Z\n### NEXT STEP\n<!-- the first action after the compaction -->\nRun `go test ./parser/` and fix TestParseEmpty.\n\n### TASK\nnone\n"
 	blocks := Parse([]byte(text))
 	if len(blocks) != 1 {
 		t.Fatalf("%d blocks", len(blocks))
 	}
-	if got := blocks[0].Section("next"); got != "Run `go test ./parser/` and fix TestParseEmpty." {
+	if got := blocks[0].Next; got != "Run `go test ./parser/` and fix TestParseEmpty." {
 		t.Errorf("next step %q", got)
-	}
-	if got := blocks[0].Section("waiting"); got != "" {
-		t.Errorf("an absent section gave %q", got)
-	}
-	var none *Block
-	if none.Section("next") != "" {
-		t.Error("a nil block has a next step")
 	}
 }

@@ -1,8 +1,9 @@
 // Package textesc shows the characters that hide or rearrange text as
 // escapes, so that text taken from a transcript, a payload or the file
 // system cannot pass for something else where compact-guard prints it: in
-// the pointer a compacted session reads (specs/security.md SEC-20) and in
-// `list` on a terminal (SEC-21).
+// the pointer a compacted session reads (specs/security.md SEC-20), in
+// `list` on a terminal (SEC-21), and inside the quotes of the summary hint
+// (Quote; specs/precompact.md PC-30).
 package textesc
 
 import (
@@ -83,4 +84,63 @@ func Bounded(s string, n int, keepTab bool) (string, bool) {
 func String(s string, keepTab bool) string {
 	out, _ := Bounded(s, int(^uint(0)>>1), keepTab)
 	return out
+}
+
+// Quote returns s inside double quotes that nothing in s can close, for
+// text from a transcript, a repository or the file system that a sentence
+// of compact-guard's own quotes inline (the summary hint, specs/precompact.md
+// PC-30): the quote character and the backslash are escaped (\" and \\),
+// line breaks and tabs are shown as \n, \r and \t, the double quotation
+// marks that read as one (“ ” „ ‟ ″ ‶ ＂) as \uNNNN, and every other Hidden
+// character as Escape shows it, so the text stays on one line, cannot end
+// the quote and hides nothing. The quoted text is cut so that it holds at
+// most n UTF-16 units (the quotes not counted), never inside a character or
+// an escape; cut says whether it was. A variation selector U+FE0E or U+FE0F
+// right after a visible character is kept, as Bounded keeps it. Invalid
+// UTF-8 becomes U+FFFD. The walk stops at the cut.
+func Quote(s string, n int) (quoted string, cut bool) {
+	var b strings.Builder
+	b.WriteByte('"')
+	units := 0
+	prevVisible := false
+	for _, r := range s {
+		piece, w, visible := string(r), utf16.RuneLen(r), true
+		switch {
+		case r == '"' || r == '\\':
+			piece, w = `\`+string(r), 2
+		case r == '\n':
+			piece, w, visible = `\n`, 2, false
+		case r == '\r':
+			piece, w, visible = `\r`, 2, false
+		case r == '\t':
+			piece, w, visible = `\t`, 2, false
+		case quoteLike(r):
+			piece = Escape(r)
+			w = len(piece)
+		case prevVisible && presentation(r):
+			visible = false // kept: it only picks the look of the character before it
+		case Hidden(r):
+			piece, visible = Escape(r), false
+			w = len(piece)
+		}
+		if units+w > n {
+			cut = true
+			break
+		}
+		units += w
+		b.WriteString(piece)
+		prevVisible = visible && !presentation(r)
+	}
+	b.WriteByte('"')
+	return b.String(), cut
+}
+
+// quoteLike reports the double quotation marks that a reader may take for
+// the ASCII one, and so for the end of a quote.
+func quoteLike(r rune) bool {
+	switch r {
+	case 0x201c, 0x201d, 0x201e, 0x201f, 0x2033, 0x2036, 0xff02:
+		return true
+	}
+	return false
 }

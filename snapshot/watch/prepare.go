@@ -56,7 +56,7 @@ func Prepare(in PrepareInput) *snapshot.Preparation {
 	if b := handoff.Newest(in.Blocks); b != nil {
 		current = handoff.Current(b, p.Since, in.Now)
 		p.Handoff = &snapshot.HandoffRef{Path: in.StateFile, Line: b.Line, Heading: b.Heading,
-			Time: b.Time.UTC(), Complete: b.Complete(), Current: current}
+			Time: b.Time.UTC(), Complete: b.Complete(), Current: current, NextStep: b.Next}
 	}
 	p.Kind = snapshot.Kind(in.Trigger, current)
 	return p

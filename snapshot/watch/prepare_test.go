@@ -50,6 +50,10 @@ func TestWA12Prepare(t *testing.T) {
 			if (p.Handoff != nil) != (tc.blocks != nil) || p.Handoff != nil && (p.Handoff.Current != tc.current || p.Handoff.Line != 1 || p.Handoff.Path != "/p/SESSION-STATE.md") {
 				t.Errorf("handoff %+v, want current %v", p.Handoff, tc.current)
 			}
+			// HO-3, SF-12: the block's NEXT STEP goes with it.
+			if p.Handoff != nil && p.Handoff.NextStep != tc.blocks[0].Next {
+				t.Errorf("next step %q, want the block's %q", p.Handoff.NextStep, tc.blocks[0].Next)
+			}
 			if p.Window != 1_000_000 || p.AutoAt != 967_000 || p.Percent() != 96 {
 				t.Errorf("window %d, auto at %d, %d%%", p.Window, p.AutoAt, p.Percent())
 			}

@@ -32,7 +32,7 @@ func hookFlag(sub, name string) (takesValue, known bool) {
 		"postcompact --max-age", "postcompact --max-chars", "postcompact --state-file", "postcompact --timeout",
 		"watch --thresholds", "watch --window", "watch --state-file", "watch --max-chars", "watch --timeout":
 		return true, true
-	case "precompact --no-redact", "watch --stop-gate":
+	case "precompact --no-redact", "precompact --no-hint", "watch --stop-gate":
 		return false, true
 	}
 	return false, false
