@@ -167,7 +167,11 @@ func installRun(opts *InstallOptions) error {
 		return nil
 	}
 	if opts.Settings == "" && opts.Scope == settings.ScopeProject {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope local keeps them personal\n", filepath.Base(res.Path))
+		personal := "--scope local keeps them personal"
+		if !opts.Agent.HasScope(settings.ScopeLocal) {
+			personal = "--scope user keeps them personal" // Codex and Qwen Code have no local file
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; %s\n", filepath.Base(res.Path), personal)
 	}
 	if opts.Settings == "" && opts.Scope != settings.ScopeUser && opts.Agent.IsClaude() {
 		if wd := filepath.Dir(filepath.Dir(res.Path)); settings.GitRootAbove(wd) != "" && settings.GitRootAbove(wd) != wd {

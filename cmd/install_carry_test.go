@@ -200,11 +200,12 @@ func TestInstallCodexKeepsTheUsersOwnFlags(t *testing.T) {
 	})
 }
 
-// spec: IN-6, IN-31
+// spec: IN-6, IN-31, IN-19
 // Claude Code and Qwen Code run a project's hooks as the file says, with
 // no trust step install could withhold: install keeps a project file's
 // flags (a team's shared --keep 100 survives every member's install) and
-// says on stderr which it kept, so that the user sees them.
+// says on stderr which it kept, so that the user sees them. Its note on a
+// committed file offers Qwen Code no --scope local, which it lacks.
 func TestInstallProjectFlagsAreKeptAndNamed(t *testing.T) {
 	for _, c := range []struct {
 		agent settings.Agent
@@ -223,6 +224,9 @@ func TestInstallProjectFlagsAreKeptAndNamed(t *testing.T) {
 			}
 			if !strings.Contains(errOut, "PreCompact entry keeps --keep 100") || !strings.Contains(errOut, "runs a project's hooks as the file says") {
 				t.Errorf("install does not name the flags it kept:\n%s", errOut)
+			}
+			if c.agent == settings.AgentQwen && strings.Contains(errOut, "--scope local") {
+				t.Errorf("install offers Qwen Code a scope it does not have:\n%s", errOut)
 			}
 			if want := settings.QuotePath(d.exe) + ` precompact --keep 100`; !strings.Contains(string(instRead(t, p)), strings.ReplaceAll(want, `"`, `\"`)) {
 				t.Errorf("the flags are gone:\n%s", instRead(t, p))
