@@ -58,7 +58,7 @@ func TestDoctorQwen(t *testing.T) {
 	d := newDocEnv(t)
 	d.agent = settings.AgentQwen
 	doc, _ := settings.ParseFor(settings.AgentQwen, []byte("{\n  // mine\n}\n"))
-	if _, err := doc.Install(d.exe, ""); err != nil {
+	if _, err := doc.Install(d.exe, "", settings.Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	d.write(filepath.Join(d.home, ".qwen", "settings.json"), string(doc.Bytes()))

@@ -76,7 +76,7 @@ func (d *docEnv) installed() string {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	if _, err := doc.Install(d.exe, ""); err != nil {
+	if _, err := doc.Install(d.exe, "", settings.Carry{Own: true}); err != nil {
 		d.t.Fatal(err)
 	}
 	return string(doc.Bytes())

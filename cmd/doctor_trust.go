@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
@@ -77,11 +79,13 @@ func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexCo
 	runs := hashed && (st.Enabled == nil || *st.Enabled)
 	switch {
 	case x.Exact && (!has || st.TrustedHash == ""):
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: installFix(src)}, true
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !hashed:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: installFix(src)}, true
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !runs:
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
+	case x.Exact && src.Scope == settings.ScopeProject && len(x.Flags()) > 0:
+		return projectFlagsCheck(src, cfgPath, key, x), true
 	case x.Exact:
 		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
 	case !x.NamesCompactGuard():
@@ -101,7 +105,7 @@ func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexCo
 			Text: fmt.Sprintf("%s [%s] %q is not trusted, and install trusts only the handlers it writes (%s): Codex skips it", x.Event, key, x.Command, x.Unmanaged),
 			Fix:  "remove it from " + src.Path + " (install registers one of its own)"}, true
 	case x.Ours:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: installFix(src)}, true
+		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	}
 	return doctorCheck{}, false
 }
@@ -146,4 +150,76 @@ func duplicateFix(where []registration) string {
 		}
 	}
 	return "keep one: 'compact-guard uninstall --scope project|local' removes the others"
+}
+
+// trustFix is install's fix for a handler install writes that Codex does
+// not run as it stands: for a project's handler with flags it says that
+// install writes its own handler without them (IN-31), since a project's
+// flags are carried over only from a handler config.toml trusts.
+func trustFix(src settingsSource, x settings.Handler) string {
+	fix := installFix(src)
+	if flags := flagTexts(x.Flags()); src.Scope == settings.ScopeProject && flags != "" {
+		fix += " (it writes its own handler there, without " + flags + ")"
+	}
+	return fix
+}
+
+// projectFlagsCheck judges a handler of a project's hooks file that Codex
+// runs and that carries flags (DR-26): the file may come from anyone, and
+// versions before IN-31 trusted a committed handler's flags along with it.
+// A flag that loses or leaks the user's snapshots beyond this project
+// fails; any other is a warning.
+func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handler) doctorCheck {
+	flags := x.Flags()
+	var risks []string
+	for _, f := range flags {
+		if r := repoFlagRisk(f); r != "" {
+			risks = append(risks, r)
+		}
+	}
+	fix := "run 'compact-guard uninstall" + agentFlag(src.Agent) + " --scope " + src.Scope + "', then 'compact-guard install" + agentFlag(src.Agent) + " --scope " + src.Scope +
+		"' in the project folder (install writes and trusts its own handlers, without these flags)"
+	if len(risks) > 0 {
+		return doctorCheck{Status: checkFail,
+			Text: fmt.Sprintf("%s [%s] is trusted in %s and runs with %s from a project's file, which may come from anyone: %s", x.Event, key, cfgPath, flagTexts(flags), strings.Join(risks, "; ")),
+			Fix:  fix}
+	}
+	return doctorCheck{Status: checkWarn,
+		Text: fmt.Sprintf("%s [%s] is trusted in %s and runs with %s from a project's file, which may come from anyone: check that they are yours", x.Event, key, cfgPath, flagTexts(flags)),
+		Fix:  "unless you chose them, " + fix}
+}
+
+// repoFlagRisk says what flag f, given by a project's file, does to the
+// user's snapshots beyond that project (DR-26), "" for a flag that loses
+// and leaks nothing.
+func repoFlagRisk(f settings.Flag) string {
+	switch f.Name {
+	case "--keep":
+		n, err := strconv.Atoi(f.Value)
+		if err != nil {
+			return f.Text + " decides how many snapshots of every project are kept"
+		}
+		switch {
+		case n == 1:
+			return fmt.Sprintf("%s deletes all but the newest snapshot, of every project, from the folder they share (the default keeps %d)", f.Text, defaultKeep)
+		case n < defaultKeep:
+			return fmt.Sprintf("%s deletes all but the newest %d snapshots, of every project, from the folder they share (the default keeps %d)", f.Text, n, defaultKeep)
+		}
+	case "--dir":
+		return f.Text + " puts the snapshots where the file says (inside the repository, they would be committed)"
+	case "--no-redact":
+		if f.Value != "false" {
+			return f.Text + " writes secrets into the snapshots verbatim"
+		}
+	}
+	return ""
+}
+
+// flagTexts lists flags as the command writes them.
+func flagTexts(flags []settings.Flag) string {
+	texts := make([]string, len(flags))
+	for i, f := range flags {
+		texts[i] = f.Text
+	}
+	return strings.Join(texts, " ")
 }

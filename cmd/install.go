@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +48,10 @@ An entry of compact-guard's (the program compact-guard, its sub-command
 and that sub-command's flags, nothing more) is updated in place, never
 duplicated: its program becomes this binary, and the flags you added to
 the command (precompact --keep 100) stay, as does a timeout of 5-600 s
-(1-600 s for postcompact). An entry that runs more than that
+(1-600 s for postcompact); in a Codex hooks file other than your own
+~/.codex/hooks.json only when config.toml already trusts that exact
+handler, else install writes its own handler there and says what it
+left out. An entry that runs more than that
 (compact-guard precompact && notify, VAR=value compact-guard ...) is
 yours: install leaves it as it is and says so. Running install twice
 changes nothing. Before changing an existing file install copies it (0600)
@@ -96,8 +100,13 @@ func installRun(opts *InstallOptions) error {
 	if err := checkCodexConfig(opts); err != nil {
 		return err
 	}
+	carry, cfgPath, err := carryFor(opts, path)
+	if err != nil {
+		return err
+	}
 	var plan settings.TrustPlan
 	var foreign []settings.Entry
+	var notes []settings.CarryNote
 	res, err := settings.Edit{
 		Agent:   opts.Agent,
 		Path:    path,
@@ -113,7 +122,8 @@ func installRun(opts *InstallOptions) error {
 		}(),
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(exe)
-			changes, err := d.Install(exe, client)
+			changes, err := d.Install(exe, client, carry)
+			notes = d.CarryNotes()
 			if err == nil && opts.Agent == settings.AgentCodex {
 				plan = settings.PlanTrust(path, before, d.Handlers(exe))
 			}
@@ -125,6 +135,7 @@ func installRun(opts *InstallOptions) error {
 		return err
 	}
 	noteForeign(opts, res.Path, foreign, "install")
+	noteCarried(opts, res.Path, cfgPath, notes)
 	out := opts.IO.Out
 	if len(res.Changes) == 0 {
 		fmt.Fprintf(out, "compact-guard hooks already installed in %s\n", res.Path)
@@ -156,7 +167,11 @@ func installRun(opts *InstallOptions) error {
 		return nil
 	}
 	if opts.Settings == "" && opts.Scope == settings.ScopeProject {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope local keeps them personal\n", filepath.Base(res.Path))
+		personal := "--scope local keeps them personal"
+		if !opts.Agent.HasScope(settings.ScopeLocal) {
+			personal = "--scope user keeps them personal" // Codex and Qwen Code have no local file
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; %s\n", filepath.Base(res.Path), personal)
 	}
 	if opts.Settings == "" && opts.Scope != settings.ScopeUser && opts.Agent.IsClaude() {
 		if wd := filepath.Dir(filepath.Dir(res.Path)); settings.GitRootAbove(wd) != "" && settings.GitRootAbove(wd) != wd {
@@ -259,4 +274,49 @@ func checkCodexConfig(opts *SettingsOptions) error {
 		return err
 	}
 	return settings.CheckConfig(filepath.Join(home, "config.toml"))
+}
+
+// carryFor says whose flags install carries over in the file at path
+// (IN-31): every entry's in the user's own file; on Codex elsewhere only
+// those of a handler config.toml (cfgPath) already trusts as it stands;
+// on Claude Code and Qwen Code, which run a project's hooks as the file
+// says, every entry's, named on stderr.
+func carryFor(opts *SettingsOptions, path string) (settings.Carry, string, error) {
+	carry := settings.Carry{Own: opts.Settings == "" && opts.Scope == settings.ScopeUser}
+	if opts.Agent != settings.AgentCodex {
+		return carry, "", nil
+	}
+	home, err := settings.CodexHome(opts.Host)
+	if err != nil {
+		return carry, "", err
+	}
+	cfgPath := filepath.Join(home, "config.toml")
+	if !carry.Own {
+		cfg, err := readCodexConfigFile(cfgPath)
+		if err != nil {
+			return carry, "", err
+		}
+		carry.Trusts = settings.CodexTrusts(cfg, path)
+	}
+	return carry, cfgPath, nil
+}
+
+// noteCarried says on stderr which flags install carried over from a file
+// that is not the user's own, and what it left out of an entry it
+// replaced by its own handler (IN-31).
+func noteCarried(opts *SettingsOptions, path, cfgPath string, notes []settings.CarryNote) {
+	for _, n := range notes {
+		words := strings.Join(n.Words, ", ")
+		switch {
+		case !n.Kept:
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry %s is not trusted as it stands in %s, and a hooks file that is not your own may come from anyone: install writes its own handler in its place, without %s (it carries such a file's flags only from a handler config.toml already trusts)\n",
+				path, n.Event, strconv.Quote(n.Command), cfgPath, words)
+		case opts.Agent == settings.AgentCodex:
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s: %s trusts that exact handler, so check that they are yours (compact-guard doctor --agent codex)\n",
+				path, n.Event, words, cfgPath)
+		default:
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s from the file: %s runs a project's hooks as the file says, so check that they are yours\n",
+				path, n.Event, words, opts.Agent.Title())
+		}
+	}
 }

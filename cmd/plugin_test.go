@@ -33,7 +33,7 @@ func TestPluginHooksMatchInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := installed.Install("/opt/bin/compact-guard", ""); err != nil {
+	if _, err := installed.Install("/opt/bin/compact-guard", "", settings.Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	plugin, err := settings.Parse(PluginHooksJSON())

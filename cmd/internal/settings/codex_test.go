@@ -70,7 +70,7 @@ func codexEdit(t *testing.T, dir string, uninstall bool) (*Result, *TrustResult)
 			if uninstall {
 				ch = d.Uninstall(testExe)
 			} else {
-				ch, err = d.Install(testExe, "")
+				ch, err = d.Install(testExe, "", Carry{Own: true})
 			}
 			plan = PlanTrust(hooks, before, d.Handlers(testExe))
 			return ch, err
@@ -208,7 +208,7 @@ func TestQwenSettingsComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Install(testExe, ""); err != nil {
+	if _, err := d.Install(testExe, "", Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := string(d.Bytes())

@@ -240,8 +240,11 @@ type groupJSON struct {
 // document (IN-6) and returns what it changed; no change means the file is
 // up to date. client is the Claude Code release the hooks are for ("" when
 // not known): a registration for an event it does not know is left out,
-// and one of ours already there is removed (IN-18).
-func (d *Document) Install(exe, client string) ([]Change, error) {
+// and one of ours already there is removed (IN-18). carry says whose
+// flags, timeout and statusMessage an entry already there keeps (IN-31);
+// CarryNotes says afterwards what was carried over or left out.
+func (d *Document) Install(exe, client string, carry Carry) ([]Change, error) {
+	d.carryNotes = nil
 	root := d.rootObject()
 	switch hooks := member(root, "hooks").(type) {
 	case nil:
@@ -258,6 +261,7 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 	}
 	var changes []Change
 	drop := map[*hujson.Object]bool{}
+	trusted := d.trustedBefore(exe, carry)
 	for _, s := range Hooks {
 		if !s.For(d.agent) {
 			continue
@@ -272,7 +276,7 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 			}
 			continue
 		}
-		c, ok, err := d.installOne(s, exe)
+		c, ok, err := d.installOne(s, exe, carry, trusted)
 		if err != nil {
 			return nil, err
 		}
@@ -287,8 +291,10 @@ func (d *Document) Install(exe, client string) ([]Change, error) {
 }
 
 // installOne brings one registration up to date. Only entries it can make
-// its own count (IN-6, IN-21): a foreign one stays as it is.
-func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
+// its own count (IN-6, IN-21): a foreign one stays as it is. The entry it
+// keeps keeps its own flags, timeout and statusMessage only when carry
+// carries them (IN-31); otherwise it becomes install's bare handler.
+func (d *Document) installOne(s Hook, exe string, carry Carry, trusted map[*hujson.Object]bool) (Change, bool, error) {
 	var found []Entry
 	for _, e := range d.Entries(exe) {
 		if e.Event == s.Event && e.Sub == s.Sub && d.updatable(e, exe) {
@@ -323,6 +329,12 @@ func (d *Document) installOne(s Hook, exe string) (Change, bool, error) {
 	want, err := updatedCommand(first, exe)
 	if err != nil {
 		return Change{}, false, err
+	}
+	own := carry.carries(first, trusted)
+	d.noteCarry(first, s, carry, own)
+	if !own {
+		want = Command(exe, s.Sub)
+		what = append(what, d.bareHandler(h, s, first.Timeout)...)
 	}
 	if member(h, "type") == nil {
 		d.setMember(h, "type", hujson.String("command"))

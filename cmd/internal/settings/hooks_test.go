@@ -80,7 +80,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 			in := fmt.Sprintf(`{"hooks": {%q: [{"matcher": %q, "hooks": [{"type": "command", "command": %q, "timeout": %s}]}]}}`,
 				c.event, matcher, c.in, c.timeoutIn)
 			d := mustParse(t, in)
-			changes, err := d.Install(instExe, "")
+			changes, err := d.Install(instExe, "", Carry{Own: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 
 			// spec: IN-7 — and again: nothing to do.
 			before := d.Bytes()
-			if changes, err := d.Install(instExe, ""); err != nil || len(changes) != 0 || !bytes.Equal(before, d.Bytes()) {
+			if changes, err := d.Install(instExe, "", Carry{Own: true}); err != nil || len(changes) != 0 || !bytes.Equal(before, d.Bytes()) {
 				t.Errorf("second install changed the file: %v %v", err, changes)
 			}
 		})
@@ -113,7 +113,7 @@ func TestInstallKeepsUserFlagsAndTimeout(t *testing.T) {
 func TestInstallExecFormArgsBecomeShellWords(t *testing.T) {
 	in := `{"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": "/old/compact-guard", "args": ["--dir", "/a b/$x", "precompact", "--keep", "9"], "timeout": 60}]}]}}`
 	d := mustParse(t, in)
-	if _, err := d.Install(instExe, ""); err != nil {
+	if _, err := d.Install(instExe, "", Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	h := ourEntry(t, d, "PreCompact")
@@ -153,7 +153,7 @@ func TestInstallLeavesForeignEntriesAlone(t *testing.T) {
 			if len(foreign) != 1 || !strings.Contains(foreign[0].Unmanaged, c.why) {
 				t.Fatalf("foreign entries %+v, want one saying %q", foreign, c.why)
 			}
-			if _, err := d.Install(instExe, ""); err != nil {
+			if _, err := d.Install(instExe, "", Carry{Own: true}); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(string(d.Bytes()), c.handler) {
@@ -193,7 +193,7 @@ func TestInstallFixesMatcher(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := mustParse(t, c.in)
-			if _, err := d.Install(instExe, ""); err != nil {
+			if _, err := d.Install(instExe, "", Carry{Own: true}); err != nil {
 				t.Fatal(err)
 			}
 			var got struct{ Hooks map[string]any }
@@ -235,7 +235,7 @@ func TestInstallWatchMatchers(t *testing.T) {
 	// Events that take no matcher get no matcher key; a group of ours with
 	// none, "" or "*" is left as it is where the registration matches all.
 	d := mustParse(t, `{}`)
-	if _, err := d.Install(instExe, ""); err != nil {
+	if _, err := d.Install(instExe, "", Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -259,7 +259,7 @@ func TestInstallWatchMatchers(t *testing.T) {
 		`{"hooks":{"Stop":[{"matcher":"*","hooks":[{"type":"command","command":"\"/opt/tools/compact-guard\" watch --stop-gate","timeout":10}]}]}}`,
 	} {
 		d := mustParse(t, in)
-		changes, err := d.Install(instExe, "")
+		changes, err := d.Install(instExe, "", Carry{Own: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,7 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 		{"2.0.55", []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}},
 	} {
 		d := mustParse(t, `{}`)
-		if _, err := d.Install(instExe, c.client); err != nil {
+		if _, err := d.Install(instExe, c.client, Carry{Own: true}); err != nil {
 			t.Fatal(err)
 		}
 		if got := events(d); !reflect.DeepEqual(got, c.want) {
@@ -318,10 +318,10 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 	// Installed for a newer release, then for an older one: our PostCompact
 	// goes, with the reason, and nothing else of the file changes.
 	d := mustParse(t, `{"model": "x"}`)
-	if _, err := d.Install(instExe, ""); err != nil {
+	if _, err := d.Install(instExe, "", Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := d.Install(instExe, "2.0.76")
+	changes, err := d.Install(instExe, "2.0.76", Carry{Own: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestInstallLeavesOutEventsTheClientDoesNotKnow(t *testing.T) {
 	if got := events(d); !reflect.DeepEqual(got, []string{"PreCompact", "SessionStart", "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}) {
 		t.Errorf("registered %v", got)
 	}
-	if changes, _ := d.Install(instExe, "2.0.76"); len(changes) != 0 {
+	if changes, _ := d.Install(instExe, "2.0.76", Carry{Own: true}); len(changes) != 0 {
 		t.Errorf("second install changed %v", changes)
 	}
 }

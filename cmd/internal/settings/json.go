@@ -35,9 +35,12 @@ func (e *SyntaxError) Error() string {
 type Document struct {
 	// agent is the client whose file this is ("" or claude: Claude Code).
 	agent Agent
-	bom   bool
-	root  hujson.Value // its Value is an *hujson.Object
-	style style
+	// carryNotes are what the last Install carried over or left out
+	// (IN-31).
+	carryNotes []CarryNote
+	bom        bool
+	root       hujson.Value // its Value is an *hujson.Object
+	style      style
 }
 
 // style is how a file lays out its JSON, which new values follow.
