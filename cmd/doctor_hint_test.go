@@ -83,7 +83,7 @@ func TestDoctorHintOtherClients(t *testing.T) {
 	d.agent = settings.AgentQwen
 	path := filepath.Join(d.home, ".qwen", "settings.json")
 	doc, _ := settings.ParseFor(settings.AgentQwen, []byte("{}"))
-	if _, err := doc.Install(d.exe, string(settings.AgentQwen)); err != nil {
+	if _, err := doc.Install(d.exe, string(settings.AgentQwen), settings.Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	d.write(path, string(doc.Bytes()))
