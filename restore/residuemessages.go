@@ -53,7 +53,7 @@ func residueEntries() []entry {
 				plural.One, "%d файл, изменённый в этой сессии, которого нет в сводке, последние первыми:",
 				plural.Few, "%d файла, изменённых в этой сессии, которых нет в сводке, последние первыми:",
 				plural.Other, "%d файлов, изменённых в этой сессии, которых нет в сводке, последние первыми:")},
-		{mRsNextStep, s("The next step of handoff block \"%s\", verbatim:"), s("Следующий шаг из блока передачи «%s», дословно:")},
+		{mRsNextStep, s("The next step of handoff block %s, verbatim:"), s("Следующий шаг из блока передачи %s, дословно:")},
 		{mRsPrompts,
 			plural.Selectf(1, "%d",
 				"=1", "An earlier typed prompt, verbatim:",

@@ -82,7 +82,7 @@ func fillSentence(p *message.Printer, in NoticeInput) string {
 	if in.Window.Tokens > 0 {
 		pct = in.Fill * 100 / in.Window.Tokens
 	}
-	return p.Sprintf(mWatchFill, in.Fill, pct, in.Window.Tokens, oneLine(in.Window.Source, watchPathChars))
+	return p.Sprintf(mWatchFill, in.Fill, pct, in.Window.Tokens, windowSource(in.Window.Source))
 }
 
 func autoSentence(p *message.Printer, w watch.Window) string {
@@ -100,7 +100,7 @@ func handoffSentence(p *message.Printer, h HandoffStatus, now time.Time) string 
 	if name == "" {
 		name = DefaultStateFileName
 	}
-	path := oneLine(h.StateFile.Path, watchPathChars)
+	path := inline(h.StateFile.Path, watchPathChars)
 	b := h.Block
 	switch {
 	case h.StateFile.Path == "":
@@ -113,6 +113,19 @@ func handoffSentence(p *message.Printer, h HandoffStatus, now time.Time) string 
 		return p.Sprintf(mHandoffIncomplete, path, b.Line)
 	}
 	return p.Sprintf(mHandoffOlder, clockUTC(h.Since, now), path, clockUTC(b.Time, now))
+}
+
+// windowSource says what the window came from (watch.Window.Source): our
+// own words, with the model named as ident names it and a settings file's
+// path quoted (SEC-35).
+func windowSource(src string) string {
+	if m, ok := strings.CutPrefix(src, "model "); ok {
+		return "model " + ident(m, watchPathChars)
+	}
+	if f, ok := strings.CutPrefix(src, "autoCompactWindow in "); ok {
+		return "autoCompactWindow in " + inline(f, watchPathChars)
+	}
+	return oneLine(src, watchPathChars)
 }
 
 // capNotice keeps a notice within MaxNoticeChars characters.
@@ -140,7 +153,7 @@ func clockUTC(t, now time.Time) string {
 // started anew.
 func LateNote(why, version string, resumed, compacted time.Time, lang snapshot.Lang) string {
 	p := printer(lang)
-	v := oneLine(version, 40)
+	v := ident(version, 40)
 	var reason string
 	switch why {
 	case selectsnap.Resumed:
@@ -161,7 +174,7 @@ func LateNote(why, version string, resumed, compacted time.Time, lang snapshot.L
 func preparationLine(p *message.Printer, prep *snapshot.Preparation, trigger string, at time.Time, itemChars int) string {
 	if prep.Kind == snapshot.Planned && prep.Handoff != nil {
 		h := prep.Handoff
-		return p.Sprintf(mPlanned, oneLine(h.Heading, itemChars), oneLine(h.Path, 1<<12), h.Line, clockUTC(h.Time, at))
+		return p.Sprintf(mPlanned, inline(h.Heading, itemChars), inline(h.Path, 1<<12), h.Line, clockUTC(h.Time, at))
 	}
 	fill := p.Sprintf(mFillUnknown)
 	switch pct := prep.Percent(); {

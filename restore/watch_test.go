@@ -102,7 +102,7 @@ func TestWA6NoticeText(t *testing.T) {
 		"compact-guard: the context holds 612,000 tokens, 61% of the 1,000,000-token window (model claude-opus-5-5).",
 		"Thresholds crossed: 600,000 at 10:15 UTC.",
 		"Automatic compaction comes at about 967,000 tokens.",
-		"Handoff: no block in /home/u/проект/SESSION-STATE.md.",
+		`Handoff: no block in "/home/u/проект/SESSION-STATE.md".`,
 		"`compact-guard handoff --template`", "`compact-guard handoff --check` exits 0", "/compact from the user",
 	} {
 		if !strings.Contains(got, want) {
@@ -116,11 +116,11 @@ func TestWA6NoticeText(t *testing.T) {
 	}{
 		{HandoffStatus{StateFile: snapshot.StateFile{Name: "STATE.md"}}, "Handoff: no STATE.md in the project."},
 		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: block, Since: noticeNow.Add(-18 * time.Minute)},
-			"Handoff: the newest block in /p/S.md (line 1) is incomplete."},
+			`Handoff: the newest block in "/p/S.md" (line 1) is incomplete.`},
 		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-30 * time.Minute)}, Since: noticeNow.Add(-18 * time.Minute)},
-			"Handoff: none since 10:02 UTC; the newest block in /p/S.md is dated 09:50 UTC."},
+			`Handoff: none since 10:02 UTC; the newest block in "/p/S.md" is dated 09:50 UTC.`},
 		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-time.Minute)}, Current: true},
-			"Handoff: current, /p/S.md line 4, dated 10:19 UTC."},
+			`Handoff: current, "/p/S.md" line 4, dated 10:19 UTC.`},
 		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-25 * time.Hour)}, Current: true},
 			"dated 2026-11-30 09:20 UTC."},
 	} {
