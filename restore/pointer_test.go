@@ -522,7 +522,8 @@ var catalogArgs = func() map[string][]any {
 		mHandoffNoBlock: str, mHandoffNoFile: str, mStopHeld: num, mLate: str, mLateResumed: {"a", "b"},
 		mLateOldClient: str, mPlanned: {"a", "b", 3, "c"}, mEmergency: {"a", "b"}, mUnplanned: {"a", "b", "c"},
 		mAtPercent: {96, 968100, 1000000}, mAtTokens: num, mNoHandoffSince: str, mNoHandoffOlder: {"a", "b"},
-		mHandoffBlockBroken: num,
+		mHandoffBlockBroken: num, mSinceCrossing: str, mSinceCompaction: str, mSinceSnapshot: str, mSinceStart: str, mSinceAt: str,
+		mNoOwnBlock: num, mHandoffNotOwn: {"a", 3},
 	}
 }()
 

@@ -41,7 +41,10 @@ type HandoffStatus struct {
 	// counts (HO-4) against Since.
 	Block   *handoff.Block
 	Current bool
-	Since   time.Time
+	Since   handoff.Since
+	// Others counts the state file's blocks that are not this session's
+	// (HO-10): with no Block of its own, the notice says so.
+	Others int
 }
 
 // WatchNotice is the text a watch notice gives the model (WA-6): the fill
@@ -105,6 +108,8 @@ func handoffSentence(p *message.Printer, h HandoffStatus, now time.Time) string 
 	switch {
 	case h.StateFile.Path == "":
 		return p.Sprintf(mHandoffNoFile, oneLine(name, watchPathChars))
+	case b == nil && h.Others > 0:
+		return p.Sprintf(mHandoffNotOwn, path, h.Others)
 	case b == nil:
 		return p.Sprintf(mHandoffNoBlock, path)
 	case h.Current:
@@ -112,7 +117,7 @@ func handoffSentence(p *message.Printer, h HandoffStatus, now time.Time) string 
 	case !b.Complete():
 		return p.Sprintf(mHandoffIncomplete, path, b.Line)
 	}
-	return p.Sprintf(mHandoffOlder, clockUTC(h.Since, now), path, clockUTC(b.Time, now))
+	return p.Sprintf(mHandoffOlder, sincePhrase(p, h.Since, now), path, clockUTC(b.Time, now))
 }
 
 // windowSource says what the window came from (watch.Window.Source): our
@@ -184,13 +189,16 @@ func preparationLine(p *message.Printer, prep *snapshot.Preparation, trigger str
 		fill = p.Sprintf(mAtTokens, prep.Fill)
 	}
 	var h string
+	since := handoff.Since{At: prep.Since, Kind: prep.SinceKind}
 	switch b := prep.Handoff; {
 	case b != nil && !b.Complete:
 		h = p.Sprintf(mHandoffBlockBroken, b.Line)
 	case b != nil && !prep.Since.IsZero():
-		h = p.Sprintf(mNoHandoffOlder, clockUTC(prep.Since, at), clockUTC(b.Time, at))
+		h = p.Sprintf(mNoHandoffOlder, sincePhrase(p, since, at), clockUTC(b.Time, at))
+	case b == nil && prep.OtherBlocks > 0:
+		h = p.Sprintf(mNoOwnBlock, prep.OtherBlocks)
 	case !prep.Since.IsZero():
-		h = p.Sprintf(mNoHandoffSince, clockUTC(prep.Since, at))
+		h = p.Sprintf(mNoHandoffSince, sincePhrase(p, since, at))
 	default:
 		h = p.Sprintf(mNoHandoffBlock)
 	}

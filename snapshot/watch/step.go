@@ -23,9 +23,13 @@ type Input struct {
 	Event string
 	Now   time.Time
 	// Fill is the context fill; FromBoundary says it comes from a
-	// compaction's boundary (the fill right after a compaction).
+	// compaction's boundary (the fill right after a compaction). At is when
+	// the transcript recorded it (the response's or the boundary's
+	// timestamp), zero when unknown: a crossing and an episode date from
+	// it, not from the hook run that read it (WA-5).
 	Fill         int64
 	FromBoundary bool
+	At           time.Time
 	// Thresholds are resolved (Resolve), ascending.
 	Thresholds []int64
 	// Turn is the payload's prompt_id, "" when it has none.
@@ -60,21 +64,25 @@ func Step(st *State, in Input) Action {
 		return a
 	}
 	first, last := in.Thresholds[0], in.Thresholds[len(in.Thresholds)-1]
+	at := in.Now.UTC()
+	if !in.At.IsZero() && in.At.Before(in.Now) {
+		at = in.At.UTC()
+	}
 
 	// WA-5: a fill fallen back below the first threshold (a compaction)
 	// starts a new episode.
 	if len(st.Crossings) > 0 && (in.FromBoundary || float64(in.Fill) < ResetBelow*float64(first)) {
 		st.Crossings, st.NoticeTurn, st.NoticeAt = nil, "", time.Time{}
-		st.Episode = in.Now.UTC()
+		st.Episode = at
 		a.Changed = true
 	}
 	if !in.FromBoundary {
 		for _, t := range in.Thresholds {
 			if in.Fill >= t && st.crossing(t) == nil {
 				if len(st.Crossings) == 0 {
-					st.Episode = in.Now.UTC()
+					st.Episode = at
 				}
-				st.Crossings = append(st.Crossings, Crossing{Tokens: t, At: in.Now.UTC(), Fill: in.Fill})
+				st.Crossings = append(st.Crossings, Crossing{Tokens: t, At: at, Fill: in.Fill})
 				a.Changed = true
 			}
 		}
