@@ -175,7 +175,7 @@ func entries() []entry {
 		{mUnknown, s("unknown"), s("неизвестна")},
 		{mCmdFailedCode, s("The last command (%s) failed with exit code %s:"), s("Последняя команда (%s) завершилась с кодом %s:")},
 		{mCmdFailed, s("The last command (%s) failed:"), s("Последняя команда (%s) завершилась ошибкой:")},
-		{mCmdErrLine, s("The first line of its error:"), s("Первая строка ошибки:")},
+		{mCmdErrLine, s("Its error line:"), s("Строка ошибки:")},
 		{mStateFound, s("State file: %s"), s("Файл состояния: %s")},
 		{mStateMissing, s("No %s was found; looked in:"), s("%s не найден; искали в:")},
 		{mStateMissingNone, s("No %s was found."), s("%s не найден.")},

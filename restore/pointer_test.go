@@ -160,7 +160,7 @@ func TestPointerOrder(t *testing.T) {
 		"- and 3 more in the snapshot",
 		"3 tasks are open, in progress first:\n- [in progress] \"Write the store\"\n- [pending] \"Add the rotation test\"\n- [pending] \"Update the README\"\n",
 		"Git: branch \"main\", HEAD 1a2b3c4, 3 uncommitted changes.\n",
-		"The last command (Bash) failed with exit code 1:\n> go test ./snapshot/\nThe first line of its error:\n> --- FAIL: TestRotate (0.01s)\n",
+		"The last command (Bash) failed with exit code 1:\n> go test ./snapshot/\nIts error line:\n> --- FAIL: TestRotate (0.01s)\n",
 		"State file: \"" + project + "/SESSION-STATE.md\"\n",
 		"The snapshot holds what the transcript and git recorded; the files on disk are the authority.",
 	}
@@ -387,7 +387,7 @@ func TestPointerLastCommand(t *testing.T) {
 	}
 	in.Record.Commands = []transcript.Command{{Tool: "PowerShell", Command: "Get-Item x\nRemove-Item y", Outcome: transcript.OutcomeError,
 		ErrorLine: "Get-Item : Cannot find path\nsecond line"}}
-	want := "The last command (PowerShell) failed:\n> Get-Item x\n> Remove-Item y\nThe first line of its error:\n> Get-Item : Cannot find path\nState file:"
+	want := "The last command (PowerShell) failed:\n> Get-Item x\n> Remove-Item y\nIts error line:\n> Get-Item : Cannot find path\nState file:"
 	if got := Pointer(in); !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

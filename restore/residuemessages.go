@@ -43,7 +43,7 @@ func residueEntries() []entry {
 		{mRsLastPrompt, s("The last typed prompt, verbatim:"), s("Последний введённый запрос, дословно:")},
 		{mRsFailedCode, s("The last failed command (%s, exit code %s, %s):"), s("Последняя команда с ошибкой (%s, код %s, %s):")},
 		{mRsFailed, s("The last failed command (%s, %s):"), s("Последняя команда с ошибкой (%s, %s):")},
-		{mRsErrLine, s("Its first error line:"), s("Первая строка её ошибки:")},
+		{mRsErrLine, s("Its error line:"), s("Строка её ошибки:")},
 		{mRsFiles,
 			plural.Selectf(1, "%d",
 				"=1", "A file edited in this session that the summary does not name:",
