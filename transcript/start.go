@@ -21,12 +21,25 @@ const startWindow = 1 << 20
 // holds a timestamp. A handoff block dated before it cannot be this
 // session's plan (specs/handoff.md HO-11).
 func (f *File) Started() (time.Time, error) {
-	buf := make([]byte, min(f.size, startWindow))
-	n, err := f.f.ReadAt(buf, 0)
+	// The first entries are short: 64 KiB holds them, and only a long first
+	// line (a summary of a resumed session) costs the whole window.
+	for _, n := range []int64{64 << 10, startWindow} {
+		t, err := f.startedWithin(n)
+		if err != nil || !t.IsZero() || f.size <= n {
+			return t, err
+		}
+	}
+	return time.Time{}, nil
+}
+
+// startedWithin is Started over the file's first n bytes.
+func (f *File) startedWithin(n int64) (time.Time, error) {
+	buf := make([]byte, min(f.size, n))
+	got, err := f.f.ReadAt(buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return time.Time{}, err
 	}
-	buf = buf[:n]
+	buf = buf[:got]
 	for len(buf) > 0 {
 		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
