@@ -33,9 +33,12 @@ func inline(s string, n int) string { return textcut.Marked(textesc.Quote(s, n))
 // ident shows a name the transcript gives (a tool, a model, a client
 // release) as it is when it is a plain identifier of at most n bytes —
 // letters, digits and _ . : / @ + [ ] - with no space, so that it cannot
-// hold a sentence — and quoted by inline otherwise (SEC-35).
+// hold a sentence — and quoted by inline otherwise (SEC-35); "" stays "".
 func ident(s string, n int) string {
-	if s != "" && len(s) <= n && strings.IndexFunc(s, func(r rune) bool {
+	if s == "" {
+		return ""
+	}
+	if len(s) <= n && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.:/@+[]-", r))
 	}) < 0 {
 		return s
