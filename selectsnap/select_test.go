@@ -433,14 +433,21 @@ func TestSelectFolderErrors(t *testing.T) {
 	}
 	if runtime.GOOS != "windows" {
 		// A folder precompact would refuse is not read (SEC-14), even
-		// though it holds the session's snapshot.
+		// though it holds the session's snapshot; one others can only
+		// read is.
 		open := privateDir(t)
 		writeSnap(t, open, snap{at: -time.Minute})
-		if err := os.Chmod(open, 0o755); err != nil {
+		if err := os.Chmod(open, 0o775); err != nil {
 			t.Fatal(err)
 		}
 		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got != nil || !errors.Is(err, snapshot.ErrUntrusted) {
-			t.Fatalf("folder open to others: chose %v, err %v; want none and an untrusted error", got, err)
+			t.Fatalf("folder others can write to: chose %v, err %v; want none and an untrusted error", got, err)
+		}
+		if err := os.Chmod(open, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got == nil || err != nil {
+			t.Fatalf("folder others can read: chose %v, err %v; want the snapshot", got, err)
 		}
 	}
 	for _, id := range []string{"", snapshot.Unknown} {

@@ -107,12 +107,12 @@ func TestWA8StoreRefusesWhatItCannotTrust(t *testing.T) {
 				return
 			}
 			// Update starts anew, says why, and leaves a private file; in
-			// a folder open to others it writes nothing: the folder is
+			// a folder others can write to it writes nothing: the folder is
 			// never narrowed (SEC-15), and nothing in it is trusted.
 			st, err := s.Update(sid, func(st *State) bool { st.Turn = "new"; return true })
 			if name == "in a folder others can write" {
 				if !errors.Is(err, ErrForeign) || st != nil {
-					t.Fatalf("Update in an open folder: %+v %v", st, err)
+					t.Fatalf("Update in a folder others can write to: %+v %v", st, err)
 				}
 				if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != 0o777 {
 					t.Errorf("the folder was changed to %v", fi.Mode().Perm())
@@ -126,6 +126,32 @@ func TestWA8StoreRefusesWhatItCannotTrust(t *testing.T) {
 				t.Errorf("after Update: %+v %v", got, err)
 			}
 		})
+	}
+}
+
+// An existing watch folder others can read but not write (mkdir under
+// umask 022) is used as it is, never narrowed: write access is what
+// matters (SEC-14, SEC-15); one others can write to is refused above.
+// spec: WA-8, SEC-14
+func TestWA8StoreUsesAFolderOthersCanRead(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX modes")
+	}
+	s := newStore(t)
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(s.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update("readable", func(st *State) bool { st.Turn = "t1"; return true }); err != nil {
+		t.Fatalf("Update in a 0755 folder: %v", err)
+	}
+	if got, err := s.Load("readable"); err != nil || got == nil || got.Turn != "t1" {
+		t.Fatalf("Load in a 0755 folder: %+v %v", got, err)
+	}
+	if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the folder was changed to %v", fi.Mode().Perm())
 	}
 }
 
