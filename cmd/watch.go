@@ -259,6 +259,12 @@ func watchRun(opts *WatchOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, "watch state: "+uerr.Error())
 	}
 	if st == nil {
+		// WA-25: what the state cannot record is not said, and the log
+		// says so rather than what would have been.
+		if (len(texts) > 0 || block != "") && uerr != nil {
+			entry.Outcome = outcomeFailed
+			entry.Detail = "not said, for the watch state could not be written: " + entry.Detail
+		}
 		return nil
 	}
 
@@ -279,7 +285,7 @@ func watchRun(opts *WatchOptions) (err error) {
 		_, oerr2 = opts.IO.Out.Write(out)
 	}
 	if oerr2 != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+oerr2.Error()
+		entry.Outcome, entry.Detail = outcomeFailed, "recorded as given but not given ("+entry.Detail+"): writing hook output: "+oerr2.Error()
 		return nil
 	}
 	entry.Outcome = outcomeOK
