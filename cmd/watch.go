@@ -37,6 +37,11 @@ type WatchOptions struct {
 	CodePage      int
 	Getenv        func(string) string
 	Now           func() time.Time
+
+	// afterRead, when set, is called once the fill has been read and
+	// before the state is: tests run another hook there, to interleave two
+	// runs deterministically (WA-26).
+	afterRead func()
 }
 
 // defaultWatchTimeout bounds a watch run: it reads the transcript backwards
@@ -199,6 +204,9 @@ func watchRun(opts *WatchOptions) (err error) {
 			return nil
 		}
 	}
+	if opts.afterRead != nil {
+		opts.afterRead()
+	}
 	if (!ok || fill.Tokens < watch.Floor(opts.Thresholds, opts.Window, opts.Getenv)) && !exists(store.Path(sid)) {
 		return nil
 	}
@@ -212,6 +220,7 @@ func watchRun(opts *WatchOptions) (err error) {
 			Event: p.HookEventName, Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
 			Thresholds: run.thresholds, Turn: p.PromptID, StopGate: opts.StopGate, StopHookActive: p.StopHookActive,
 			Handoff: func() bool { return run.handoff(st).Current },
+			Read:    watch.Read{Offset: max(fill.Offset, fill.Boundary), At: fill.At},
 		}
 	}
 	// Most runs above the floor change nothing: decide that on a copy of

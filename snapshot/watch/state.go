@@ -69,6 +69,10 @@ type State struct {
 	// Fallbacks are the pointers handed over through UserPromptSubmit,
 	// newest last.
 	Fallbacks []Fallback `json:"fallbacks,omitempty"`
+	// Read is what the last change made by a fill rests on: where in the
+	// transcript that fill came from (WA-26). A run that read an older
+	// line changes nothing by its fill.
+	Read *Read `json:"read,omitempty"`
 }
 
 // Crossing is a threshold the fill reached in the current episode.
