@@ -187,10 +187,13 @@ func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 	return found, err
 }
 
-// responseNeedle finds the lines that may be model responses; the byte
-// before it must be '"'. Quotes inside JSON strings are escaped, so only a
-// real "type" key matches.
-var responseNeedle = []byte(`type":"assistant"`)
+// responseNeedle finds the lines that may be model responses: the byte
+// before it must be '"', so it is the whole JSON string "assistant" (quotes
+// inside JSON strings are escaped, so only a real key or value matches),
+// whatever the spacing around it and wherever the "type" key stands
+// (TR-56). Which lines are responses is decided by parsing them
+// (ResponseLine): the needle only passes over the others.
+var responseNeedle = []byte(`assistant"`)
 
 // NewestResponseAfter returns the timestamp of the last model response (a
 // main-chain assistant entry from a model: not "<synthetic>", not an API
