@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
 // runInProcess runs the watch hook for event in this process, in the
@@ -155,5 +157,20 @@ func TestWA25UnwritableStateSaysNothingAndLogsIt(t *testing.T) {
 	if !strings.Contains(last, "watch(PostToolUse) session="+w.sid+" outcome=failed") ||
 		!strings.Contains(last, `detail="not said, for the watch state could not be written: notice: 500000,600000; watch state: `) {
 		t.Errorf("log line %s", last)
+	}
+}
+
+// A transcript in another valid JSON layout (Python's spacing, keys in
+// another order) gets its notice: the newest response is found by parsing,
+// not by Claude Code's bytes.
+// spec: TR-56, WA-6
+func TestTR56WatchNoticeInAnyLayout(t *testing.T) {
+	w := newWatchWorld(t)
+	line := fmt.Sprintf(`{"type":"assistant","message":{"model":"claude-opus-5-5","id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":512340,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":9}},"uuid":"w1","isSidechain":false,"timestamp":%q,"sessionId":%q,"cwd":%q}`,
+		time.Now().UTC().Format(time.RFC3339Nano), w.sid, w.project)
+	w.append(t, string(transcripttest.Relayout([]byte(line), 56)))
+	got := wtContext(t, w.hook(t, watch.PostToolUse, "p1", nil).Stdout, watch.PostToolUse)
+	if !strings.Contains(got, "the context holds 512,340 tokens") || !strings.Contains(got, "Thresholds crossed: 500,000 at") {
+		t.Errorf("notice:\n%s", got)
 	}
 }
