@@ -39,6 +39,10 @@ var benchWatchCases = []struct {
 	fill, result int
 	// told: the session's state already holds the crossings, told.
 	told bool
+	// python: every line of the transcript written again as Python's
+	// json.dumps writes it, keys in another order (transcripttest.Relayout):
+	// valid JSON that is not Claude Code's layout (TR-56).
+	python bool
 }{
 	// Below WA-4's floor: no window, settings or state is looked at.
 	{name: "below-floor", fill: 30_000},
@@ -52,6 +56,12 @@ var benchWatchCases = []struct {
 	{name: "below-first-after-8MB-result", fill: 300_000, result: 8 << 20},
 	// Past two thresholds, both told: the state is read, nothing changes.
 	{name: "past-thresholds-told", fill: 612_000, told: true},
+	// The same runs on a transcript in another JSON layout: the cost
+	// still follows what comes after the newest response (TR-56).
+	{name: "python-layout/below-first", fill: 300_000, python: true},
+	{name: "python-layout/below-first-after-1MB-result", fill: 300_000, result: 1 << 20, python: true},
+	{name: "python-layout/below-first-after-8MB-result", fill: 300_000, result: 8 << 20, python: true},
+	{name: "python-layout/past-thresholds-told", fill: 612_000, told: true, python: true},
 }
 
 // BenchmarkWatch runs compact-guard watch as the PostToolUse hook on a
@@ -73,7 +83,7 @@ func BenchmarkWatch(b *testing.B) {
 			b.StopTimer()
 			dir := filepath.Join(c.dir, "watch", tc.name)
 			snapDir := filepath.Join(dir, "snapshots")
-			path, sid := benchWatchTranscript(b, dir, tc.fill, tc.result)
+			path, sid := benchWatchTranscript(b, dir, tc.fill, tc.result, tc.python)
 			payload, _ := json.Marshal(map[string]any{
 				"session_id": sid, "transcript_path": path, "cwd": c.repo, "prompt_id": "p1",
 				"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_response": map[string]any{"stdout": "ok"},
@@ -139,8 +149,9 @@ func BenchmarkWatch(b *testing.B) {
 
 // benchWatchTranscript writes a 1 GiB transcript into dir: a hole, a
 // generated session of benchWatchTail bytes, a model response reporting
-// fill tokens and, when result is positive, a tool result of that size.
-func benchWatchTranscript(b *testing.B, dir string, fill, result int) (path, sid string) {
+// fill tokens and, when result is positive, a tool result of that size;
+// with python, every line of it in another JSON layout.
+func benchWatchTranscript(b *testing.B, dir string, fill, result int, python bool) (path, sid string) {
 	b.Helper()
 	sid = "b3c4e5f6-0000-4000-8000-00000000aaaa"
 	path = filepath.Join(dir, "projects", "-home-dev-проект", sid+".jsonl")
@@ -163,6 +174,13 @@ func benchWatchTranscript(b *testing.B, dir string, fill, result int) (path, sid
 		}}})
 		// The keys in Claude Code 2.1.328's order: "type" before "message".
 		fmt.Fprintf(&tail, `{"parentUuid":"u1","isSidechain":false,"type":"user","message":%s,"sessionId":%q,"timestamp":%q}`+"\n", msg, sid, now)
+	}
+	if python {
+		// Seed 56 puts "type" after "message": a tool result's head does
+		// not say what the line is (TR-51), the hard case.
+		out, _ := transcripttest.RelayoutLines(tail.Bytes(), 56)
+		tail.Reset()
+		tail.Write(out)
 	}
 	f, err := os.Create(path)
 	if err != nil {

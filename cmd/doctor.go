@@ -727,12 +727,14 @@ func checkSnapshotDir(dir string) doctorCheck {
 	if !st.IsDir() {
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not a folder", dir), Fix: "move it away"}
 	}
-	// precompact refuses a folder another user owns or others can open, and
-	// postcompact reads nothing from it (SEC-14, SEC-15).
+	// precompact refuses a folder another user owns or others can write
+	// to, or one in a folder others can rename it in, and postcompact reads
+	// nothing from it: the hooks' own check decides (SEC-14, SEC-15).
 	if err := snapshot.CheckPrivateDir(dir); err != nil {
 		fix := "choose a folder of your own with COMPACT_GUARD_DIR in Claude Code's environment"
-		if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-			fix = "chmod 700 " + dir
+		var ue *snapshot.UntrustedError
+		if errors.As(err, &ue) && strings.HasPrefix(ue.Fix, "chmod ") {
+			fix = ue.Fix
 		}
 		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: compact-guard refuses it: %v", dir, err), Fix: fix}
 	}

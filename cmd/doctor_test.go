@@ -349,23 +349,27 @@ func TestDoctorSnapshotFolder(t *testing.T) {
 	}
 	d := newDocEnv(t)
 	d.write(d.userSettings(), d.installed())
-	if err := os.MkdirAll(d.snaps, 0o755); err != nil {
+	if err := os.MkdirAll(d.snaps, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(d.snaps, 0o755)
+	os.Chmod(d.snaps, 0o775)
 	d.write(filepath.Join(d.snaps, "snap_20260101-120000_abcdef12.json"), "{}")
-	// precompact refuses it, so doctor fails it (SEC-15), and nothing in
-	// it changes.
+	// precompact refuses a folder the group can write to, so doctor fails
+	// it with the hooks' own reason and fix (SEC-14, SEC-15), and nothing
+	// in it changes.
 	out, code := d.run()
-	if l := docLine(out, "[FAIL]", "compact-guard refuses it", "group or others have access (mode 0755)"); code != ExitFailure || !strings.Contains(l, "fix: chmod 700 "+d.snaps) {
+	if l := docLine(out, "[FAIL]", "compact-guard refuses it", "group or others can write to it (mode 0775)"); code != ExitFailure || !strings.Contains(l, "fix: chmod go-w "+d.snaps) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
-	if fi, _ := os.Stat(d.snaps); fi.Mode().Perm() != 0o755 {
+	if fi, _ := os.Stat(d.snaps); fi.Mode().Perm() != 0o775 {
 		t.Errorf("doctor changed the folder's mode to %v", fi.Mode().Perm())
 	}
-	os.Chmod(d.snaps, 0o700)
-	if out, _ := d.run(); docLine(out, "[ok]", "snapshot folder", "writable, private") == "" {
-		t.Errorf("0700 folder:\n%s", out)
+	// Others may read it: the hooks use it, so doctor passes it.
+	for _, mode := range []os.FileMode{0o755, 0o700} {
+		os.Chmod(d.snaps, mode)
+		if out, _ := d.run(); docLine(out, "[ok]", "snapshot folder", "writable, private") == "" {
+			t.Errorf("%04o folder:\n%s", mode, out)
+		}
 	}
 	os.RemoveAll(d.snaps)
 	d.write(d.snaps, "not a folder")

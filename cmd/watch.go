@@ -36,6 +36,11 @@ type WatchOptions struct {
 	CodePage      int
 	Getenv        func(string) string
 	Now           func() time.Time
+
+	// afterRead, when set, is called once the fill has been read and
+	// before the state is: tests run another hook there, to interleave two
+	// runs deterministically (WA-26).
+	afterRead func()
 }
 
 // defaultWatchTimeout bounds a watch run: it reads the transcript backwards
@@ -198,6 +203,9 @@ func watchRun(opts *WatchOptions) (err error) {
 			return nil
 		}
 	}
+	if opts.afterRead != nil {
+		opts.afterRead()
+	}
 	if (!ok || fill.Tokens < watch.Floor(opts.Thresholds, opts.Window, opts.Getenv)) && !exists(store.Path(sid)) {
 		return nil
 	}
@@ -208,9 +216,10 @@ func watchRun(opts *WatchOptions) (err error) {
 		thresholds: watch.Resolve(opts.Thresholds, w)}
 	input := func(st *watch.State) watch.Input {
 		return watch.Input{
-			Event: watchEvent(p.HookEventName), Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary, At: fill.At,
+			Event: watchEvent(p.HookEventName), Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
 			Thresholds: run.thresholds, Turn: p.PromptID, StopGate: opts.StopGate, StopHookActive: p.StopHookActive,
 			Handoff: func() bool { return run.handoff(st).Current },
+			Read:    watch.Read{Offset: max(fill.Offset, fill.Boundary), At: fill.At},
 		}
 	}
 	// Most runs above the floor change nothing: decide that on a copy of
@@ -269,6 +278,12 @@ func watchRun(opts *WatchOptions) (err error) {
 	}
 	entry.Warnings = append(entry.Warnings, run.warnings...)
 	if st == nil {
+		// WA-25: what the state cannot record is not said, and the log
+		// says so rather than what would have been.
+		if (len(texts) > 0 || block != "") && uerr != nil {
+			entry.Outcome = outcomeFailed
+			entry.Detail = "not said, for the watch state could not be written: " + entry.Detail
+		}
 		return nil
 	}
 
@@ -289,7 +304,7 @@ func watchRun(opts *WatchOptions) (err error) {
 		_, oerr2 = opts.IO.Out.Write(out)
 	}
 	if oerr2 != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+oerr2.Error()
+		entry.Outcome, entry.Detail = outcomeFailed, "recorded as given but not given ("+entry.Detail+"): writing hook output: "+oerr2.Error()
 		return nil
 	}
 	entry.Outcome = outcomeOK

@@ -15,6 +15,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
 // replayFixture is a session recorded with the real client by
@@ -38,8 +39,11 @@ type replaySession struct {
 	lineEnds   []int64 // offsets just past each '\n'
 	boundaries []int64
 	records    []*snapshot.Record // oldest first
-	deliveries map[string][]byte
-	pre, start []replayRun
+	// origBoundaries are the boundaries of the transcript as recorded,
+	// for a session relaid.
+	origBoundaries []int64
+	deliveries     map[string][]byte
+	pre, start     []replayRun
 }
 
 func loadReplay(t *testing.T) *replaySession {
@@ -138,16 +142,31 @@ func (s *replaySession) lay(t *testing.T, dir string, k int, own bool) {
 	}
 }
 
-// spec: SS-13
+// spec: SS-13, TR-56
 // The recorded session is cut at every line end at which the k-th
 // compaction's SessionStart(compact) could have run: from where its
 // PreCompact read the transcript to the end of what the client wrote for
 // it (the boundary, summary, command echo and hook records included; up to
 // the next PreCompact, or the next turn's first entry). At each, selection
 // picks the k-th snapshot, checked by the transcript; without the k-th
-// snapshot it picks none.
+// snapshot it picks none. The same again with the transcript in another
+// JSON layout.
 func TestReplayRecordedSession(t *testing.T) {
+	for _, layout := range []string{"as recorded", "python"} {
+		t.Run(layout, func(t *testing.T) { replay(t, layout != "as recorded") })
+	}
+}
+
+// replay runs TestReplayRecordedSession, with every line of the transcript
+// written again in another valid JSON layout when relaid (TR-56), every
+// offset the records, deliveries and probes hold moved with its line.
+func replay(t *testing.T, relaid bool) {
 	s := loadReplay(t)
+	move := func(off int64) int64 { return off }
+	var orig []byte
+	if relaid {
+		s, orig, move = s.relaid(t)
+	}
 	n := len(s.pre)
 	if n < 3 || len(s.start) != n || len(s.records) != n || len(s.boundaries) != n {
 		t.Fatalf("fixture: %d PreCompact, %d SessionStart, %d records, %d boundaries; want the same, at least 3",
@@ -164,7 +183,13 @@ func TestReplayRecordedSession(t *testing.T) {
 		if k < n {
 			hi = s.pre[k].Probe.Size
 		}
-		if i := bytes.Index(s.transcript[s.boundaries[k-1]:], []byte(`"type":"queue-operation"`)); i >= 0 {
+		if relaid {
+			// Where the next turn begins is read off the transcript as
+			// recorded, and moved.
+			if i := bytes.Index(orig[s.origBoundaries[k-1]:], []byte(`"type":"queue-operation"`)); i >= 0 {
+				hi = min(hi, move(int64(bytes.LastIndexByte(orig[:s.origBoundaries[k-1]+int64(i)], '\n'))+1))
+			}
+		} else if i := bytes.Index(s.transcript[s.boundaries[k-1]:], []byte(`"type":"queue-operation"`)); i >= 0 {
 			hi = min(hi, int64(bytes.LastIndexByte(s.transcript[:s.boundaries[k-1]+int64(i)], '\n'))+1)
 		}
 		if lo > start.Probe.Size || start.Probe.Size > hi || s.boundaries[k-1] >= hi {
@@ -203,4 +228,55 @@ func TestReplayRecordedSession(t *testing.T) {
 		}
 	}
 	t.Logf("%d compactions, %d cut points, each with and without its own snapshot", n, cuts)
+}
+
+// relaid is the session with its transcript in another JSON layout
+// (transcripttest.Relayout), and every offset moved with its line; it
+// returns the transcript as recorded and the move.
+func (s *replaySession) relaid(t *testing.T) (*replaySession, []byte, func(int64) int64) {
+	t.Helper()
+	out, starts := transcripttest.RelayoutLines(s.transcript, 56)
+	move := func(off int64) int64 {
+		n, ok := starts[off]
+		if !ok {
+			t.Fatalf("offset %d is not a line start", off)
+		}
+		return n
+	}
+	m := &replaySession{sid: s.sid, path: s.path, transcript: out, deliveries: map[string][]byte{}, origBoundaries: s.boundaries}
+	for _, e := range s.lineEnds {
+		m.lineEnds = append(m.lineEnds, move(e))
+	}
+	for _, b := range s.boundaries {
+		m.boundaries = append(m.boundaries, move(b))
+	}
+	for _, r := range s.records {
+		c := *r
+		c.Coverage.TranscriptSize = move(c.Coverage.TranscriptSize)
+		if c.Compaction != nil {
+			cc := *c.Compaction
+			if cc.TranscriptSize > 0 {
+				cc.TranscriptSize = move(cc.TranscriptSize)
+			}
+			c.Compaction = &cc
+		}
+		m.records = append(m.records, &c)
+	}
+	for name, data := range s.deliveries {
+		var d snapshot.Delivery
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.TranscriptSize > 0 {
+			d.TranscriptSize = move(d.TranscriptSize)
+		}
+		m.deliveries[name], _ = json.Marshal(d)
+	}
+	for _, runs := range []struct{ from, to *[]replayRun }{{&s.pre, &m.pre}, {&s.start, &m.start}} {
+		for _, r := range *runs.from {
+			r.Probe.Size = move(r.Probe.Size)
+			*runs.to = append(*runs.to, r)
+		}
+	}
+	return m, s.transcript, move
 }

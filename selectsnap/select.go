@@ -153,7 +153,7 @@ type candidate struct {
 // and turned down, newest first. The error is set only when the folder
 // cannot be listed (a missing folder is not an error), the context ends or
 // SessionID is empty.
-func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
+func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ error) {
 	if o.SessionID == "" || o.SessionID == snapshot.Unknown {
 		return nil, nil, ErrNoSessionID
 	}
@@ -188,7 +188,6 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 	var cands []candidate
 	md := map[string]bool{}
 	delivered := map[string]bool{}
-	var rejected []Rejection
 	for _, e := range entries {
 		n := e.Name()
 		// Cheap string tests first: the folder may hold many unrelated
@@ -223,13 +222,19 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 			cands = append(cands, candidate{base: base, name: sn})
 		}
 	}
+	// Newest first by the clock: a name dated more than MaxFuture ahead of
+	// it is not the newest (SS-2, SS-6, SF-69). It is turned down, and
+	// listed after the others whatever the outcome.
 	sort.Slice(cands, func(i, j int) bool {
-		a, b := cands[i].name, cands[j].name
-		if !a.Time.Equal(b.Time) {
-			return a.Time.After(b.Time)
-		}
-		return a.Suffix > b.Suffix
+		return snapshot.NewestFirst(cands[i].name, cands[j].name, o.Now, o.MaxFuture) < 0
 	})
+	var ahead []Rejection
+	for len(cands) > 0 && aheadReason(cands[len(cands)-1].name, o) != "" {
+		c := cands[len(cands)-1]
+		ahead = append([]Rejection{{c.base, aheadReason(c.name, o)}}, ahead...)
+		cands = cands[:len(cands)-1]
+	}
+	defer func() { rejected = append(rejected, ahead...) }()
 
 	cc := newCheck(o)
 	for i, c := range cands {
@@ -238,10 +243,6 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 		}
 		if age := o.Now.Sub(c.name.Time); age > o.MaxAge {
 			rejected = append(rejected, Rejection{c.base, fmt.Sprintf("older than %s (%s)", o.MaxAge, age.Truncate(time.Second))})
-			continue
-		}
-		if ahead := c.name.Time.Sub(o.Now); ahead > o.MaxFuture {
-			rejected = append(rejected, Rejection{c.base, fmt.Sprintf("%s in the future (more than %s)", ahead.Truncate(time.Second), o.MaxFuture)})
 			continue
 		}
 		jsonPath := filepath.Join(o.Dir, c.base+".json")
@@ -309,6 +310,15 @@ func Select(ctx context.Context, o Options) (*Choice, []Rejection, error) {
 		}, rejected, nil
 	}
 	return nil, rejected, nil
+}
+
+// aheadReason says why a name dated more than MaxFuture ahead of Now is
+// turned down (SS-2), "" for one that is not.
+func aheadReason(n snapshot.Name, o Options) string {
+	if ahead := n.Time.Sub(o.Now); ahead > o.MaxFuture {
+		return fmt.Sprintf("%s in the future (more than %s)", ahead.Truncate(time.Second), o.MaxFuture)
+	}
+	return ""
 }
 
 // Taken is what selection knows of a snapshot or a failure marker: when it

@@ -209,6 +209,11 @@ func TestSelect(t *testing.T) {
 		{name: "2 min in the future", snaps: []snap{{at: 2 * min}}, want: -1, rejected: []string{"in the future"}},
 		// spec: SS-2
 		{name: "future one rejected, fresh one chosen", snaps: []snap{{at: -1 * min}, {at: 2 * min}}, want: 0, rejected: []string{"in the future"}},
+		// spec: SS-6, SF-69: a name dated ahead of the clock is not the
+		// newest: it is listed after the snapshots examined, and an
+		// older one condemned with the others is "older" only by the clock.
+		{name: "future ones listed last", snaps: []snap{{at: -5 * min}, {at: -1 * min, json: " "}, {at: 2 * min}, {at: 24 * time.Hour}}, want: 0, rejected: []string{"broken json", "in the future", "in the future"}},
+		{name: "future ones are not condemned as older", snaps: []snap{{at: -20 * min, size: 1000}, {at: -10 * min, size: 3000}, {at: 3 * min, size: 9000}}, transcript: &fakeTranscript{boundaries: []int64{3500, 9500}}, want: -1, rejected: []string{"earlier compaction", "older than snap_", "in the future"}},
 		// spec: SS-6
 		{name: "newest wins", snaps: []snap{{at: -5 * min}, {at: -1 * min}, {at: -3 * min}}, want: 1},
 		// spec: SS-6
@@ -433,14 +438,21 @@ func TestSelectFolderErrors(t *testing.T) {
 	}
 	if runtime.GOOS != "windows" {
 		// A folder precompact would refuse is not read (SEC-14), even
-		// though it holds the session's snapshot.
+		// though it holds the session's snapshot; one others can only
+		// read is.
 		open := privateDir(t)
 		writeSnap(t, open, snap{at: -time.Minute})
-		if err := os.Chmod(open, 0o755); err != nil {
+		if err := os.Chmod(open, 0o775); err != nil {
 			t.Fatal(err)
 		}
 		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got != nil || !errors.Is(err, snapshot.ErrUntrusted) {
-			t.Fatalf("folder open to others: chose %v, err %v; want none and an untrusted error", got, err)
+			t.Fatalf("folder others can write to: chose %v, err %v; want none and an untrusted error", got, err)
+		}
+		if err := os.Chmod(open, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got == nil || err != nil {
+			t.Fatalf("folder others can read: chose %v, err %v; want the snapshot", got, err)
 		}
 	}
 	for _, id := range []string{"", snapshot.Unknown} {

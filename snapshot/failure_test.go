@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -220,36 +221,45 @@ func TestFailureOldMarkersRemoved(t *testing.T) {
 	}
 }
 
-// spec: SF-50
-// An existing failures folder open to others (say /tmp/failures under
-// --dir /tmp/x) is neither narrowed nor used: the marker goes to the
-// per-user fallback.
+// spec: SF-50, SEC-14, SEC-15
+// An existing failures folder others can write to (say /tmp/failures made
+// group-writable) is neither narrowed nor used: the marker goes to the
+// per-user fallback. One others can only read (0755) is used as it is.
 func TestWriteFailureLeavesForeignFolder(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX modes")
 	}
-	tmp := isolateTemp(t)
-	parent := filepath.Join(tmp, "shared")
-	primary, fallback := FailureDirs(filepath.Join(parent, "snaps"))
-	if err := os.MkdirAll(primary, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(primary, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFailure(filepath.Join(parent, "snaps"), Failure{SessionID: "s-1", Reason: "r"}); err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(primary); fi.Mode().Perm() != 0o755 {
-		t.Errorf("existing folder narrowed to %v", fi.Mode().Perm())
-	}
-	if des, _ := os.ReadDir(primary); len(des) != 0 {
-		t.Errorf("marker written into a folder open to others: %v", des)
-	}
-	if m, _ := filepath.Glob(filepath.Join(fallback, "fail_*.json")); len(m) != 1 {
-		t.Errorf("fallback markers: %v", m)
-	}
-	if f, err := ReadFailure(filepath.Join(parent, "snaps"), "s-1"); err != nil || f == nil {
-		t.Errorf("ReadFailure = %v, %v", f, err)
+	for _, tc := range []struct {
+		mode    os.FileMode
+		primary bool
+	}{{0o775, false}, {0o757, false}, {0o755, true}, {0o750, true}} {
+		t.Run(fmt.Sprintf("%04o", tc.mode), func(t *testing.T) {
+			tmp := isolateTemp(t)
+			parent := filepath.Join(tmp, "shared")
+			primary, fallback := FailureDirs(filepath.Join(parent, "snaps"))
+			if err := os.MkdirAll(primary, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(primary, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFailure(filepath.Join(parent, "snaps"), Failure{SessionID: "s-1", Reason: "r"}); err != nil {
+				t.Fatal(err)
+			}
+			if fi, _ := os.Stat(primary); fi.Mode().Perm() != tc.mode {
+				t.Errorf("existing folder changed to %v", fi.Mode().Perm())
+			}
+			inPrimary, _ := filepath.Glob(filepath.Join(primary, "fail_*.json"))
+			inFallback, _ := filepath.Glob(filepath.Join(fallback, "fail_*.json"))
+			if tc.primary && (len(inPrimary) != 1 || len(inFallback) != 0) {
+				t.Errorf("markers %v in the failures folder, %v in the fallback: want the failures folder used", inPrimary, inFallback)
+			}
+			if !tc.primary && (len(inPrimary) != 0 || len(inFallback) != 1) {
+				t.Errorf("markers %v in a failures folder others can write to, %v in the fallback", inPrimary, inFallback)
+			}
+			if f, err := ReadFailure(filepath.Join(parent, "snaps"), "s-1"); err != nil || f == nil {
+				t.Errorf("ReadFailure = %v, %v", f, err)
+			}
+		})
 	}
 }

@@ -80,7 +80,7 @@ func openLog(path string) (*os.File, error) {
 	}
 	if why := fileProblem(ownerOfFile(f, fi), fi); why != "" {
 		f.Close()
-		return nil, &UntrustedError{path, why}
+		return nil, &UntrustedError{Path: path, Why: why}
 	}
 	if posixModes && fi.Mode().Perm()&0o077 != 0 {
 		f.Chmod(0o600)

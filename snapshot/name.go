@@ -5,6 +5,48 @@ import (
 	"time"
 )
 
+// MaxAhead is how far ahead of the clock the time in a snapshot name may be
+// and still count for what it says (SF-69): further ahead, a clock that was
+// once ahead wrote it, and its time says nothing about when it was taken.
+const MaxAhead = time.Minute
+
+// Ahead reports whether a snapshot name's time t lies more than ahead (a
+// non-positive ahead: MaxAhead) ahead of now (SF-69).
+func Ahead(t, now time.Time, ahead time.Duration) bool {
+	if ahead <= 0 {
+		ahead = MaxAhead
+	}
+	return t.Sub(now) > ahead
+}
+
+// NewestFirst orders snapshot names as every reader lists them, newest
+// first by the clock (SF-37, SF-69): names within ahead of now (MaxAhead
+// when ahead is not positive) by their time, newest first, then by suffix;
+// after them the names dated further ahead, nearest to the clock first, so
+// that a folder a clock once ahead filled never makes a real snapshot look
+// older than those. It returns a negative number when a comes first.
+func NewestFirst(a, b Name, now time.Time, ahead time.Duration) int {
+	aAhead, bAhead := Ahead(a.Time, now, ahead), Ahead(b.Time, now, ahead)
+	switch {
+	case aAhead != bAhead:
+		if aAhead {
+			return 1
+		}
+		return -1
+	case !a.Time.Equal(b.Time):
+		if a.Time.After(b.Time) != aAhead {
+			return -1
+		}
+		return 1
+	case a.Suffix != b.Suffix:
+		if a.Suffix > b.Suffix {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
 // NameTimeLayout is the UTC time inside a snapshot name.
 const NameTimeLayout = "20060102-150405"
 

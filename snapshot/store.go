@@ -69,7 +69,11 @@ type Entry struct {
 	SID8 string
 	// JSONPath is the record; MDPath is its Markdown, "" when missing.
 	JSONPath, MDPath string
-	suffix           int
+	// Ahead is set when the name's time was more than MaxAhead ahead of
+	// the clock when the folder was listed: it comes after the others
+	// (SF-69).
+	Ahead  bool
+	suffix int
 }
 
 // Latest is the content of latest.json.
@@ -253,10 +257,11 @@ func (s *Store) nameTaken(name string) (bool, error) {
 }
 
 // writeLatest replaces latest.json unless it already names a newer snapshot
-// (another session saving at the same time).
+// (another session saving at the same time). One dated more than MaxAhead
+// ahead of the clock is not newer: it is replaced (SF-40, SF-69).
 func (s *Store) writeLatest(r *Record, mdPath string) error {
 	path := filepath.Join(s.Dir, LatestFile)
-	if cur, err := readLatest(path); err == nil && cur.Time.After(r.CreatedAt) {
+	if cur, err := readLatest(path); err == nil && cur.Time.After(r.CreatedAt) && !Ahead(cur.Time, s.now(), MaxAhead) {
 		return nil
 	}
 	data, err := json.MarshalIndent(Latest{
@@ -287,9 +292,10 @@ func readLatest(path string) (*Latest, error) {
 }
 
 // Entries lists the snapshots in the folder, newest first by the time in
-// their names (then by suffix and name, so that the order is total). Files
+// their names (then by suffix and name, so that the order is total), those
+// dated more than MaxAhead ahead of the clock last (NewestFirst). Files
 // that are not snapshot names, and snapshot names without a .json, are left
-// out (SF-37).
+// out (SF-37, SF-69).
 func (s *Store) Entries() ([]Entry, error) {
 	if err := CheckPrivateDir(s.Dir); err != nil {
 		return nil, err
@@ -320,23 +326,22 @@ func (s *Store) Entries() ([]Entry, error) {
 		out = append(out, Entry{Name: base, Time: n.Time, SID8: n.SID8, suffix: n.Suffix,
 			JSONPath: filepath.Join(s.Dir, fn)})
 	}
+	now := s.now()
 	for i := range out {
 		if mds[out[i].Name] {
 			out[i].MDPath = filepath.Join(s.Dir, out[i].Name+".md")
 		}
+		out[i].Ahead = Ahead(out[i].Time, now, MaxAhead)
 	}
-	sortEntries(out)
+	sortEntries(out, now)
 	return out, nil
 }
 
-func sortEntries(es []Entry) {
+func sortEntries(es []Entry, now time.Time) {
 	sort.Slice(es, func(i, j int) bool {
 		a, b := es[i], es[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.After(b.Time)
-		}
-		if a.suffix != b.suffix {
-			return a.suffix > b.suffix
+		if c := NewestFirst(Name{Time: a.Time, Suffix: a.suffix}, Name{Time: b.Time, Suffix: b.suffix}, now, MaxAhead); c != 0 {
+			return c < 0
 		}
 		return a.Name > b.Name
 	})
@@ -481,94 +486,6 @@ func (s *Store) Confirm(name, sessionID string, c CompactionConfirmation) error 
 	}
 	_ = syncDir(s.Dir)
 	return nil
-}
-
-// prune removes every snapshot after the newest Keep, except the one this
-// Save just wrote, and .md files left without their .json for longer than
-// orphanAfter. It removes a snapshot's .json first, so that it stops
-// counting as a snapshot at once, then its .md. Files already removed by a
-// process pruning at the same time are not errors (SF-41 to SF-43).
-func (s *Store) prune(justSaved string) []string {
-	var warnings []string
-	es, err := s.Entries()
-	if err != nil {
-		return []string{fmt.Sprintf("prune: %v", err)}
-	}
-	remove := func(path string) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			warnings = append(warnings, fmt.Sprintf("prune: %v", err))
-		}
-	}
-	live := map[string]bool{}
-	for i, e := range es {
-		if i < s.keep() || e.Name == justSaved {
-			live[e.Name] = true
-			continue
-		}
-		remove(e.JSONPath)
-		remove(filepath.Join(s.Dir, e.Name+".md"))
-		remove(DeliveryPath(s.Dir, e.Name))
-		remove(ResiduePath(s.Dir, e.Name))
-	}
-	des, err := os.ReadDir(s.Dir)
-	if err != nil {
-		return append(warnings, fmt.Sprintf("prune: %v", err))
-	}
-	jsons := map[string]bool{}
-	for _, de := range des {
-		if base, ok := strings.CutSuffix(de.Name(), ".json"); ok {
-			jsons[base] = true
-		}
-	}
-	now := s.now()
-	for _, de := range des {
-		// A .md, a delivery or a residue record left without its .json (a
-		// Save or a prune killed half way) goes after orphanAfter.
-		base, ok := strings.CutSuffix(de.Name(), ".md")
-		if !ok {
-			base, ok = strings.CutSuffix(de.Name(), DeliverySuffix)
-		}
-		if !ok {
-			base, ok = strings.CutSuffix(de.Name(), ResidueSuffix)
-		}
-		if !ok || jsons[base] || live[base] || !de.Type().IsRegular() {
-			continue
-		}
-		if _, ok := ParseName(base); !ok {
-			continue
-		}
-		if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) > orphanAfter {
-			remove(filepath.Join(s.Dir, de.Name()))
-		}
-	}
-	return warnings
-}
-
-// cleanStale removes temp files and reservations left by killed processes.
-func (s *Store) cleanStale() []string {
-	return cleanStaleIn(s.Dir, s.now())
-}
-
-func cleanStaleIn(dir string, now time.Time) []string {
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var warnings []string
-	for _, de := range des {
-		n := de.Name()
-		if !strings.HasPrefix(n, tempPrefix) && !strings.HasPrefix(n, reservePrefix) {
-			continue
-		}
-		fi, err := de.Info()
-		if err != nil || now.Sub(fi.ModTime()) <= staleAfter {
-			continue
-		}
-		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			warnings = append(warnings, fmt.Sprintf("remove stale %s: %v", n, err))
-		}
-	}
-	return warnings
 }
 
 // ensurePrivateDir creates dir (and its missing parents) 0700 and accepts

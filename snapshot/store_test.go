@@ -119,10 +119,11 @@ func hidden(t *testing.T, dir string) []string {
 	return out
 }
 
-// An existing snapshot folder open to others is refused, never chmod-ed,
-// whether it is given directly or through a symlink, and a sticky bit stays;
-// the folders Save creates are 0700.
-// spec: SF-33, SEC-15
+// An existing snapshot folder others can write to is refused, never
+// chmod-ed, whether it is given directly or through a symlink, and a sticky
+// bit stays; one others can only read (mkdir ~/snaps under umask 022) is
+// used as it is, mode unchanged; the folders Save creates are 0700.
+// spec: SF-33, SEC-14, SEC-15
 func TestSaveLeavesExistingFolders(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no POSIX modes on Windows")
@@ -131,11 +132,16 @@ func TestSaveLeavesExistingFolders(t *testing.T) {
 		name string
 		mode os.FileMode
 		link bool
+		ok   bool
 	}{
-		{"0755", 0o755, false},
-		{"0777-sticky", 0o777 | os.ModeSticky, false},
-		{"0750", 0o750, false},
-		{"symlink-to-0755", 0o755, true},
+		{"0755", 0o755, false, true},
+		{"0750", 0o750, false, true},
+		{"0711", 0o711, false, true},
+		{"symlink-to-0755", 0o755, true, true},
+		{"0775", 0o775, false, false},
+		{"0757", 0o757, false, false},
+		{"0777-sticky", 0o777 | os.ModeSticky, false, false},
+		{"symlink-to-0775", 0o775, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
@@ -155,15 +161,24 @@ func TestSaveLeavesExistingFolders(t *testing.T) {
 			}
 			s := &Store{Dir: dir}
 			_, _, err := s.Save(rec("sess-mode", t0, ""), English)
-			if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "group or others have access") {
+			switch {
+			case tc.ok && err != nil:
+				t.Fatalf("Save into a %s folder: %v, want it used: only write access matters", tc.name, err)
+			case !tc.ok && (!errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "group or others can write to it")):
 				t.Fatalf("Save into a %s folder: %v, want a refusal naming the mode", tc.name, err)
 			}
 			fi, _ := os.Stat(real)
 			if got := fi.Mode() & (os.ModePerm | os.ModeSticky); got != tc.mode {
 				t.Errorf("folder mode changed from %v to %v", tc.mode, got)
 			}
-			if des, _ := os.ReadDir(real); len(des) != 0 {
-				t.Errorf("files written into a refused folder: %v", des)
+			es, _ := os.ReadDir(real)
+			if !tc.ok && len(es) != 0 {
+				t.Errorf("files written into a refused folder: %v", es)
+			}
+			if tc.ok {
+				if got, err := s.Entries(); err != nil || len(got) != 1 {
+					t.Errorf("Entries of a %s folder: %v, %v, want the snapshot", tc.name, got, err)
+				}
 			}
 		})
 	}
@@ -179,6 +194,64 @@ func TestSaveLeavesExistingFolders(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A private folder inside one others can write to without the sticky bit
+// is refused: they could rename it and put their own in its place. Above a
+// sticky folder (/tmp) it is used. The check goes up to the root, symlinks
+// resolved first, as OpenSSH's StrictModes checks a path's components.
+// spec: SEC-14
+func TestSaveChecksTheFoldersAbove(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no POSIX modes on Windows")
+	}
+	for _, tc := range []struct {
+		name string
+		mode os.FileMode
+		ok   bool
+	}{
+		{"0777", 0o777, false},
+		{"0770", 0o770, false},
+		{"1777", 0o777 | os.ModeSticky, true},
+		{"0755", 0o755, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared := filepath.Join(t.TempDir(), "shared")
+			snaps := filepath.Join(shared, "me", "snaps")
+			if err := os.MkdirAll(snaps, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(shared, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			// Reached through a symlink in a private folder, the folder is
+			// judged where it really is.
+			link := filepath.Join(t.TempDir(), "link")
+			if err := os.Symlink(filepath.Join(shared, "me"), link); err != nil {
+				t.Fatal(err)
+			}
+			for _, dir := range []string{snaps, filepath.Join(link, "snaps")} {
+				s := &Store{Dir: dir}
+				_, _, err := s.Save(rec("sess-above", t0, ""), English)
+				if tc.ok {
+					if err != nil {
+						t.Errorf("Save into %s under a %s folder: %v", dir, tc.name, err)
+					}
+					continue
+				}
+				if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), shared+", a folder above it, can be written to by group or others and is not sticky") {
+					t.Errorf("Save into %s under a %s folder: %v, want a refusal naming %s", dir, tc.name, err, shared)
+				}
+				if _, err := s.Entries(); !errors.Is(err, ErrUntrusted) {
+					t.Errorf("Entries under a %s folder: %v, want a refusal", tc.name, err)
+				}
+				var ue *UntrustedError
+				if errors.As(CheckPrivateDir(dir), &ue) && ue.Fix != "chmod go-w "+shared {
+					t.Errorf("fix = %q, want chmod go-w %s", ue.Fix, shared)
+				}
+			}
+		})
+	}
 }
 
 // spec: SF-30

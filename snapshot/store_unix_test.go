@@ -17,8 +17,9 @@ import (
 // TestSaveSurvivesSIGKILL kills a process that saves in a loop (with pruning
 // at Keep 12) at random moments, then checks the folder after every kill:
 // no empty or partial .md or .json under a snapshot name, every record
-// whole and rendered, latest.json valid, and the earlier snapshots (named in
-// the future, so that pruning keeps them) byte for byte intact.
+// whole and rendered, latest.json valid, and the earlier snapshots (newer by
+// the clock than any the child saves, so that pruning keeps them) byte for
+// byte intact.
 // spec: SF-32, SF-34, SF-40
 func TestSaveSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
@@ -26,8 +27,10 @@ func TestSaveSurvivesSIGKILL(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "snaps")
 	s := &Store{Dir: dir, Keep: 12}
-	earlier := prefill(t, s, 4, time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))
-	// latest.json from the prefill names 2099: start over so that the
+	// The child saves 100 days back: the earlier snapshots, taken now,
+	// stay the newest (a name dated ahead of the clock would not, SF-69).
+	earlier := prefill(t, s, 4, time.Now().UTC().Truncate(time.Second))
+	// latest.json from the prefill names them: start over so that the
 	// child's saves keep replacing it.
 	os.Remove(filepath.Join(dir, LatestFile))
 	before := map[string][]byte{}
@@ -42,7 +45,7 @@ func TestSaveSurvivesSIGKILL(t *testing.T) {
 	}
 
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
-	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Now().UTC().AddDate(0, 0, -100).Truncate(time.Hour)
 	const rounds = 30
 	saved := 0
 	for round := 0; round < rounds; round++ {

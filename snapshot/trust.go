@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 )
 
@@ -22,6 +23,9 @@ var ErrUntrusted = errors.New("not trusted")
 type UntrustedError struct {
 	Path string
 	Why  string
+	// Fix is what the user can do about it, "" when nothing short of
+	// another file or folder helps; doctor shows it (DR-6).
+	Fix string
 }
 
 func (e *UntrustedError) Error() string { return e.Path + ": not trusted: " + e.Why }
@@ -44,7 +48,7 @@ func OpenTrusted(path string) (*os.File, error) {
 	}
 	if why := fileProblem(ownerOfFile(f, fi), fi); why != "" {
 		f.Close()
-		return nil, &UntrustedError{path, why}
+		return nil, &UntrustedError{Path: path, Why: why}
 	}
 	return f, nil
 }
@@ -68,81 +72,132 @@ func CheckTrustedFile(path string) error {
 		return err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return &UntrustedError{path, "a symbolic link"}
+		return &UntrustedError{Path: path, Why: "a symbolic link"}
 	}
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
 	if why := fileProblem(ownerOfPath(path, fi), fi); why != "" {
-		return &UntrustedError{path, why}
+		return &UntrustedError{Path: path, Why: why}
 	}
 	return nil
 }
 
-// CheckPrivateDir reports whether dir is fit to be compact-guard's own
-// folder (the snapshot folder): a folder, reached through a symlink or not,
-// owned by this user, with no access for group or others (SEC-14). A folder
-// that does not exist gives an error wrapping fs.ErrNotExist.
-func CheckPrivateDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	return privateDirProblem(dir, fi)
-}
+// CheckPrivateDir reports whether dir is fit to be one of compact-guard's
+// own folders (the snapshot folder, watch/): a folder, reached through a
+// symlink or not, owned by this user, that group and others cannot write
+// to, in a chain of folders up to the root that no one else can rename it
+// in (SEC-14). Others may read and search it: what lets another user steer
+// the pointer is write access, as OpenSSH's StrictModes holds, and the
+// files inside are 0600. A folder that does not exist gives an error
+// wrapping fs.ErrNotExist. Every reader and writer of those folders, and
+// doctor, asks this one function (or its no-follow form), so they agree.
+func CheckPrivateDir(dir string) error { return checkDir(dir, true, true) }
 
 // checkPrivateDirNoFollow is CheckPrivateDir for a folder in a place others
 // can write to (failures/, the per-user temp folder): a symlink there may
 // be anyone's, and is refused.
-func checkPrivateDirNoFollow(dir string) error {
+func checkPrivateDirNoFollow(dir string) error { return checkDir(dir, true, false) }
+
+// checkSharedDir reports whether a folder that is not compact-guard's own
+// may hold what it writes and reads back: the folder above the snapshot
+// folder (the log, failures/) and the system temp folder. It and every
+// folder above it must be owned by this user or root and either closed to
+// writes by group and others or sticky, where only an entry's owner, the
+// folder's owner and root can rename or remove the entry (/tmp).
+func checkSharedDir(dir string) error { return checkDir(dir, false, true) }
+
+// checkDir is the one folder check (SEC-14). own: the folder is
+// compact-guard's (this user's, not writable by group or others); else it
+// may also be root's, and sticky when others can write to it. follow: a
+// symlink in the folder's place is followed (the snapshot folder), else
+// refused. The folders above it, up to the root, are then checked as
+// OpenSSH's StrictModes checks the components of a path: after resolving
+// symlinks, each must be owned by this user or root and either not
+// writable by group and others or sticky, or whoever can write to it could
+// rename the folder below and put another in its place. Windows: only the
+// owner of the folder itself (SEC-18).
+func checkDir(dir string, own, follow bool) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return &UntrustedError{dir, "a symbolic link"}
+		if !follow {
+			return &UntrustedError{Path: dir, Why: "a symbolic link"}
+		}
+		if fi, err = os.Stat(dir); err != nil {
+			return err
+		}
 	}
-	return privateDirProblem(dir, fi)
-}
-
-func privateDirProblem(dir string, fi fs.FileInfo) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a folder", dir)
+	}
+	if !own && !posixModes {
+		return nil
 	}
 	o := ownerOfPath(dir, fi)
-	if !o.mine {
-		return &UntrustedError{dir, "owned by " + o.who + ", not by this user"}
-	}
-	if posixModes && fi.Mode().Perm()&0o077 != 0 {
-		return &UntrustedError{dir, fmt.Sprintf("group or others have access (mode %04o), and compact-guard changes no folder it did not create (chmod 700 %s closes it)", fi.Mode().Perm(), dir)}
-	}
-	return nil
-}
-
-// checkSharedDir reports whether a folder that is not compact-guard's own
-// may hold what it writes and reads back: the folder above the snapshot
-// folder (the log, failures/) and the system temp folder. It must be owned
-// by this user or root and either closed to writes by group and others or
-// sticky, where only an entry's owner, the folder's owner and root can
-// rename or remove the entry (/tmp). Windows: not checked (SEC-18).
-func checkSharedDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
+	switch {
+	case own && !o.mine:
+		return &UntrustedError{Path: dir, Why: "owned by " + o.who + ", not by this user",
+			Fix: "choose a folder of your own"}
+	case !own && !o.mine && !o.root:
+		return &UntrustedError{Path: dir, Why: "owned by " + o.who + ", neither this user nor root",
+			Fix: "choose a folder of your own"}
 	}
 	if !posixModes {
 		return nil
 	}
-	if o := ownerOfPath(dir, fi); !o.mine && !o.root {
-		return &UntrustedError{dir, "owned by " + o.who + ", neither this user nor root"}
+	perm := fi.Mode().Perm()
+	if own && perm&0o022 != 0 {
+		return &UntrustedError{Path: dir, Why: fmt.Sprintf("group or others can write to it (mode %04o), and compact-guard changes no folder it did not create (chmod go-w %s closes it)", perm, dir),
+			Fix: "chmod go-w " + dir}
 	}
-	if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
-		return &UntrustedError{dir, fmt.Sprintf("group or others can write to it and it is not sticky (mode %04o)", fi.Mode().Perm())}
+	if !own && perm&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		return &UntrustedError{Path: dir, Why: fmt.Sprintf("group or others can write to it and it is not sticky (mode %04o)", perm),
+			Fix: fixFor(o, dir)}
 	}
-	return nil
+	return checkAbove(dir)
+}
+
+// checkAbove checks the folders above dir, up to the root, once symlinks
+// are resolved (SEC-14).
+func checkAbove(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return err
+	}
+	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		o := ownerOfPath(p, fi)
+		if !o.mine && !o.root {
+			return &UntrustedError{Path: dir, Why: fmt.Sprintf("%s, a folder above it, is owned by %s, neither this user nor root, who can rename what is in it", p, o.who),
+				Fix: "choose a folder whose parents only you and root can write to"}
+		}
+		if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+			return &UntrustedError{Path: dir, Why: fmt.Sprintf("%s, a folder above it, can be written to by group or others and is not sticky (mode %04o): they could rename the folders in it and put their own in their place", p, fi.Mode().Perm()),
+				Fix: fixFor(o, p)}
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
+}
+
+// fixFor is the fix for a folder others can write to: chmod when it is the
+// user's, else another folder.
+func fixFor(o owner, dir string) string {
+	if o.mine {
+		return "chmod go-w " + dir
+	}
+	return "choose a folder whose parents only you and root can write to"
 }
 
 // owner is what the file system says of a file's owner.

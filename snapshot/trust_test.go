@@ -10,7 +10,8 @@ import (
 )
 
 // The user's own files and folders are trusted only while no one else can
-// write to them; these need no second user.
+// write to them: read and search access for others does not matter, as
+// OpenSSH's StrictModes holds; these need no second user.
 // spec: SEC-13, SEC-14, SEC-16
 func TestTrustModes(t *testing.T) {
 	if runtime.GOOS == "windows" {
@@ -54,8 +55,9 @@ func TestTrustModes(t *testing.T) {
 		mode            os.FileMode
 		private, shared bool
 	}{
-		{0o700, true, true}, {0o500, true, true}, {0o750, false, true}, {0o755, false, true},
-		{0o770, false, false}, {0o777, false, false}, {0o777 | os.ModeSticky, false, true},
+		{0o700, true, true}, {0o500, true, true}, {0o750, true, true}, {0o755, true, true}, {0o711, true, true},
+		{0o720, false, false}, {0o702, false, false}, {0o770, false, false}, {0o777, false, false},
+		{0o777 | os.ModeSticky, false, true},
 	} {
 		if err := os.Chmod(dir, tc.mode); err != nil {
 			t.Fatal(err)

@@ -184,7 +184,7 @@ func (f *File) KeptTail(ctx context.Context, boundary int64) (KeptTail, error) {
 	visit := func(start int64, line []byte) {
 		// Most lines before a boundary are not kept: their uuid says so
 		// without decoding them.
-		if !namesAny(line, want) && !holdsAny(line, msgIDs) {
+		if !holdsAny(line, want) && !holdsAny(line, msgIDs) {
 			return
 		}
 		var e keptEntry
@@ -224,7 +224,7 @@ func (f *File) KeptTail(ctx context.Context, boundary int64) (KeptTail, error) {
 	// ends the scan: the other parts of a kept reply (the same message.id)
 	// lie right before it.
 	complete := false
-	err = f.scanBack(ctx, max(0, boundary-KeptBytes), boundary, []byte(`uuid":"`), func(start int64, line []byte) bool {
+	err = f.scanBack(ctx, max(0, boundary-KeptBytes), boundary, []byte(`uuid"`), func(start int64, line []byte) bool {
 		n := len(found)
 		visit(start, line)
 		if complete && len(found) == n {
@@ -259,29 +259,13 @@ func (f *File) KeptTail(ctx context.Context, boundary int64) (KeptTail, error) {
 	return out, nil
 }
 
-// uuidKey starts a uuid's value in an entry line.
-var uuidKey = []byte(`"uuid":"`)
-
-// namesAny reports whether a "uuid" of line is one of ids: a byte scan,
-// since the line of an attachment (which the extractor drops on its type,
-// TR-15) must be recognised too.
-func namesAny(line []byte, ids map[string]bool) bool {
-	for rest := line; ; {
-		i := bytes.Index(rest, uuidKey)
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+len(uuidKey):]
-		if j := bytes.IndexByte(rest, '"'); j >= 0 && ids[string(rest[:j])] {
-			return true
-		}
-	}
-}
-
-// holdsAny reports whether line holds one of the message ids.
+// holdsAny reports whether line holds one of ids as a JSON string: a
+// prefilter in any layout (TR-56), since the line of an attachment (which
+// the extractor drops on its type, TR-15) must be recognised too; the
+// decision is made on the parsed line.
 func holdsAny(line []byte, ids map[string]bool) bool {
 	for id := range ids {
-		if bytes.Contains(line, []byte(id)) {
+		if bytes.Contains(line, []byte(`"`+id+`"`)) {
 			return true
 		}
 	}

@@ -36,6 +36,12 @@ func generated(t *testing.T, size int64, seed uint64, lines ...string) []byte {
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
+	if otherLayout {
+		// The same session in the other layout (TR-56); lines already
+		// relaid by their builders are left as they are.
+		out, _ := transcripttest.RelayoutLines(b.Bytes(), layoutSeed)
+		return out
+	}
 	return b.Bytes()
 }
 
@@ -102,7 +108,7 @@ func checkNewest(t *testing.T, f *Facts) {
 // and the facts of both parts are kept, the bytes between them reported.
 // spec: TR-50
 func TestTR50HugeSegmentNewestFirst(t *testing.T) {
-	head := generated(t, 2<<20, 1, oldEdit...)
+	head := generated(t, 1<<20, 1, oldEdit...)
 	tail := generated(t, 2<<20, 2, newestFacts...)
 	const hole = 1300 << 20
 	f := open(t, sparseTranscript(t, head, hole, tail))
@@ -126,11 +132,12 @@ func TestTR50HugeSegmentNewestFirst(t *testing.T) {
 	}
 	// The first pass took the head and stopped in the giant line; the
 	// second read the newest bytes, as many as about 4 MiB/s (the rate the
-	// clock gave: the first check comes after a little over 4 MiB) reads in
-	// half of the 9 s left.
+	// clock gave: the first check comes once 4 MiB are read, a read of up
+	// to 1 MiB past that as the reads fall on the lines) reads in half of
+	// the 9 s left.
 	eq(t, "unread from", res.Unread[0].From, int64(len(head)))
-	if newest := f.Size() - res.Unread[0].To; newest < 18<<20 || newest > 19<<20 {
-		t.Errorf("newest part %d bytes, want about 18 MiB", newest)
+	if newest := f.Size() - res.Unread[0].To; newest < 18<<20 || newest > 23<<20 {
+		t.Errorf("newest part %d bytes, want 18 to 23 MiB", newest)
 	}
 	if st := res.Facts.Stats; st.BytesRead > 32<<20 || st.SkippedLong != 0 || st.Corrupt != 0 {
 		t.Errorf("stats %+v: want at most 32 MiB read, nothing skipped or corrupt", st)
@@ -142,7 +149,7 @@ func TestTR50HugeSegmentNewestFirst(t *testing.T) {
 // reported.
 // spec: TR-50
 func TestTR50NewestPartRepaced(t *testing.T) {
-	head := generated(t, 2<<20, 5, oldEdit...)
+	head := generated(t, 1<<20, 7, oldEdit...)
 	tail := generated(t, 2<<20, 6, newestFacts...)
 	f := open(t, sparseTranscript(t, head, 1300<<20, tail))
 	base := time.Now()

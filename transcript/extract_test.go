@@ -409,11 +409,17 @@ func TestTR24Failures(t *testing.T) {
 			call(11, "m1", "mcp__srv__do", obj{"a": strings.Repeat("x", 300)}),
 			result(12, "m1", "\n\nfailed hard\nsecond", true, nil),
 		)
+		// An input with none of the known fields is quoted as the
+		// transcript writes it, in its layout (TR-56).
+		raw := `{"a":"`
+		if otherLayout {
+			raw = `{"a": "`
+		}
 		want := []Failure{
 			{Tool: "Read", Input: "/p/missing.go", Error: "File does not exist.", Time: tsTime(1)},
 			{Tool: "Bash", Input: "go vet ./...", Error: "Exit code 1: # pkg", Time: tsTime(3)},
 			{Tool: "Edit", Input: "/p/a.go", Error: "The user doesn't want to proceed with this tool use.", Rejected: true, Time: tsTime(5)},
-			{Tool: "mcp__srv__do", Input: `{"a":"` + strings.Repeat("x", MaxFailureInputChars-6) + textcut.Marker, Error: "failed hard", Time: tsTime(11)},
+			{Tool: "mcp__srv__do", Input: raw + strings.Repeat("x", MaxFailureInputChars-len(raw)) + textcut.Marker, Error: "failed hard", Time: tsTime(11)},
 		}
 		if len(f.Failures) != len(want) {
 			t.Fatalf("failures = %+v", f.Failures)

@@ -167,7 +167,8 @@ func TestTR4LastBoundary(t *testing.T) {
 		eq(t, "off", lastBoundary(t, open(t, writeFile(t, data))), int64(len(prompt(1, "a", nil))+1))
 	})
 	t.Run("boundary line longer than the limit is none", func(t *testing.T) {
-		b := strings.Replace(boundary(2, nil), `"content":"Conversation compacted"`, `"content":"`+strings.Repeat("z", MaxLineBytes)+`"`, 1)
+		b := mustJSON(obj{"type": "system", "subtype": "compact_boundary", "isSidechain": false,
+			"content": strings.Repeat("z", MaxLineBytes), "timestamp": ts(2)})
 		eq(t, "off", lastBoundary(t, open(t, writeLines(t, prompt(1, "a", nil), b))), int64(-1))
 	})
 	t.Run("cancelled", func(t *testing.T) {

@@ -61,8 +61,9 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 		} else {
 			l = bytes.TrimSuffix(l, []byte("\n"))
 		}
-		// Only a line holding one of the keys' values can be either.
-		if !bytes.Contains(l, responseNeedle) && !bytes.Contains(l, boundaryNeedle) {
+		// Only a line holding one of the values, as a whole JSON string in
+		// any layout, can be either (TR-56); parsing decides.
+		if !bytes.Contains(l, quotedResponse) && !bytes.Contains(l, quotedBoundary) {
 			return false, nil
 		}
 		if fill.Boundary < 0 && IsBoundaryLine(l) {
@@ -98,6 +99,13 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 	}
 	return fill, true, nil
 }
+
+// The values a response's and a boundary's line hold, as whole JSON strings:
+// NewestFill's prefilter, in any layout (TR-56).
+var (
+	quotedResponse = []byte(`"assistant"`)
+	quotedBoundary = []byte(`"compact_boundary"`)
+)
 
 // A line longer than longLineHead is first judged by its first headBytes.
 const (

@@ -11,27 +11,34 @@ import (
 // Facts of the transcripts the real Codex CLI 0.169.0 and Qwen Code 0.24.4
 // wrote in the e2e (testdata/codex0.169.0/README.md).
 
-func openFixture(t *testing.T, path string) *File {
+// openFixture opens the fixture at path in this run's layout (TR-56),
+// with the map of its offsets.
+func openFixture(t *testing.T, path string) (*File, laidFixture) {
 	t.Helper()
-	f, err := Open(filepath.FromSlash(path))
+	fx := fixture(t, filepath.FromSlash(path))
+	f, err := Open(fx.path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return f
+	return f, fx
 }
 
 // spec: TR-37, TR-38, TR-39, TR-40, TR-41, TR-42, TR-43
 func TestCodexRecordedRollout(t *testing.T) {
-	f := openFixture(t, "testdata/codex0.169.0/three-compactions.jsonl")
+	f, fx := openFixture(t, "testdata/codex0.169.0/three-compactions.jsonl")
 	if format, known := f.Format(); format != FormatCodex || !known {
 		t.Fatalf("format %s %v", format, known)
 	}
 	ctx := context.Background()
-	if lb, err := f.LastBoundary(ctx); err != nil || lb != 55495 {
-		t.Errorf("last boundary %d %v, want 55495", lb, err)
+	if lb, err := f.LastBoundary(ctx); err != nil || lb != fx.off(55495) {
+		t.Errorf("last boundary %d %v, want %d", lb, err, fx.off(55495))
 	}
 	for _, b := range [][3]int64{{0, 16480, -1}, {0, 16481, 16480}, {16481, 55495, 38426}} {
+		if b[2] >= 0 {
+			b[2] = fx.off(b[2])
+		}
+		b[0], b[1] = fx.off(b[0]), fx.off(b[1])
 		if got, _ := f.LastBoundaryIn(ctx, b[0], b[1]); got != b[2] {
 			t.Errorf("LastBoundaryIn(%d, %d) = %d, want %d", b[0], b[1], got, b[2])
 		}
@@ -39,10 +46,10 @@ func TestCodexRecordedRollout(t *testing.T) {
 	// Between the snapshot of the first compaction (PreCompact: after the
 	// failed command, byte 13,744) and its compacted record only the
 	// summary, marked compaction_output, was written: no response.
-	if rt, ok, _ := f.NewestResponseIn(ctx, 13744, 16480, mustTime(t, "2026-12-01T06:17:46.1Z")); ok {
+	if rt, ok, _ := f.NewestResponseIn(ctx, fx.off(13744), fx.off(16480), mustTime(t, "2026-12-01T06:17:46.1Z")); ok {
 		t.Errorf("the compaction's summary counted as a response (%v)", rt)
 	}
-	if rt, ok, _ := f.NewestResponseIn(ctx, 16480, 29301, mustTime(t, "2026-12-01T06:17:46.1Z")); !ok || !rt.Equal(mustTime(t, "2026-12-01T06:17:46.848Z")) {
+	if rt, ok, _ := f.NewestResponseIn(ctx, fx.off(16480), fx.off(29301), mustTime(t, "2026-12-01T06:17:46.1Z")); !ok || !rt.Equal(mustTime(t, "2026-12-01T06:17:46.848Z")) {
 		t.Errorf("the continuation's response: %v %v", rt, ok)
 	}
 
@@ -87,15 +94,15 @@ func TestCodexRecordedRollout(t *testing.T) {
 
 // spec: TR-37, TR-44, TR-45, TR-46, TR-47, TR-48, TR-49, TR-35
 func TestQwenRecordedChat(t *testing.T) {
-	f := openFixture(t, "testdata/qwen0.24.4/two-compactions.jsonl")
+	f, fx := openFixture(t, "testdata/qwen0.24.4/two-compactions.jsonl")
 	if format, known := f.Format(); format != FormatQwen || !known {
 		t.Fatalf("format %s %v", format, known)
 	}
 	ctx := context.Background()
-	if lb, _ := f.LastBoundary(ctx); lb != 22978 {
-		t.Errorf("last boundary %d, want 22978", lb)
+	if lb, _ := f.LastBoundary(ctx); lb != fx.off(22978) {
+		t.Errorf("last boundary %d, want %d", lb, fx.off(22978))
 	}
-	if got, _ := f.LastBoundaryIn(ctx, 0, 22978); got != 13581 {
+	if got, _ := f.LastBoundaryIn(ctx, 0, fx.off(22978)); got != fx.off(13581) {
 		t.Errorf("first boundary %d", got)
 	}
 	lb, _ := f.LastBoundary(ctx)
@@ -140,7 +147,7 @@ func TestQwenRecordedChat(t *testing.T) {
 		at  string
 	}{{13581, "2026-12-01T06:19:36.768Z"}, {22978, "2026-12-01T06:19:38.477Z"}} {
 		c := comps[i]
-		if c.Offset != want.off || !c.Time.Equal(mustTime(t, want.at)) || c.Format != FormatQwen || c.Version != "0.24.4" || c.Contexts != nil || c.HookRecords != 0 {
+		if c.Offset != fx.off(want.off) || !c.Time.Equal(mustTime(t, want.at)) || c.Format != FormatQwen || c.Version != "0.24.4" || c.Contexts != nil || c.HookRecords != 0 {
 			t.Errorf("compaction %d: %+v", i+1, c)
 		}
 	}

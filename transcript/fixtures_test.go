@@ -379,24 +379,11 @@ var fixtureCases = []fixtureCase{
 }
 
 // cutFixture writes the first cut bytes of a transcript in dir (all with
-// cut < 0) to a temporary file, the transcript as precompact saw it.
+// cut < 0), in this run's layout (TR-56), to a temporary file, the
+// transcript as precompact saw it.
 func cutFixture(t *testing.T, dir, name string, cut int64) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cut >= 0 {
-		if int(cut) > len(data) || data[cut-1] != '\n' {
-			t.Fatalf("cut %d is not a line start", cut)
-		}
-		data = data[:cut]
-	}
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fixture(t, filepath.Join(dir, name)).cut(t, cut)
 }
 
 // needFixtures skips a test over n of the shared transcripts when their
@@ -484,14 +471,16 @@ func readPlanned(t *testing.T, path string, p ReadPlan) Result {
 //
 // spec: TR-7, TR-9, TR-33
 func TestOwnFixtureChain(t *testing.T) {
-	const name, boundary = "manual-compaction.jsonl", 55293
+	const name = "manual-compaction.jsonl"
+	fx := fixture(t, filepath.Join(ownFixtureDir, name))
+	boundary := fx.off(55293)
 	read := func(path string, p ReadPlan) Result { return readPlanned(t, path, p) }
-	snap := read(cutFixture(t, ownFixtureDir, name, boundary), ReadPlan{ChainEnd: -1})
-	whole := filepath.Join(ownFixtureDir, name)
+	snap := read(fx.cut(t, 55293), ReadPlan{ChainEnd: -1})
+	whole := fx.path
 	plain := read(whole, ReadPlan{ChainEnd: -1})
 	chain := read(whole, ReadPlan{ChainEnd: boundary, Seed: snap.Facts})
 	eq(t, "chained", chain.Chained, true)
-	eq(t, "read from", chain.ReadFrom, int64(boundary))
+	eq(t, "read from", chain.ReadFrom, boundary)
 	eqSlice(t, "files", chain.Facts.Files, plain.Facts.Files)
 	eqSlice(t, "prompts", chain.Facts.Prompts, plain.Facts.Prompts)
 	eqDeep(t, "commands", chain.Facts.Commands, plain.Facts.Commands)
@@ -508,17 +497,18 @@ func TestOwnFixtureChain(t *testing.T) {
 func TestFixtureChain(t *testing.T) {
 	needFixtures(t, 1)
 	const name = "cc2.1.328-two-compactions-cyrillic.jsonl"
-	const first, second = 57939, 121799 // its two compact_boundary lines
+	fx := fixture(t, filepath.Join(fixtureDir, name))
+	first, second := fx.off(57939), fx.off(121799) // its two compact_boundary lines
 	read := func(path string, p ReadPlan) Result { return readPlanned(t, path, p) }
-	cut1, cut2 := cutFixture(t, fixtureDir, name, first), cutFixture(t, fixtureDir, name, second)
-	whole := filepath.Join(fixtureDir, name)
+	cut1, cut2 := fx.cut(t, 57939), fx.cut(t, 121799)
+	whole := fx.path
 
 	// The snapshot at the first compaction, then the one at the second.
 	snap1 := read(cut1, ReadPlan{ChainEnd: -1})
 	plain2 := read(cut2, ReadPlan{ChainEnd: -1})
 	chain2 := read(cut2, ReadPlan{ChainEnd: first, Seed: snap1.Facts})
 	eq(t, "chained", chain2.Chained, true)
-	eq(t, "read from", chain2.ReadFrom, int64(first))
+	eq(t, "read from", chain2.ReadFrom, first)
 	eqSlice(t, "files", chain2.Facts.Files, plain2.Facts.Files)
 	eqSlice(t, "prompts", chain2.Facts.Prompts, plain2.Facts.Prompts)
 	eqDeep(t, "commands", chain2.Facts.Commands, plain2.Facts.Commands)
@@ -555,7 +545,7 @@ func TestFixtureChain(t *testing.T) {
 // spec: TR-21, TR-24, TR-26, TR-28
 func TestFixtureAfterCompaction(t *testing.T) {
 	needFixtures(t, 1)
-	res := readAll(t, filepath.Join(fixtureDir, "cc2.1.328-two-compactions-cyrillic.jsonl"))
+	res := readAll(t, fixture(t, filepath.Join(fixtureDir, "cc2.1.328-two-compactions-cyrillic.jsonl")).path)
 	f := res.Facts
 	if f.Usage == nil || *f.Usage != (Usage{Tokens: 2762, Model: "claude-opus-5-5", FromBoundary: true}) {
 		t.Errorf("usage = %+v", f.Usage)

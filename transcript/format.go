@@ -26,10 +26,15 @@ func (f Format) Valid() bool {
 	return f == FormatClaude || f == FormatCodex || f == FormatQwen
 }
 
-// sniffBytes is how much of a file's start DetectFormat looks at: a Codex
-// rollout starts with a session_meta line of tens of KB (the base
-// instructions), but its type comes in the first hundred bytes.
-const sniffBytes = 64 << 10
+// sniffBytes is how much of a file's start DetectFormat looks at first: a
+// Codex rollout starts with a session_meta line of tens of KB (the base
+// instructions), but its type comes in the first hundred bytes. When that
+// does not decide and the file goes on, up to sniffMaxBytes are looked at:
+// in another layout the type may come after the instructions (TR-56).
+const (
+	sniffBytes    = 64 << 10
+	sniffMaxBytes = 1 << 20
+)
 
 // DetectFormat tells the format from the start of a transcript (TR-37): the
 // first line whose top level shows its writer decides. A Codex rollout line
@@ -94,11 +99,23 @@ func lineFormat(line []byte) (Format, bool) {
 
 // sniff reads the start of r (of size n) and tells its format.
 func sniff(r io.ReaderAt, n int64) (Format, bool) {
-	buf := make([]byte, min(n, sniffBytes))
-	if _, err := r.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
-		return FormatClaude, false
+	for size := int64(sniffBytes); ; size = sniffMaxBytes {
+		buf := make([]byte, min(n, size))
+		if _, err := r.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+			return FormatClaude, false
+		}
+		if f, ok := DetectFormat(buf); ok || int64(len(buf)) == n || size == sniffMaxBytes || !cutObject(buf) {
+			return f, ok
+		}
 	}
-	return DetectFormat(buf)
+}
+
+// cutObject reports whether buf ends inside a line that starts a JSON
+// object: only reading further can tell what that line is.
+func cutObject(buf []byte) bool {
+	last := buf[bytes.LastIndexByte(buf, '\n')+1:]
+	i := skipSpace(last, 0)
+	return i < len(last) && last[i] == '{'
 }
 
 // rules are what the backward scans of a format look for: a needle that

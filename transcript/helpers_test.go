@@ -16,12 +16,14 @@ import (
 
 type obj = map[string]any
 
+// mustJSON is v as a line of this run's layout (TR-56: Claude Code's,
+// or another one).
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
 	}
-	return string(b)
+	return string(relaid(b))
 }
 
 var clock = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)

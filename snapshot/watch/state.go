@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,9 +31,11 @@ const (
 	maxCrossings = 10
 	maxFallbacks = 10
 	// lockWait bounds how long Update waits for another hook of the
-	// session; lockStale is when a lock is taken to be a crashed run's.
+	// session; lockStale is when a lock is taken to be a crashed run's,
+	// and so is one dated more than lockAhead ahead of the clock (WA-9).
 	lockWait  = 2 * time.Second
 	lockStale = 10 * time.Second
+	lockAhead = time.Minute
 )
 
 // Schema is the version of the state file's layout.
@@ -66,6 +69,11 @@ type State struct {
 	// Fallbacks are the pointers handed over through UserPromptSubmit,
 	// newest last.
 	Fallbacks []Fallback `json:"fallbacks,omitempty"`
+	// Read is what the last change made by a fill rests on: where in the
+	// transcript that fill came from (WA-26). A run that read an older
+	// line changes nothing by its fill.
+	Read *Read `json:"read,omitempty"`
+
 	// Residue is the compaction whose residue the next prompt or tool call
 	// hands over (WA-14); nil when none is due.
 	Residue *ResidueDue `json:"residue,omitempty"`
@@ -283,21 +291,31 @@ func (s Store) ensureDir() error {
 }
 
 // lock takes the session's lock file, waiting up to lockWait for another
-// run to release it.
+// run to release it. A lock older than lockStale is a crashed run's, and so
+// is one dated more than lockAhead ahead of the clock: a run holds the lock
+// for milliseconds, so its file is never that far from now unless the clock
+// was ahead when a run that then crashed made it (WA-9).
 func (s Store) lock(sessionID string) (func(), error) {
 	path := strings.TrimSuffix(s.Path(sessionID), ".json") + ".lock"
 	deadline := time.Now().Add(lockWait)
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
+			mine, serr := f.Stat()
 			f.Close()
-			return func() { os.Remove(path) }, nil
+			return func() {
+				// A run that took over a lock this run held too long
+				// keeps its own.
+				if fi, err := os.Lstat(path); err == nil && (serr != nil || os.SameFile(fi, mine)) {
+					os.Remove(path)
+				}
+			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		if fi, serr := os.Lstat(path); serr == nil && time.Since(fi.ModTime()) > lockStale {
-			os.Remove(path)
+		if fi, serr := os.Lstat(path); serr == nil && isStaleLock(fi, time.Now()) {
+			takeOver(path)
 			continue
 		}
 		if time.Now().After(deadline) {
@@ -305,6 +323,27 @@ func (s Store) lock(sessionID string) (func(), error) {
 		}
 		time.Sleep(wait)
 	}
+}
+
+// isStaleLock reports whether a lock file is a crashed run's (WA-9).
+func isStaleLock(fi fs.FileInfo, now time.Time) bool {
+	age := now.Sub(fi.ModTime())
+	return age > lockStale || age < -lockAhead
+}
+
+// takeOver removes a crashed run's lock. It moves the lock aside first and
+// judges what it moved: when another run took the lock over meanwhile and
+// made a fresh one, that one is put back (a link, which replaces nothing),
+// so that two runs never both hold the lock through one takeover.
+func takeOver(path string) {
+	aside := strings.TrimSuffix(path, ".lock") + ".stale-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid()) + ".lock"
+	if err := os.Rename(path, aside); err != nil {
+		return
+	}
+	if fi, err := os.Lstat(aside); err == nil && !isStaleLock(fi, time.Now()) {
+		os.Link(aside, path)
+	}
+	os.Remove(aside)
 }
 
 // prune removes state files, and locks, of sessions untouched for MaxAge;

@@ -23,13 +23,9 @@ type Input struct {
 	Event string
 	Now   time.Time
 	// Fill is the context fill; FromBoundary says it comes from a
-	// compaction's boundary (the fill right after a compaction). At is when
-	// the transcript recorded it (the response's or the boundary's
-	// timestamp), zero when unknown: a crossing and an episode date from
-	// it, not from the hook run that read it (WA-5).
+	// compaction's boundary (the fill right after a compaction).
 	Fill         int64
 	FromBoundary bool
-	At           time.Time
 	// Thresholds are resolved (Resolve), ascending.
 	Thresholds []int64
 	// Turn is the payload's prompt_id, "" when it has none.
@@ -42,7 +38,25 @@ type Input struct {
 	// Handoff reports whether a current handoff exists; it is asked only
 	// when the answer decides something (it reads the state file).
 	Handoff func() bool
+	// Read is where the fill came from (WA-26); the zero Read is unknown,
+	// never older than another and never recorded. Its time dates a
+	// crossing and an episode's start, not the hook run that read it (WA-5).
+	Read Read
 }
+
+// Read is where a run's fill came from in the transcript: the offset of the
+// line that gave it (the model response, or the compaction boundary written
+// after it) and that line's time.
+type Read struct {
+	Offset int64     `json:"offset"`
+	At     time.Time `json:"at,omitzero"`
+}
+
+// Before reports whether r was read before o (WA-26): from an earlier line
+// of the transcript, and not from a line written later. A transcript
+// replaced by another whose newest response is newer is not before, though
+// its offsets are smaller.
+func (r Read) Before(o Read) bool { return r.Offset < o.Offset && !r.At.After(o.At) }
 
 // Action is what a hook run does.
 type Action struct {
@@ -57,26 +71,46 @@ type Action struct {
 }
 
 // Step applies one hook run to the session's state (WA-5, WA-6, WA-9,
-// WA-10) and returns what to do; st is changed in place.
+// WA-10) and returns what to do; st is changed in place. The state changes
+// monotonically in what was read, not in the order runs took the lock
+// (WA-26): a run whose fill was read from an older line than the one the
+// state's last change rests on changes nothing by it and tells nothing (a
+// later run tells with the newer fill), and a change records its read.
 func Step(st *State, in Input) Action {
+	stale := st.Read != nil && in.Read != (Read{}) && in.Read.Before(*st.Read)
+	a := step(st, in, stale)
+	// A compaction's boundary is recorded even when nothing else changes
+	// (once: its next reads are not newer), so that a run that read the
+	// transcript before it tells nothing from that read afterwards.
+	if !stale && in.FromBoundary && in.Read != (Read{}) && (st.Read == nil || st.Read.Before(in.Read)) {
+		a.Changed = true
+	}
+	if a.Changed && !stale && in.Read != (Read{}) {
+		r := in.Read
+		st.Read = &r
+	}
+	return a
+}
+
+func step(st *State, in Input, stale bool) Action {
 	var a Action
 	if len(in.Thresholds) == 0 {
 		return a
 	}
 	first, last := in.Thresholds[0], in.Thresholds[len(in.Thresholds)-1]
 	at := in.Now.UTC()
-	if !in.At.IsZero() && in.At.Before(in.Now) {
-		at = in.At.UTC()
+	if !in.Read.At.IsZero() && in.Read.At.Before(in.Now) {
+		at = in.Read.At.UTC()
 	}
 
 	// WA-5: a fill fallen back below the first threshold (a compaction)
-	// starts a new episode.
-	if len(st.Crossings) > 0 && (in.FromBoundary || float64(in.Fill) < ResetBelow*float64(first)) {
+	// starts a new episode. A stale fill is neither a fall nor a rise.
+	if !stale && len(st.Crossings) > 0 && (in.FromBoundary || float64(in.Fill) < ResetBelow*float64(first)) {
 		st.Crossings, st.NoticeTurn, st.NoticeAt = nil, "", time.Time{}
 		st.Episode = at
 		a.Changed = true
 	}
-	if !in.FromBoundary {
+	if !stale && !in.FromBoundary {
 		for _, t := range in.Thresholds {
 			if in.Fill >= t && st.crossing(t) == nil {
 				if len(st.Crossings) == 0 {
@@ -119,6 +153,9 @@ func Step(st *State, in Input) Action {
 		a.Changed = true
 	}
 
+	if stale {
+		return a // the turn is marked; what to tell waits for a newer read
+	}
 	switch in.Event {
 	case UserPromptSubmit, PostToolUse:
 		// WA-6: once per crossing, never twice in one turn.

@@ -128,3 +128,58 @@ func TestWA10StopGate(t *testing.T) {
 		{event: Stop, fill: 720, turn: "p4", gate: true, block: true, told: []int64{700}, crossings: 3},
 	})
 }
+
+// The state changes monotonically in what was read, never in the order
+// runs take the lock: a run whose fill came from an older line than the
+// state's last change changes nothing by it and tells nothing; a newer
+// one, or one from a replaced transcript whose line is newer, does; a
+// compaction's boundary is recorded once even when nothing else changes.
+// spec: WA-26
+func TestWA26StepMonotonicInWhatWasRead(t *testing.T) {
+	thresholds := []int64{500, 600, 700}
+	in := func(fill int64, off int64, at time.Duration, boundary bool) Input {
+		return Input{Event: PostToolUse, Now: t0.Add(at), Fill: fill, FromBoundary: boundary, Thresholds: thresholds,
+			Turn: "p1", Read: Read{Offset: off, At: t0.Add(at)}}
+	}
+	st := &State{}
+	if a := Step(st, in(520, 2000, 2*time.Second, false)); !a.Notice || st.Read == nil || st.Read.Offset != 2000 {
+		t.Fatalf("the newer read: %+v, read %+v", a, st.Read)
+	}
+	// The older read, under 90% of the first threshold: no fall, no tell.
+	if a := Step(st, in(400, 1000, time.Second, false)); a.Changed || a.Notice || len(st.Crossings) != 1 || st.Read.Offset != 2000 {
+		t.Errorf("an older read changed the state: %+v, %+v", a, st)
+	}
+	// An older read past a threshold not crossed yet: not recorded either.
+	if a := Step(st, in(650, 1500, time.Second, false)); a.Changed || len(st.Crossings) != 1 {
+		t.Errorf("an older read crossed: %+v, %+v", a, st.Crossings)
+	}
+	// The same line again is no older: it changes what it would anyway.
+	if a := Step(st, in(520, 2000, 2*time.Second, false)); a.Changed {
+		t.Errorf("the same read changed the state again: %+v", a)
+	}
+	// The boundary: the crossings go, and the boundary is what the state
+	// rests on; a read from before it tells nothing afterwards.
+	if a := Step(st, in(3, 3000, 3*time.Second, true)); !a.Changed || len(st.Crossings) != 0 || st.Read.Offset != 3000 {
+		t.Fatalf("the boundary: %+v, %+v", a, st)
+	}
+	if a := Step(st, in(710, 2500, 2*time.Second, false)); a.Changed || a.Notice || len(st.Crossings) != 0 {
+		t.Errorf("a read from before the boundary: %+v, %+v", a, st.Crossings)
+	}
+	// A boundary seen with nothing crossed is recorded, once.
+	st2 := &State{}
+	if a := Step(st2, in(3, 3000, 3*time.Second, true)); !a.Changed || st2.Read == nil {
+		t.Errorf("a boundary with nothing crossed was not recorded: %+v %+v", a, st2.Read)
+	}
+	if a := Step(st2, in(3, 3000, 3*time.Second, true)); a.Changed {
+		t.Errorf("the same boundary recorded twice: %+v", a)
+	}
+	// A transcript replaced by a shorter one whose newest line is newer.
+	if a := Step(st2, in(520, 100, time.Hour, false)); !a.Notice || st2.Read.Offset != 100 {
+		t.Errorf("a newer line at a smaller offset: %+v, read %+v", a, st2.Read)
+	}
+	// Without a read (callers that know none), nothing is compared.
+	st3 := &State{Read: &Read{Offset: 5000, At: t0.Add(time.Hour)}}
+	if a := Step(st3, Input{Event: PostToolUse, Now: t0, Fill: 520, Thresholds: thresholds, Turn: "p1"}); !a.Notice || st3.Read.Offset != 5000 {
+		t.Errorf("a run without a read: %+v, read %+v", a, st3.Read)
+	}
+}
