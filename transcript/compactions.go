@@ -60,7 +60,7 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 	// Newest first; a boundary entry written twice (the same uuid) is one
 	// compaction, at its first line (TR-36).
 	var offs []int64
-	seen := map[string]int{} // uuid → index in offs: one lookup per boundary, not a scan (AU-11)
+	seen := map[string]int{} // uuid → index in offs: one lookup per boundary, not a scan (PF-25)
 	r := f.format.rules()
 	err := f.scanBack(ctx, from, f.size, r.boundaryNeedle, func(start int64, line []byte) bool {
 		if !r.isBoundary(line) {

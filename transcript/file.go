@@ -210,7 +210,7 @@ func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visi
 	// first 64 KiB costs no more, and a long one does not touch its
 	// memory twice. It is no larger than the range: a scan of a few
 	// hundred bytes (the hooks after each of 32,000 boundaries, audit's
-	// AU-11) must not clear a MiB each time.
+	// PF-25) must not clear a MiB each time.
 	chunk := make([]byte, min(boundaryChunk, end-from)+int64(len(needle)))
 	var matches []int
 	var line []byte // candidate lines, reused within this scan
