@@ -16,6 +16,7 @@ import (
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -101,8 +102,12 @@ type AuditSession struct {
 	Version    string `json:"version,omitempty"`
 	// ReadFrom is where reading started; compactions before it were not
 	// examined (Partial).
-	ReadFrom    int64             `json:"read_from"`
-	Partial     bool              `json:"partial,omitempty"`
+	ReadFrom int64 `json:"read_from"`
+	Partial  bool  `json:"partial,omitempty"`
+	// Stopped says the reading stopped at the deadline (AU-12): the
+	// compactions listed are those from ReadFrom on; earlier ones were not
+	// examined.
+	Stopped     bool              `json:"stopped,omitempty"`
 	Error       string            `json:"error,omitempty"`
 	Compactions []AuditCompaction `json:"compactions"`
 }
@@ -125,8 +130,13 @@ type AuditCompaction struct {
 	// notice was delivered instead.
 	Named  string `json:"named,omitempty"`
 	Notice bool   `json:"notice,omitempty"`
-	// Own is set when the pointer named Snapshot.
-	Own bool `json:"own"`
+	// Own is set when the pointer named Snapshot, or named a snapshot no
+	// longer in the folder whose name is this compaction's (Gone, AU-11).
+	Own  bool `json:"own"`
+	Gone bool `json:"gone,omitempty"`
+	// Foreign is set when the pointer named another compaction's snapshot
+	// (AU-5).
+	Foreign bool `json:"foreign,omitempty"`
 	// Residue is what the summary kept of the snapshot's facts and what
 	// the residue gave back; nil without a snapshot (AU-6).
 	Residue *AuditResidue `json:"residue,omitempty"`
@@ -156,7 +166,7 @@ func auditRun(opts *AuditOptions) error {
 			if c.Own {
 				rep.Own++
 			}
-			if c.Named != "" && !c.Own {
+			if c.Foreign {
 				rep.Foreign++
 			}
 		}
@@ -235,12 +245,17 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 	defer f.Close()
 	s.ReadFrom = max(0, f.Size()-maxRead)
 	s.Partial = s.ReadFrom > 0
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), auditDeadline)
 	defer cancel()
-	comps, err := f.Compactions(ctx, s.ReadFrom)
+	read, err := auditCompactions(ctx, f, s.ReadFrom)
 	if err != nil {
 		s.Error = err.Error()
 		return s
+	}
+	comps := read.comps
+	if read.stopped {
+		// AU-12: what was read whole is reported, and where reading stopped.
+		s.ReadFrom, s.Partial, s.Stopped = read.from, true, true
 	}
 	var records []*snapshot.Record
 	sid8 := snapshot.SID8(sid)
@@ -251,6 +266,10 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 		if r, err := st.Load(e.Name); err == nil && r.SessionID == sid {
 			records = append(records, r)
 		}
+	}
+	inFolder := map[string]bool{}
+	for _, e := range entries {
+		inFolder[e.Name] = true
 	}
 	prev := s.ReadFrom - 1
 	if !s.Partial {
@@ -281,6 +300,17 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 			a.Delivered = "unknown"
 		}
 		a.Own = a.Named != "" && a.Named == a.Snapshot
+		if a.Named != "" && !a.Own && !inFolder[a.Named] {
+			// AU-11: a snapshot pruned since is judged by its name and this
+			// compaction's time window, not by its absence.
+			var next time.Time
+			if i+1 < len(comps) {
+				next = comps[i+1].Time
+			}
+			a.Gone = true
+			a.Own = a.Snapshot == "" && selectsnap.NameFits(a.Named, sid, prevTime, c.Time, next)
+		}
+		a.Foreign = a.Named != "" && !a.Own && !(a.Gone && c.Time.IsZero())
 		if st != nil {
 			a.Residue = auditResidue(ctx, st.Dir, f, c, records, a.Snapshot, sid)
 		}
@@ -292,30 +322,51 @@ func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, max
 
 func printAudit(w io.Writer, rep AuditReport, opts *AuditOptions) {
 	if len(rep.Sessions) == 0 {
-		fmt.Fprintf(w, "no session transcripts changed in the last %s under %s\n", opts.since(), rep.ProjectsDir)
+		fmt.Fprintf(w, "no session transcripts changed in the last %s under %s\n", opts.since(), textesc.String(rep.ProjectsDir, false))
 		return
 	}
+	// What comes from a transcript or the file system (the session and its
+	// path, the release, the trigger, an error, a residue's event) is
+	// escaped as list escapes it, so that none of it can move the cursor,
+	// set the title or forge a line (AU-13, security.md SEC-21).
+	esc := func(s string) string { return textesc.String(s, false) }
+	stopped, gone := 0, 0
 	for _, s := range rep.Sessions {
-		head := fmt.Sprintf("session %s", s.SessionID)
+		head := fmt.Sprintf("session %s", esc(s.SessionID))
 		if s.Version != "" {
-			head += ", Claude Code " + s.Version
+			head += ", Claude Code " + esc(s.Version)
 		}
-		fmt.Fprintf(w, "%s: %d compaction(s)\n  %s\n", head, len(s.Compactions), s.Transcript)
+		fmt.Fprintf(w, "%s: %d compaction(s)\n  %s\n", head, len(s.Compactions), esc(s.Transcript))
 		if s.Error != "" {
-			fmt.Fprintf(w, "  not read: %s\n", s.Error)
+			fmt.Fprintf(w, "  not read: %s\n", esc(s.Error))
 		}
-		if s.Partial {
+		switch {
+		case s.Stopped:
+			stopped++
+			fmt.Fprintf(w, "  read stopped at byte %d (the %s limit): the %d compaction(s) from there on are listed, earlier ones were not examined\n",
+				s.ReadFrom, auditDeadline, len(s.Compactions))
+		case s.Partial:
 			fmt.Fprintf(w, "  compactions before byte %d were not examined (--max-read %d MiB)\n", s.ReadFrom, opts.maxRead()>>20)
 		}
 		for _, c := range s.Compactions {
-			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), c.Trigger, auditVerdict(c))
+			if c.Gone && c.Own {
+				gone++
+			}
+			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), esc(c.Trigger), esc(auditVerdict(c)))
 			if c.Residue != nil {
-				fmt.Fprintf(w, "      %s\n", auditResidueLine(c.Residue))
+				fmt.Fprintf(w, "      %s\n", esc(auditResidueLine(c.Residue)))
 			}
 		}
 	}
-	fmt.Fprintf(w, "%d compaction(s) in %d session(s): %d with the pointer delivered, %d naming their own snapshot, %d naming another compaction's\n",
-		rep.Compactions, len(rep.Sessions), rep.Delivered, rep.Own, rep.Foreign)
+	own := ""
+	if gone > 0 {
+		own = fmt.Sprintf(" (%d of them no longer in the folder)", gone)
+	}
+	fmt.Fprintf(w, "%d compaction(s) in %d session(s): %d with the pointer delivered, %d naming their own snapshot%s, %d naming another compaction's\n",
+		rep.Compactions, len(rep.Sessions), rep.Delivered, rep.Own, own, rep.Foreign)
+	if stopped > 0 {
+		fmt.Fprintf(w, "reading stopped at the %s limit in %d session(s): their earlier compactions were not examined\n", auditDeadline, stopped)
+	}
 	if line := auditResidueSum(rep); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -328,6 +379,12 @@ func auditVerdict(c AuditCompaction) string {
 		snap = "snapshot " + c.Snapshot
 	}
 	switch {
+	case c.Own && c.Gone:
+		return "snapshot " + c.Named + " no longer in the folder; pointer delivered, naming it"
+	case c.Gone && !c.Foreign:
+		return snap + "; pointer delivered, naming " + c.Named + ", no longer in the folder (the compaction's time is not known)"
+	case c.Gone:
+		return snap + "; pointer delivered, naming " + c.Named + ", another compaction's (no longer in the folder)"
 	case c.Own:
 		return snap + "; pointer delivered, naming it"
 	case c.Named != "":

@@ -429,7 +429,7 @@ func TestPostcompactFailureMarkerOfThisCompactionOnly(t *testing.T) {
 	before := s.snapshots()
 	pointer := s.postcompact("SessionStart")
 	s.wantTaken("second, precompact failed", pointer, before)
-	if !strings.Contains(pointer, "compact-guard wrote no snapshot before this compaction (disk full)") {
+	if !strings.Contains(pointer, "compact-guard wrote no snapshot before this compaction (\"disk full\")") {
 		t.Errorf("the pointer does not say precompact failed:\n%s", pointer)
 	}
 	if m, _ := snapshot.ReadFailure(s.dir, s.sid); m != nil {

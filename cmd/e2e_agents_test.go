@@ -908,7 +908,7 @@ wire_api = "responses"
 		}
 		e2eCheckPointer(t, fmt.Sprintf("compaction %d", k+1), reqs[comps[k]+1], s, snaps, want[k].prompt, "hello.txt", want[k].failed)
 	}
-	if c := snaps[0].Rec.Commands[len(snaps[0].Rec.Commands)-1]; c.ExitCode == nil || *c.ExitCode != 2 || !strings.Contains(c.ErrorLine, "nonexistent-e2e-dir") {
+	if c := snaps[0].Rec.Commands[len(snaps[0].Rec.Commands)-1]; c.ExitCode == nil || *c.ExitCode != 2 || c.ErrorLine != "ls: cannot access '/nonexistent-e2e-dir': No such file or directory" {
 		t.Errorf("failed command %+v", c)
 	}
 	if out := w.Guard("list"); !strings.Contains(out, "AGENT") || strings.Count(out, " codex ") != 3 {
@@ -1089,7 +1089,7 @@ func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
 			e2eCheckPointer(t, fmt.Sprintf("compaction %d", k+1), r, s, snaps, prompt, "hello.txt", failed[k])
 		}
 	}
-	if c := snaps[0].Rec.Commands[len(snaps[0].Rec.Commands)-1]; c.ExitCode == nil || *c.ExitCode != 2 || !strings.Contains(c.ErrorLine, "nonexistent-e2e-dir") {
+	if c := snaps[0].Rec.Commands[len(snaps[0].Rec.Commands)-1]; c.ExitCode == nil || *c.ExitCode != 2 || c.ErrorLine != "ls: cannot access '/nonexistent-e2e-dir': No such file or directory" {
 		t.Errorf("failed command %+v", c)
 	}
 

@@ -1322,7 +1322,8 @@ type e2eSnapRecord struct {
 		Error       string `json:"error"`
 	} `json:"git"`
 	Preparation *struct {
-		Kind string `json:"kind"`
+		Kind        string `json:"kind"`
+		OtherBlocks int    `json:"other_blocks"`
 	} `json:"preparation"`
 }
 

@@ -84,7 +84,7 @@ func e2eResidueWant(commands ...string) string {
 		"compact-guard: the summary of the compaction at HH:MM UTC leaves out these facts of snapshot SNAP; the summary, the pointer and the messages kept verbatim hold the rest.",
 		"The last failed command (Bash, exit code 3, HH:MM UTC):",
 		"> " + e2eResidueFailing,
-		"Its first error line:",
+		"Its error line:",
 		"> FAIL: TestGreeting",
 		"An earlier typed prompt, verbatim:",
 		"Prompt 1, HH:MM UTC:",

@@ -280,7 +280,7 @@ func e2eScenarioStopGate(t *testing.T, bins e2eBinaries) {
 	w.Claude(fake, proj, sid, "What was I doing?")
 	summary, after := e2ePostCompaction(t, fake, 1)
 	ctx := strings.Join(e2eAdditionalContexts(after), "\n")
-	if !strings.Contains(ctx, `This compaction was planned: handoff block "HANDOFF `) || !strings.Contains(ctx, "in "+state+", line 3, dated ") {
+	if !strings.Contains(ctx, `This compaction was planned: handoff block "HANDOFF `) || !strings.Contains(ctx, "in \""+state+"\", line 3, dated ") {
 		t.Errorf("the pointer after /compact does not say planned:\n%s", ctx)
 	}
 	// PC-28: the summary hint hands the summarizer the block's NEXT STEP.

@@ -55,12 +55,16 @@ under a dated heading "## HANDOFF <time>", written into the project's state
 file (SESSION-STATE.md) before a planned compaction.
 
 --template prints an empty block dated now (in English, or Russian with
---lang ru). --check finds the state file as postcompact does (the project
+--lang ru), marked with the session it is written in (--session, else
+CLAUDE_CODE_SESSION_ID), so that another session of the project never takes
+it for its own. --check finds the state file as postcompact does (the project
 folder, the git root, the current folder), or reads FILE, and exits 0 when
-its newest block is complete — every section present and filled, "none"
-allowed — and no older than the moment this session's context crossed its
-first watch threshold (the session from --session or CLAUDE_CODE_SESSION_ID);
-otherwise it says what is missing and exits 1.` + "\n" + exitHelp,
+this session's newest block is complete — every section present and filled,
+"none" allowed — and no older than the moment this session's context crossed
+its first watch threshold (else its last compaction, else its start); a block
+that names no session becomes this session's when the check accepts it, and
+another session's block never counts. Otherwise it says what is missing and
+exits 1.` + "\n" + exitHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if opts.Template == opts.Check {
@@ -80,7 +84,7 @@ otherwise it says what is missing and exits 1.` + "\n" + exitHelp,
 	f := c.Flags()
 	f.BoolVar(&opts.Template, "template", false, "print an empty handoff block dated now")
 	f.BoolVar(&opts.Check, "check", false, "exit 0 when the newest handoff block is complete and current, else 1")
-	f.StringVar(&opts.SessionID, "session", "", "session whose threshold crossing the block must be newer than (default $CLAUDE_CODE_SESSION_ID)")
+	f.StringVar(&opts.SessionID, "session", "", "session the block belongs to, whose threshold crossing it must be newer than (default $CLAUDE_CODE_SESSION_ID)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	return c
 }
@@ -89,7 +93,13 @@ func handoffRun(opts *HandoffOptions) error {
 	now := opts.Now()
 	out := opts.IO.Out
 	if opts.Template {
-		_, err := fmt.Fprint(out, handoff.Template(opts.Lang, now))
+		// HO-9: the block names the session it is written in, so that no
+		// other session of the project takes it for its own.
+		sid := opts.SessionID
+		if sid == "" && opts.Getenv != nil {
+			sid = opts.Getenv("CLAUDE_CODE_SESSION_ID")
+		}
+		_, err := fmt.Fprint(out, handoff.TemplateFor(opts.Lang, now, sid))
 		return err
 	}
 	ru := opts.Lang == snapshot.Russian
@@ -133,34 +143,75 @@ func handoffRun(opts *HandoffOptions) error {
 		return err
 	}
 
-	var since time.Time
 	sid := opts.SessionID
 	if sid == "" {
 		sid = opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
-	if sid != "" {
-		st, err := watch.StoreFor(opts.Dir).Load(sid)
-		if err != nil {
-			fmt.Fprintln(opts.IO.ErrOut, "compact-guard: "+err.Error()+"; the block's date is not compared with a crossing")
+	if sid == "" {
+		// No session: the newest block, compared with nothing (HO-6).
+		b := handoff.Newest(blocks)
+		if problems := handoff.Problems(b, handoff.Since{}, now, opts.Lang); len(problems) > 0 {
+			notReady(say, path, b, problems)
+			return exitError{ExitFailure}
 		}
-		since = st.Since()
+		say("handoff current: %s line %d, %s", "передача актуальна: %s, строка %d, %s", path, b.Line, b.Heading)
+		return nil
 	}
 
-	b := handoff.Newest(blocks)
-	if problems := handoff.Problems(b, since, now, opts.Lang); len(problems) > 0 {
-		if b != nil {
-			say("handoff not ready: %s line %d", "передача не готова: %s, строка %d", path, b.Line)
-		} else {
-			say("handoff not ready: %s", "передача не готова: %s", path)
+	store := watch.StoreFor(opts.Dir)
+	st, err := store.Load(sid)
+	if err != nil {
+		fmt.Fprintln(opts.IO.ErrOut, "compact-guard: "+err.Error()+"; the block's date is not compared with a crossing")
+		st = nil
+	}
+	var started time.Time
+	if st == nil || st.Started.IsZero() {
+		started = transcriptStarted(sessionTranscript(opts.Getenv, sid)) // HO-11
+	}
+	since := st.Bound(started)
+
+	// HO-10: this session's newest block, else the newest naming no
+	// session, which this check may claim; another session's never.
+	var claims []handoff.Claim
+	if st != nil {
+		claims = st.Claims
+	}
+	var candidates []handoff.Block
+	for i := range blocks {
+		if handoff.Owner(&blocks[i], sid, path, claims) != handoff.Others {
+			candidates = append(candidates, blocks[i])
 		}
-		for _, p := range problems {
-			say("- %s", "- %s", p)
-		}
+	}
+	b := handoff.Newest(candidates)
+	if b == nil && len(blocks) > 0 {
+		other := handoff.Newest(blocks)
+		notReady(say, path, other, []string{foreignProblem(other, sid, opts.Lang)})
 		return exitError{ExitFailure}
 	}
+	if problems := handoff.Problems(b, since, now, opts.Lang); len(problems) > 0 {
+		notReady(say, path, b, problems)
+		return exitError{ExitFailure}
+	}
+	if handoff.Owner(b, sid, path, claims) == handoff.Unclaimed {
+		// The session's check accepted a block naming no session: it is
+		// this session's from now on (HO-10).
+		if _, err := store.Update(sid, func(st *watch.State) bool {
+			if st.Started.IsZero() && !started.IsZero() {
+				st.Started = started
+			}
+			return st.Claim(path, b, now)
+		}); err != nil {
+			fmt.Fprintln(opts.IO.ErrOut, "compact-guard: the block could not be recorded as this session's: "+err.Error())
+		}
+	}
 	say("handoff current: %s line %d, %s", "передача актуальна: %s, строка %d, %s", path, b.Line, b.Heading)
-	if !since.IsZero() {
-		say("(the context crossed its first threshold at %s)", "(контекст прошёл первый порог в %s)", since.UTC().Format(time.RFC3339))
+	switch since.Kind {
+	case handoff.SinceCrossing:
+		say("(the context crossed its first threshold at %s)", "(контекст прошёл первый порог в %s)", stampUTC(since.At))
+	case handoff.SinceCompaction:
+		say("(no threshold crossed since the compaction at %s)", "(после сжатия в %s порог не пройден)", stampUTC(since.At))
+	case handoff.SinceStart:
+		say("(no threshold crossed since the session started at %s)", "(с начала сессии в %s порог не пройден)", stampUTC(since.At))
 	}
 	return nil
 }

@@ -15,6 +15,13 @@ import (
 
 var hoNow = time.Date(2026, 12, 1, 10, 22, 5, 0, time.UTC)
 
+// fillBlock fills every section of a template with "none", leaving its
+// session marker as it is.
+func fillBlock(tpl string) string {
+	s := strings.ReplaceAll(tpl, "\n<!-- ", "\nnone <!-- ")
+	return strings.ReplaceAll(s, "\nnone <!-- compact-guard session:", "\n<!-- compact-guard session:")
+}
+
 // spec: HO-5, HO-6
 func TestHO6HandoffFlags(t *testing.T) {
 	cases := []struct {

@@ -202,7 +202,7 @@ func TestWA15ResidueWithTheNextPrompt(t *testing.T) {
 	t.Logf("residue:\n%s", got)
 	for _, want := range []string{
 		"compact-guard: the summary of the compaction at ", name,
-		"The last failed command (Bash, exit code 1, ", "> go test -run TestCache ./parser/\nIts first error line:\n> --- FAIL: TestCache (0.00s)",
+		"The last failed command (Bash, exit code 1, ", "> go test -run TestCache ./parser/\nIts error line:\n> --- FAIL: TestCache (0.00s)",
 		"An earlier typed prompt, verbatim:", "> Second: add a cache to the parser, keyed by the input's hash",
 		"3 commands of the last 10 that the summary does not hold, oldest first:", "> go test ./...", "> gofmt -l .", "> go test -race ./parser/",
 	} {

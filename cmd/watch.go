@@ -268,6 +268,9 @@ func watchRun(opts *WatchOptions) (err error) {
 		if run.newHandoff(st) {
 			st.Handoff, changed = run.seen, true
 		}
+		if (changed || a.Changed) && st.Started.IsZero() {
+			st.Started = run.started() // HO-11, once per session
+		}
 		return changed || a.Changed
 	})
 	if uerr != nil {
@@ -338,6 +341,8 @@ type watchTurn struct {
 	// latest is the one LatestPointer answer this run made (the late
 	// pointer and the residue ask the same question).
 	latest *latestAnswer
+	// start caches the session's start read from the transcript (TR-61).
+	start *time.Time
 }
 
 // handoff reads the state file's newest handoff block once (HO-2, HO-4).
@@ -346,14 +351,19 @@ func (r *watchTurn) handoff(st *watch.State) restore.HandoffStatus {
 		return *r.status
 	}
 	sf := r.stateFile()
-	h := restore.HandoffStatus{StateFile: sf, Since: st.Since()}
+	var started time.Time
+	if st == nil || st.Started.IsZero() {
+		started = r.started()
+	}
+	h := restore.HandoffStatus{StateFile: sf, Since: st.Bound(started)}
 	if sf.Path != "" {
 		if blocks, err := handoff.Read(sf.Path); err == nil {
-			h.Block = handoff.Newest(blocks)
+			// HO-10: only this session's blocks count.
+			h.Block, h.Others = handoff.ForSession(blocks, r.sid, sf.Path, claimsOf(st))
 		}
 	}
 	if h.Block != nil {
-		h.Current = handoff.Current(h.Block, h.Since, r.now)
+		h.Current = handoff.Current(h.Block, h.Since.At, r.now)
 		r.seen = &watch.HandoffSeen{Path: sf.Path, Line: h.Block.Line, Time: h.Block.Time.UTC(),
 			Complete: h.Block.Complete(), Current: h.Current, Seen: r.now.UTC()}
 	}
@@ -514,7 +524,11 @@ func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p Payload, n
 		}
 	}
 	in := watch.PrepareInput{Trigger: rec.Trigger, State: st, StateFile: rec.StateFile.Path, Blocks: blocks, Now: now,
-		Window: watch.WindowInput{Getenv: opts.Getenv, Settings: claudeSettingsFiles(opts.Getenv, p.Cwd)}}
+		Window:    watch.WindowInput{Getenv: opts.Getenv, Settings: claudeSettingsFiles(opts.Getenv, p.Cwd)},
+		SessionID: rec.SessionID}
+	if st == nil || st.Started.IsZero() {
+		in.Started = transcriptStarted(rec.TranscriptPath) // HO-11
+	}
 	if u := rec.Context; u != nil && !u.FromBoundary {
 		in.Fill, in.Model = u.Tokens, u.Model
 	}

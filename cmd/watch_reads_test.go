@@ -91,8 +91,8 @@ func TestWA26StaleReadKeepsTheHandoff(t *testing.T) {
 	w.runInProcess(t, watch.PostToolUse, "p1", base, func() {
 		w.fill(t, 612000)
 		w.runInProcess(t, watch.PostToolUse, "p1", base.Add(10*time.Second), nil)
-		tpl := handoff.Template(snapshot.English, base.Add(20*time.Second))
-		rbWriteFile(t, filepath.Join(w.project, "SESSION-STATE.md"), []byte(strings.ReplaceAll(tpl, "\n<!-- ", "\nnone <!-- ")))
+		tpl := handoff.TemplateFor(snapshot.English, base.Add(20*time.Second), w.sid) // HO-9: the session's own block
+		rbWriteFile(t, filepath.Join(w.project, "SESSION-STATE.md"), []byte(fillBlock(tpl)))
 	})
 	w.runInProcess(t, watch.PostToolUse, "p1", base.Add(30*time.Second), nil)
 	w.precompact(t, rbPayload("session_id", w.sid, "transcript_path", w.transcript, "cwd", w.project,

@@ -271,8 +271,8 @@ func TestWA10StopGateThroughTheHook(t *testing.T) {
 	w.hook(t, watch.UserPromptSubmit, "p2", gate)
 	w.fill(t, 705000)
 	w.hook(t, watch.PostToolUse, "p2", gate)
-	tpl := handoff.Template(snapshot.English, time.Now().Add(time.Second))
-	rbWriteFile(t, filepath.Join(w.project, "SESSION-STATE.md"), []byte("# State\n\n"+strings.ReplaceAll(tpl, "\n<!-- ", "\nnone <!-- ")))
+	tpl := handoff.TemplateFor(snapshot.English, time.Now().Add(time.Second), w.sid)
+	rbWriteFile(t, filepath.Join(w.project, "SESSION-STATE.md"), []byte("# State\n\n"+fillBlock(tpl)))
 	if r := w.hook(t, watch.Stop, "p2", gate); r.Stdout != "" {
 		t.Errorf("Stop blocked with a current handoff: %q", r.Stdout)
 	}
@@ -499,9 +499,9 @@ func TestWA12PlannedOrEmergencyInRecordAndPointer(t *testing.T) {
 			w := newWatchWorld(t)
 			w.fill(t, 612000)
 			w.hook(t, watch.PostToolUse, "p1", nil) // crosses 500k and 600k
-			tpl := handoff.Template(snapshot.English, time.Now().Add(time.Second))
+			tpl := handoff.TemplateFor(snapshot.English, time.Now().Add(time.Second), w.sid)
 			if planned {
-				tpl = strings.ReplaceAll(tpl, "\n<!-- ", "\nnone <!-- ")
+				tpl = fillBlock(tpl)
 			}
 			rbWriteFile(t, filepath.Join(w.project, "SESSION-STATE.md"), []byte(tpl))
 			trigger := map[bool]string{true: "manual", false: "auto"}[planned]

@@ -32,9 +32,13 @@ var hiddenSamples = []struct{ r, shown string }{
 	{"\ufeff", `\ufeff`},         // BOM
 	{"\x1b", `\x1b`},             // ESC
 	{"\u009b", `\u009b`},         // CSI
+	{"\u2800", `\u2800`},         // Braille pattern blank (SEC-34)
+	{"\u3000", `\u3000`},         // ideographic space
+	{"\u00a0", `\u00a0`},         // no-break space
+	{"\u2009", `\u2009`},         // thin space
 }
 
-// spec: SEC-20, PO-2, PO-3, PO-11
+// spec: SEC-20, SEC-34, PO-2, PO-3, PO-11
 // Zero-width, tag and other invisible or format characters in a prompt, a
 // path, a task, a failed command or a failure's reason reach the pointer
 // only as escapes; an emoji's own presentation selector stays.

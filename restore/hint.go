@@ -8,7 +8,6 @@ import (
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/textcut"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -112,10 +111,6 @@ func Hint(in HintInput) string {
 	}
 	return ""
 }
-
-// inline quotes s with textesc.Quote, cut at n UTF-16 units and marked
-// after the closing quote.
-func inline(s string, n int) string { return textcut.Marked(textesc.Quote(s, n)) }
 
 func renderHint(in HintInput, l hintLimits) string {
 	p := printer(in.Lang)

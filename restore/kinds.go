@@ -42,7 +42,7 @@ func takenAtCompaction(rec *snapshot.Record) bool { return rec.HookEvent == "Ses
 // kindLines are PO-18's and PO-19's lines, which follow PO-1's.
 func kindLines(p *message.Printer, in PointerInput, line func(string)) {
 	if in.Taken != nil {
-		reason := oneLine(firstLine(in.Taken.Failure), takenReasonChars)
+		reason := inline(firstLine(in.Taken.Failure), takenReasonChars)
 		switch {
 		case in.Taken.Failure != "" && in.Taken.LogPath != "":
 			line(p.Sprintf(mTakenFailureLog, reason, oneLine(in.Taken.LogPath, 1000)))
@@ -89,11 +89,11 @@ func kindEntries() []entry {
 // API refuses a prompt as too long, with no figure; or, for a release and
 // model not measured, either.
 func clientModeSentence(p *message.Printer, w watch.Window) (string, bool) {
-	model := oneLine(w.Model, watchPathChars)
-	if model == "" {
-		model = "?"
+	model := "?"
+	if w.Model != "" {
+		model = ident(w.Model, watchPathChars)
 	}
-	release := oneLine(w.Release, 40)
+	release := ident(w.Release, 40)
 	switch w.Mode {
 	case watch.ModeRefused:
 		return p.Sprintf(mWatchAutoRefused, release, model), true

@@ -65,14 +65,14 @@ func TestPointerTakenAtCompaction(t *testing.T) {
 	in.Taken = &Taken{Failure: "snapshot folder: permission denied\nsecond line"}
 	in.Supersedes = time.Date(2026, 3, 14, 10, 2, 36, 0, time.FixedZone("x", 3600))
 	lines = strings.Split(Pointer(in), "\n")
-	if lines[1] != "compact-guard wrote no snapshot before this compaction (snapshot folder: permission denied), so this one was taken as the compacted session started." {
+	if lines[1] != `compact-guard wrote no snapshot before this compaction ("snapshot folder: permission denied"), so this one was taken as the compacted session started.` {
 		t.Errorf("after a failure: %q", lines[1])
 	}
 	if lines[2] != "This pointer supersedes the one of 09:02 UTC." {
 		t.Errorf("supersedes: %q", lines[2])
 	}
 	in.Taken.LogPath = "/home/u/.local/state/compact-guard/compact-guard.log"
-	if lines = strings.Split(Pointer(in), "\n"); !strings.HasSuffix(lines[1], "(snapshot folder: permission denied; the log is /home/u/.local/state/compact-guard/compact-guard.log), so this one was taken as the compacted session started.") {
+	if lines = strings.Split(Pointer(in), "\n"); !strings.HasSuffix(lines[1], `("snapshot folder: permission denied"; the log is /home/u/.local/state/compact-guard/compact-guard.log), so this one was taken as the compacted session started.`) {
 		t.Errorf("with the log: %q", lines[1])
 	}
 

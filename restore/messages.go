@@ -175,7 +175,7 @@ func entries() []entry {
 		{mUnknown, s("unknown"), s("неизвестна")},
 		{mCmdFailedCode, s("The last command (%s) failed with exit code %s:"), s("Последняя команда (%s) завершилась с кодом %s:")},
 		{mCmdFailed, s("The last command (%s) failed:"), s("Последняя команда (%s) завершилась ошибкой:")},
-		{mCmdErrLine, s("The first line of its error:"), s("Первая строка ошибки:")},
+		{mCmdErrLine, s("Its error line:"), s("Строка ошибки:")},
 		{mStateFound, s("State file: %s"), s("Файл состояния: %s")},
 		{mStateMissing, s("No %s was found; looked in:"), s("%s не найден; искали в:")},
 		{mStateMissingNone, s("No %s was found."), s("%s не найден.")},
@@ -238,8 +238,8 @@ func entries() []entry {
 		{mWatchAuto, s("Automatic compaction comes at about %d tokens."), s("Автоматическое сжатие наступит около отметки %d.")},
 		{mWatchAutoOff, s("Automatic compaction is off."), s("Автоматическое сжатие отключено.")},
 		{mHandoffCurrent, s("Handoff: current, %s line %d, dated %s."), s("Передача: актуальная, %s, строка %d, от %s.")},
-		{mHandoffOlder, s("Handoff: none since %s; the newest block in %s is dated %s."),
-			s("Передача: с %s её нет; последний блок в %s датирован %s.")},
+		{mHandoffOlder, s("Handoff: none %s; the newest block in %s is dated %s."),
+			s("Передача: её нет %s; последний блок в %s датирован %s.")},
 		{mHandoffIncomplete, s("Handoff: the newest block in %s (line %d) is incomplete."),
 			s("Передача: последний блок в %s (строка %d) заполнен не полностью.")},
 		{mHandoffNoBlock, s("Handoff: no block in %s."), s("Передача: блоков в %s нет.")},
@@ -260,18 +260,18 @@ func entries() []entry {
 			s("клиент %s не передаёт модели контекст SessionStart")},
 		{mLateNotDelivered, s("no pointer was handed out at SessionStart"),
 			s("при SessionStart указатель не был выдан")},
-		{mPlanned, s("This compaction was planned: handoff block \"%s\" in %s, line %d, dated %s."),
-			s("Это сжатие плановое: блок передачи «%s» в %s, строка %d, от %s.")},
+		{mPlanned, s("This compaction was planned: handoff block %s in %s, line %d, dated %s."),
+			s("Это сжатие плановое: блок передачи %s в %s, строка %d, от %s.")},
 		{mEmergency, s("This compaction was an emergency: automatic, %s, %s."), s("Это сжатие аварийное: автоматическое, %s, %s.")},
 		{mUnplanned, s("This compaction was not planned: %s, %s, %s."), s("Это сжатие внеплановое: %s, %s, %s.")},
 		{mAtPercent, s("context at %d%% of the window (%d of %d tokens)"), s("контекст заполнен на %d%% окна (%d из %d токенов)")},
 		{mAtTokens, s("context at %d tokens"), s("в контексте токенов: %d")},
 		{mFillUnknown, s("context fill unknown"), s("заполнение контекста неизвестно")},
-		{mNoHandoffSince, s("no handoff since %s"), s("передачи с %s нет")},
-		{mNoHandoffOlder, s("no handoff since %s (the newest block is dated %s)"), s("передачи с %s нет (последний блок датирован %s)")},
+		{mNoHandoffSince, s("no handoff %s"), s("передачи нет %s")},
+		{mNoHandoffOlder, s("no handoff %s (the newest block is dated %s)"), s("передачи нет %s (последний блок датирован %s)")},
 		{mHandoffBlockBroken, s("the newest handoff block (line %d) is incomplete"), s("последний блок передачи (строка %d) заполнен не полностью")},
 		{mNoHandoffBlock, s("no handoff block"), s("блока передачи нет")},
-	}, append(residueEntries(), hintEntries()...)...)
+	}, append(append(residueEntries(), hintEntries()...), ownEntries()...)...)
 }
 
 // cat is the package's own catalog; message.DefaultCatalog is left to

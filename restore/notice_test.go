@@ -39,7 +39,7 @@ func TestNoticeOutput(t *testing.T) {
 		}
 		checkNoImperatives(t, lang, msg)
 	}
-	if got := FailureMessage(f, snapshot.English); got != "compact-guard wrote no snapshot before this compaction (2026-12-01 10:00:00 +00:00): mkdir /s: not a directory. The compact-guard log is at /l/compact-guard.log" {
+	if got := FailureMessage(f, snapshot.English); got != `compact-guard wrote no snapshot before this compaction (2026-12-01 10:00:00 +00:00): "mkdir /s: not a directory". The compact-guard log is at /l/compact-guard.log` {
 		t.Errorf("message %q", got)
 	}
 	a, _ := NoticeOutput("x", "")

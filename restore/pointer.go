@@ -191,7 +191,7 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 		line(p.Sprintf(mFilesHeader, len(rec.Files)))
 		shown := min(len(rec.Files), l.files)
 		for _, f := range rec.Files[:shown] {
-			line("- " + oneLine(relPath(f.Path, dir), l.itemChars))
+			line("- " + inline(relPath(f.Path, dir), l.itemChars))
 		}
 		if more := len(rec.Files) - shown; more > 0 {
 			line(p.Sprintf(mMore, more))
@@ -208,7 +208,7 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 			if t.Status == "in_progress" {
 				status = p.Sprintf(mInProgress)
 			}
-			line("- [" + status + "] " + oneLine(t.Subject, l.itemChars))
+			line("- [" + status + "] " + inline(t.Subject, l.itemChars))
 		}
 		if more := len(open) - shown; more > 0 {
 			line(p.Sprintf(mMore, more))
@@ -221,8 +221,8 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	// PO-6
 	if n := len(rec.Commands); n > 0 && rec.Commands[n-1].Outcome == transcript.OutcomeError {
 		c := rec.Commands[n-1]
-		tool := oneLine(c.Tool, 40)
-		if tool == "" {
+		tool := ident(c.Tool, 40)
+		if c.Tool == "" {
 			tool = "Bash"
 		}
 		if c.ExitCode != nil {
@@ -248,21 +248,21 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	}
 	switch {
 	case sf.Path != "":
-		line(p.Sprintf(mStateFound, oneLine(sf.Path, 1<<12)))
+		line(p.Sprintf(mStateFound, inline(sf.Path, 1<<12)))
 	case len(sf.Searched) == 0:
 		line(p.Sprintf(mStateMissingNone, oneLine(name, l.itemChars)))
 	default:
 		line(p.Sprintf(mStateMissing, oneLine(name, l.itemChars)))
 		shown := min(len(sf.Searched), l.searched)
 		for _, d := range sf.Searched[:shown] {
-			line("- " + oneLine(d, l.itemChars))
+			line("- " + inline(d, l.itemChars))
 		}
 		if more := len(sf.Searched) - shown; more > 0 {
 			line(p.Sprintf(mMoreFolders, more))
 		}
 	}
 	if sf.Path == "" && sf.Unanswered != "" {
-		line(p.Sprintf(mStateUnanswered, oneLine(sf.Unanswered, l.itemChars)))
+		line(p.Sprintf(mStateUnanswered, inline(sf.Unanswered, l.itemChars)))
 	}
 	b.WriteString(p.Sprintf(mAuthority))
 	return b.String()
@@ -319,16 +319,15 @@ func gitLine(p *message.Printer, g *snapshot.Git, itemChars int) string {
 	case g == nil:
 		return sprintf(mGitNone)
 	case !g.Repo && g.Error != "":
-		return sprintf(mGitFailed, oneLine(firstLine(g.Error), itemChars))
+		return sprintf(mGitFailed, inline(firstLine(g.Error), itemChars))
 	case !g.Repo:
 		return sprintf(mGitNoRepo)
 	}
 	changes := sprintf(mGitChanges, g.ChangeCount)
-	branch := g.Branch
-	if branch == "" {
-		branch = sprintf(mUnknown)
+	branch := sprintf(mUnknown)
+	if g.Branch != "" {
+		branch = inline(g.Branch, itemChars)
 	}
-	branch = oneLine(branch, itemChars)
 	h, _ := textcut.Runes(g.Head, 7)
 	head := oneLine(h, 7)
 	var s string
@@ -341,7 +340,7 @@ func gitLine(p *message.Printer, g *snapshot.Git, itemChars int) string {
 		s = sprintf(mGitBranch, branch, head, changes)
 	}
 	if g.Error != "" {
-		s += sprintf(mGitError, oneLine(firstLine(g.Error), itemChars))
+		s += sprintf(mGitError, inline(firstLine(g.Error), itemChars))
 	}
 	return s + "."
 }
@@ -375,14 +374,14 @@ func FailureNotice(f snapshot.Failure, lang snapshot.Lang) string {
 	if !f.Time.IsZero() {
 		when = f.Time.Format(TimeLayout)
 	}
-	reason := oneLine(firstLine(f.Reason), noticeReasonChars)
-	if reason == "" {
-		reason = p.Sprintf(mReasonUnknown)
+	reason := p.Sprintf(mReasonUnknown)
+	if r := firstLine(f.Reason); r != "" {
+		reason = inline(r, noticeReasonChars)
 	}
 	second := p.Sprintf(mFailNoLog)
 	switch {
 	case f.LogPath != "" && f.LogError != "":
-		second = p.Sprintf(mFailLogUnwritten, oneLine(f.LogPath, noticePathChars), oneLine(firstLine(f.LogError), noticeReasonChars))
+		second = p.Sprintf(mFailLogUnwritten, oneLine(f.LogPath, noticePathChars), inline(firstLine(f.LogError), noticeReasonChars))
 	case f.LogPath != "":
 		second = p.Sprintf(mFailLog, oneLine(f.LogPath, noticePathChars))
 	}

@@ -156,12 +156,12 @@ func TestPointerOrder(t *testing.T) {
 		"The last 3 typed prompts, oldest first, verbatim:",
 		"> Fix the failing test",
 		"> run the whole suite and commit",
-		"11 files were edited in this session, most recent first:\n- snapshot/store.go\n",
+		"11 files were edited in this session, most recent first:\n- \"snapshot/store.go\"\n",
 		"- and 3 more in the snapshot",
-		"3 tasks are open, in progress first:\n- [in progress] Write the store\n- [pending] Add the rotation test\n- [pending] Update the README\n",
-		"Git: branch main, HEAD 1a2b3c4, 3 uncommitted changes.\n",
-		"The last command (Bash) failed with exit code 1:\n> go test ./snapshot/\nThe first line of its error:\n> --- FAIL: TestRotate (0.01s)\n",
-		"State file: " + project + "/SESSION-STATE.md\n",
+		"3 tasks are open, in progress first:\n- [in progress] \"Write the store\"\n- [pending] \"Add the rotation test\"\n- [pending] \"Update the README\"\n",
+		"Git: branch \"main\", HEAD 1a2b3c4, 3 uncommitted changes.\n",
+		"The last command (Bash) failed with exit code 1:\n> go test ./snapshot/\nIts error line:\n> --- FAIL: TestRotate (0.01s)\n",
+		"State file: \"" + project + "/SESSION-STATE.md\"\n",
 		"The snapshot holds what the transcript and git recorded; the files on disk are the authority.",
 	}
 	at := 0
@@ -277,7 +277,7 @@ func TestPointerFiles(t *testing.T) {
 		{Path: project + "/a.go"}, {Path: "/tmp/scratch.txt"}, {Path: project + "-other/b.go"}, {Path: "rel/c.go"},
 	}
 	got := Pointer(in)
-	want := "4 files were edited in this session, most recent first:\n- a.go\n- /tmp/scratch.txt\n- " + project + "-other/b.go\n- rel/c.go\n3 tasks are open"
+	want := "4 files were edited in this session, most recent first:\n- \"a.go\"\n- \"/tmp/scratch.txt\"\n- \"" + project + "-other/b.go\"\n- \"rel/c.go\"\n3 tasks are open"
 	if !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -288,12 +288,12 @@ func TestPointerFiles(t *testing.T) {
 	// ProjectDir empty: the record's cwd.
 	in.ProjectDir = ""
 	in.Record.Files = []transcript.FileEdit{{Path: project + "/x/y.go"}}
-	if got := Pointer(in); !strings.Contains(got, "1 file was edited in this session:\n- x/y.go\n") {
+	if got := Pointer(in); !strings.Contains(got, "1 file was edited in this session:\n- \"x/y.go\"\n") {
 		t.Errorf("relative to cwd:\n%s", got)
 	}
 	// A path longer than 240 characters ends with the shared marker (SF-10).
 	in.Record.Files = []transcript.FileEdit{{Path: "/" + strings.Repeat("я", 300)}}
-	if got := Pointer(in); !strings.Contains(got, "\n- /"+strings.Repeat("я", 239)+textcut.Marker+"\n") {
+	if got := Pointer(in); !strings.Contains(got, "\n- \"/"+strings.Repeat("я", 239)+"\""+textcut.Marker+"\n") {
 		t.Errorf("long path not cut at 240 with %q:\n%s", textcut.Marker, got)
 	}
 }
@@ -305,7 +305,7 @@ func TestPointerTasks(t *testing.T) {
 	in.Record.Tasks = []transcript.Task{{Subject: "k1", Status: "pending"}, {Subject: "k2", Status: "in_progress"},
 		{Subject: "k3", Status: "pending"}, {Subject: "k4", Status: "pending"}}
 	got := Pointer(in)
-	want := "6 tasks are open, in progress first:\n- [in progress] t2\n- [in progress] k2\n- [pending] t1\n- [pending] k1\n- [pending] k3\n- and 1 more in the snapshot\nGit:"
+	want := "6 tasks are open, in progress first:\n- [in progress] \"t2\"\n- [in progress] \"k2\"\n- [pending] \"t1\"\n- [pending] \"k1\"\n- [pending] \"k3\"\n- and 1 more in the snapshot\nGit:"
 	if !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -324,19 +324,19 @@ func TestPointerGit(t *testing.T) {
 	}{
 		{nil, snapshot.English, "Git: not recorded."},
 		{&snapshot.Git{Repo: false}, snapshot.English, "Git: the working directory is not in a git repository."},
-		{&snapshot.Git{Error: "exec: \"git\": not found\nmore"}, snapshot.English, `Git: the state could not be obtained (exec: "git": not found).`},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0123", ChangeCount: 0}, snapshot.English, "Git: branch main, HEAD abcdef0, no uncommitted changes."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0123", ChangeCount: 1}, snapshot.English, "Git: branch main, HEAD abcdef0, 1 uncommitted change."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0123", ChangeCount: 1234}, snapshot.English, "Git: branch main, HEAD abcdef0, 1,234 uncommitted changes."},
+		{&snapshot.Git{Error: "exec: \"git\": not found\nmore"}, snapshot.English, `Git: the state could not be obtained ("exec: \"git\": not found").`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0123", ChangeCount: 0}, snapshot.English, `Git: branch "main", HEAD abcdef0, no uncommitted changes.`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0123", ChangeCount: 1}, snapshot.English, `Git: branch "main", HEAD abcdef0, 1 uncommitted change.`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0123", ChangeCount: 1234}, snapshot.English, `Git: branch "main", HEAD abcdef0, 1,234 uncommitted changes.`},
 		{&snapshot.Git{Repo: true, Detached: true, Head: "abcdef0123", ChangeCount: 2}, snapshot.English, "Git: detached HEAD abcdef0, 2 uncommitted changes."},
-		{&snapshot.Git{Repo: true, Branch: "dev"}, snapshot.English, "Git: branch dev, no commits yet, no uncommitted changes."},
-		{&snapshot.Git{Repo: true, Branch: "dev", ChangeCount: 2}, snapshot.Russian, "Git: ветка dev, коммитов ещё нет, 2 незафиксированных изменения."},
-		{&snapshot.Git{Repo: true, Head: "abcdef0", Error: "git status: timeout"}, snapshot.English, "Git: branch unknown, HEAD abcdef0, no uncommitted changes; git reported: git status: timeout."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 0}, snapshot.Russian, "Git: ветка main, HEAD abcdef0, незафиксированных изменений нет."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 1}, snapshot.Russian, "Git: ветка main, HEAD abcdef0, 1 незафиксированное изменение."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 3}, snapshot.Russian, "Git: ветка main, HEAD abcdef0, 3 незафиксированных изменения."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 11}, snapshot.Russian, "Git: ветка main, HEAD abcdef0, 11 незафиксированных изменений."},
-		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 21}, snapshot.Russian, "Git: ветка main, HEAD abcdef0, 21 незафиксированное изменение."},
+		{&snapshot.Git{Repo: true, Branch: "dev"}, snapshot.English, `Git: branch "dev", no commits yet, no uncommitted changes.`},
+		{&snapshot.Git{Repo: true, Branch: "dev", ChangeCount: 2}, snapshot.Russian, `Git: ветка "dev", коммитов ещё нет, 2 незафиксированных изменения.`},
+		{&snapshot.Git{Repo: true, Head: "abcdef0", Error: "git status: timeout"}, snapshot.English, `Git: branch unknown, HEAD abcdef0, no uncommitted changes; git reported: "git status: timeout".`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 0}, snapshot.Russian, `Git: ветка "main", HEAD abcdef0, незафиксированных изменений нет.`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 1}, snapshot.Russian, `Git: ветка "main", HEAD abcdef0, 1 незафиксированное изменение.`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 3}, snapshot.Russian, `Git: ветка "main", HEAD abcdef0, 3 незафиксированных изменения.`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 11}, snapshot.Russian, `Git: ветка "main", HEAD abcdef0, 11 незафиксированных изменений.`},
+		{&snapshot.Git{Repo: true, Branch: "main", Head: "abcdef0", ChangeCount: 21}, snapshot.Russian, `Git: ветка "main", HEAD abcdef0, 21 незафиксированное изменение.`},
 		{&snapshot.Git{Repo: false}, snapshot.Russian, "Git: рабочая папка не в git-репозитории."},
 	} {
 		in := typicalInput(tc.lang)
@@ -387,7 +387,7 @@ func TestPointerLastCommand(t *testing.T) {
 	}
 	in.Record.Commands = []transcript.Command{{Tool: "PowerShell", Command: "Get-Item x\nRemove-Item y", Outcome: transcript.OutcomeError,
 		ErrorLine: "Get-Item : Cannot find path\nsecond line"}}
-	want := "The last command (PowerShell) failed:\n> Get-Item x\n> Remove-Item y\nThe first line of its error:\n> Get-Item : Cannot find path\nState file:"
+	want := "The last command (PowerShell) failed:\n> Get-Item x\n> Remove-Item y\nIts error line:\n> Get-Item : Cannot find path\nState file:"
 	if got := Pointer(in); !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -403,12 +403,12 @@ func TestPointerLastCommand(t *testing.T) {
 func TestPointerStateFile(t *testing.T) {
 	in := typicalInput(snapshot.English)
 	in.StateFile = snapshot.StateFile{Name: "STATE.md", Searched: []string{project, "/home/u"}}
-	want := "No STATE.md was found; looked in:\n- " + project + "\n- /home/u\nThe snapshot holds"
+	want := "No STATE.md was found; looked in:\n- \"" + project + "\"\n- \"/home/u\"\nThe snapshot holds"
 	if got := Pointer(in); !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	in.StateFile.Searched = []string{"/1", "/2", "/3", "/4", "/5", "/6", "/7"}
-	want = "No STATE.md was found; looked in:\n- /1\n- /2\n- /3\n- /4\n- /5\n- and 2 more\nThe snapshot holds"
+	want = "No STATE.md was found; looked in:\n- \"/1\"\n- \"/2\"\n- \"/3\"\n- \"/4\"\n- \"/5\"\n- and 2 more\nThe snapshot holds"
 	if got := Pointer(in); !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -420,7 +420,7 @@ func TestPointerStateFile(t *testing.T) {
 	// Not looked up now: the record's.
 	in.StateFile = snapshot.StateFile{}
 	in.Record.StateFile = snapshot.StateFile{Name: "SESSION-STATE.md", Path: "/r/SESSION-STATE.md"}
-	if got := Pointer(in); !strings.Contains(got, "\nState file: /r/SESSION-STATE.md\n") {
+	if got := Pointer(in); !strings.Contains(got, "\nState file: \"/r/SESSION-STATE.md\"\n") {
 		t.Errorf("record's state file:\n%s", got)
 	}
 }
@@ -451,7 +451,7 @@ func TestPointerCap(t *testing.T) {
 			got := Pointer(in)
 			checkCapped(t, "1 MB", got, DefaultMaxChars)
 			// Prompts are cut, lists untouched: the pointer says the same.
-			if !strings.Contains(got, "- go.mod") && !strings.Contains(got, "- specs/precompact.md") {
+			if !strings.Contains(got, `- "go.mod"`) && !strings.Contains(got, `- "specs/precompact.md"`) {
 				t.Errorf("%s: file list shrank for one long prompt:\n%s", lang, got)
 			}
 		}
@@ -522,7 +522,8 @@ var catalogArgs = func() map[string][]any {
 		mHandoffNoBlock: str, mHandoffNoFile: str, mStopHeld: num, mLate: str, mLateResumed: {"a", "b"},
 		mLateOldClient: str, mPlanned: {"a", "b", 3, "c"}, mEmergency: {"a", "b"}, mUnplanned: {"a", "b", "c"},
 		mAtPercent: {96, 968100, 1000000}, mAtTokens: num, mNoHandoffSince: str, mNoHandoffOlder: {"a", "b"},
-		mHandoffBlockBroken: num,
+		mHandoffBlockBroken: num, mSinceCrossing: str, mSinceCompaction: str, mSinceSnapshot: str, mSinceStart: str, mSinceAt: str,
+		mNoOwnBlock: num, mHandoffNotOwn: {"a", 3},
 	}
 }()
 
@@ -654,7 +655,7 @@ func TestPointerPartialRead(t *testing.T) {
 		}
 		for _, s := range []string{
 			"No file edits were recorded in the part of the transcript that was read.",
-			"- not looked in /mnt/nfs/p and the folders after it: its file system did not answer in time",
+			`- not looked in "/mnt/nfs/p" and the folders after it: its file system did not answer in time`,
 		} {
 			if !strings.Contains(got, s) {
 				t.Errorf("missing %q in\n%s", s, got)

@@ -209,8 +209,8 @@ func residueSections(in ResidueInput) []section {
 		if keys := take(key(residue.KindCommand, i), key(residue.KindFailure, i)); keys != nil {
 			add(section{[]sectionFact{{keys, i, ""}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 				c := rec.Commands[kept[0].idx]
-				tool := oneLine(c.Tool, 40)
-				if tool == "" {
+				tool := ident(c.Tool, 40)
+				if c.Tool == "" {
 					tool = "Bash"
 				}
 				when := at(p, c.Time, in.Now)
@@ -244,7 +244,7 @@ func residueSections(in ResidueInput) []section {
 			heading = pr.Handoff.Heading
 		}
 		add(section{[]sectionFact{{[]string{v.Key}, -1, v.Text}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
-			return p.Sprintf(mRsNextStep, oneLine(heading, 120)) + "\n" + quotePrompt(p, kept[0].text, l.prompt)
+			return p.Sprintf(mRsNextStep, inline(heading, 120)) + "\n" + quotePrompt(p, kept[0].text, l.prompt)
 		}})
 	}
 	// The other prompts of the last 5, newest first; shown oldest first.

@@ -93,7 +93,7 @@ func TestResidueOrder(t *testing.T) {
 	got := Residue(residueInput(snapshot.English)).Text
 	var at []int
 	for _, s := range []string{"compact-guard: the summary of the compaction at 09:04 UTC", "The last typed prompt, verbatim:\n> run the whole suite and commit",
-		"The last failed command (Bash, exit code 1, 08:54 UTC):\n> go test -run Test09 ./snapshot/\nIts first error line:\n> --- FAIL: TestRotate (0.01s)",
+		"The last failed command (Bash, exit code 1, 08:54 UTC):\n> go test -run Test09 ./snapshot/\nIts error line:\n> --- FAIL: TestRotate (0.01s)",
 		"files edited in this session that the summary does not name", "The next step of handoff block", "earlier typed prompts",
 		"commands of the last 10 that the summary does not hold", "Uncommitted changes"} {
 		i := strings.Index(got, s)

@@ -41,7 +41,10 @@ type HandoffStatus struct {
 	// counts (HO-4) against Since.
 	Block   *handoff.Block
 	Current bool
-	Since   time.Time
+	Since   handoff.Since
+	// Others counts the state file's blocks that are not this session's
+	// (HO-10): with no Block of its own, the notice says so.
+	Others int
 }
 
 // WatchNotice is the text a watch notice gives the model (WA-6): the fill
@@ -82,7 +85,7 @@ func fillSentence(p *message.Printer, in NoticeInput) string {
 	if in.Window.Tokens > 0 {
 		pct = in.Fill * 100 / in.Window.Tokens
 	}
-	return p.Sprintf(mWatchFill, in.Fill, pct, in.Window.Tokens, oneLine(in.Window.Source, watchPathChars))
+	return p.Sprintf(mWatchFill, in.Fill, pct, in.Window.Tokens, windowSource(in.Window.Source))
 }
 
 func autoSentence(p *message.Printer, w watch.Window) string {
@@ -100,11 +103,13 @@ func handoffSentence(p *message.Printer, h HandoffStatus, now time.Time) string 
 	if name == "" {
 		name = DefaultStateFileName
 	}
-	path := oneLine(h.StateFile.Path, watchPathChars)
+	path := inline(h.StateFile.Path, watchPathChars)
 	b := h.Block
 	switch {
 	case h.StateFile.Path == "":
 		return p.Sprintf(mHandoffNoFile, oneLine(name, watchPathChars))
+	case b == nil && h.Others > 0:
+		return p.Sprintf(mHandoffNotOwn, path, h.Others)
 	case b == nil:
 		return p.Sprintf(mHandoffNoBlock, path)
 	case h.Current:
@@ -112,7 +117,20 @@ func handoffSentence(p *message.Printer, h HandoffStatus, now time.Time) string 
 	case !b.Complete():
 		return p.Sprintf(mHandoffIncomplete, path, b.Line)
 	}
-	return p.Sprintf(mHandoffOlder, clockUTC(h.Since, now), path, clockUTC(b.Time, now))
+	return p.Sprintf(mHandoffOlder, sincePhrase(p, h.Since, now), path, clockUTC(b.Time, now))
+}
+
+// windowSource says what the window came from (watch.Window.Source): our
+// own words, with the model named as ident names it and a settings file's
+// path quoted (SEC-35).
+func windowSource(src string) string {
+	if m, ok := strings.CutPrefix(src, "model "); ok {
+		return "model " + ident(m, watchPathChars)
+	}
+	if f, ok := strings.CutPrefix(src, "autoCompactWindow in "); ok {
+		return "autoCompactWindow in " + inline(f, watchPathChars)
+	}
+	return oneLine(src, watchPathChars)
 }
 
 // capNotice keeps a notice within MaxNoticeChars characters.
@@ -140,7 +158,7 @@ func clockUTC(t, now time.Time) string {
 // started anew.
 func LateNote(why, version string, resumed, compacted time.Time, lang snapshot.Lang) string {
 	p := printer(lang)
-	v := oneLine(version, 40)
+	v := ident(version, 40)
 	var reason string
 	switch why {
 	case selectsnap.Resumed:
@@ -161,7 +179,7 @@ func LateNote(why, version string, resumed, compacted time.Time, lang snapshot.L
 func preparationLine(p *message.Printer, prep *snapshot.Preparation, trigger string, at time.Time, itemChars int) string {
 	if prep.Kind == snapshot.Planned && prep.Handoff != nil {
 		h := prep.Handoff
-		return p.Sprintf(mPlanned, oneLine(h.Heading, itemChars), oneLine(h.Path, 1<<12), h.Line, clockUTC(h.Time, at))
+		return p.Sprintf(mPlanned, inline(h.Heading, itemChars), inline(h.Path, 1<<12), h.Line, clockUTC(h.Time, at))
 	}
 	fill := p.Sprintf(mFillUnknown)
 	switch pct := prep.Percent(); {
@@ -171,13 +189,16 @@ func preparationLine(p *message.Printer, prep *snapshot.Preparation, trigger str
 		fill = p.Sprintf(mAtTokens, prep.Fill)
 	}
 	var h string
+	since := handoff.Since{At: prep.Since, Kind: prep.SinceKind}
 	switch b := prep.Handoff; {
 	case b != nil && !b.Complete:
 		h = p.Sprintf(mHandoffBlockBroken, b.Line)
 	case b != nil && !prep.Since.IsZero():
-		h = p.Sprintf(mNoHandoffOlder, clockUTC(prep.Since, at), clockUTC(b.Time, at))
+		h = p.Sprintf(mNoHandoffOlder, sincePhrase(p, since, at), clockUTC(b.Time, at))
+	case b == nil && prep.OtherBlocks > 0:
+		h = p.Sprintf(mNoOwnBlock, prep.OtherBlocks)
 	case !prep.Since.IsZero():
-		h = p.Sprintf(mNoHandoffSince, clockUTC(prep.Since, at))
+		h = p.Sprintf(mNoHandoffSince, sincePhrase(p, since, at))
 	default:
 		h = p.Sprintf(mNoHandoffBlock)
 	}

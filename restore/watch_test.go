@@ -26,7 +26,7 @@ func prepared(kind string) *snapshot.Record {
 			Handoff: &snapshot.HandoffRef{Path: project + "/SESSION-STATE.md", Line: 42, Heading: "HANDOFF 2026-03-14T08:55:10Z",
 				Time: time.Date(2026, 3, 14, 8, 55, 10, 0, time.UTC), Complete: true, Current: true}}
 	case snapshot.Emergency:
-		r.Preparation = &snapshot.Preparation{Kind: kind, Fill: 968100, Window: 1000000, AutoAt: 967000, Watched: true, Since: since,
+		r.Preparation = &snapshot.Preparation{Kind: kind, Fill: 968100, Window: 1000000, AutoAt: 967000, Watched: true, Since: since, SinceKind: handoff.SinceCrossing,
 			Crossings: []snapshot.Crossed{{Tokens: 500000, At: since}}}
 	}
 	return r
@@ -72,6 +72,19 @@ func TestPointerPreparationLines(t *testing.T) {
 			"This compaction was not planned: manual, context fill unknown, the newest handoff block (line 9) is incomplete."},
 		{"", snapshot.Preparation{Kind: snapshot.Unplanned},
 			"This compaction was not planned: trigger unknown, context fill unknown, no handoff block."},
+		// HO-4: the line says what the moment was, never a crossing that
+		// did not happen.
+		{"auto", snapshot.Preparation{Kind: snapshot.Emergency, Fill: 5000, Since: at.Add(-20 * time.Minute), SinceKind: handoff.SinceCrossing},
+			"This compaction was an emergency: automatic, context at 5,000 tokens, no handoff since the first threshold was crossed at 08:40 UTC."},
+		{"manual", snapshot.Preparation{Kind: snapshot.Unplanned, Since: at.Add(-20 * time.Minute), SinceKind: handoff.SinceCompaction},
+			"This compaction was not planned: manual, context fill unknown, no handoff since the compaction at 08:40 UTC."},
+		{"manual", snapshot.Preparation{Kind: snapshot.Unplanned, Since: at.Add(-20 * time.Minute), SinceKind: handoff.SinceStart},
+			"This compaction was not planned: manual, context fill unknown, no handoff since the session started at 08:40 UTC."},
+		{"manual", snapshot.Preparation{Kind: snapshot.Unplanned, Since: at.Add(-20 * time.Minute), SinceKind: handoff.SinceSnapshot, Handoff: older},
+			"This compaction was not planned: manual, context fill unknown, no handoff since the previous snapshot at 08:40 UTC (the newest block is dated 2026-03-13 07:00 UTC)."},
+		// HO-10, HO-12: another session's block is none of this session's.
+		{"auto", snapshot.Preparation{Kind: snapshot.Emergency, Since: at.Add(-20 * time.Minute), SinceKind: handoff.SinceCrossing, OtherBlocks: 1},
+			"This compaction was an emergency: automatic, context fill unknown, no handoff block of this session (blocks in the state file not its own: 1)."},
 	}
 	for _, tc := range cases {
 		got := preparationLine(printer(snapshot.English), &tc.p, tc.trigger, at, 240)
@@ -88,7 +101,7 @@ func noticeInput(lang snapshot.Lang) NoticeInput {
 		Told:   []watch.Crossing{{Tokens: 600000, At: noticeNow.Add(-5 * time.Minute)}},
 		Last:   700000,
 		Handoff: HandoffStatus{StateFile: snapshot.StateFile{Name: "SESSION-STATE.md", Path: "/home/u/проект/SESSION-STATE.md"},
-			Since: noticeNow.Add(-18 * time.Minute)},
+			Since: handoff.Since{At: noticeNow.Add(-18 * time.Minute), Kind: handoff.SinceCrossing}},
 		Lang: lang,
 		Now:  noticeNow,
 	}
@@ -102,7 +115,7 @@ func TestWA6NoticeText(t *testing.T) {
 		"compact-guard: the context holds 612,000 tokens, 61% of the 1,000,000-token window (model claude-opus-5-5).",
 		"Thresholds crossed: 600,000 at 10:15 UTC.",
 		"Automatic compaction comes at about 967,000 tokens.",
-		"Handoff: no block in /home/u/проект/SESSION-STATE.md.",
+		`Handoff: no block in "/home/u/проект/SESSION-STATE.md".`,
 		"`compact-guard handoff --template`", "`compact-guard handoff --check` exits 0", "/compact from the user",
 	} {
 		if !strings.Contains(got, want) {
@@ -115,12 +128,16 @@ func TestWA6NoticeText(t *testing.T) {
 		want string
 	}{
 		{HandoffStatus{StateFile: snapshot.StateFile{Name: "STATE.md"}}, "Handoff: no STATE.md in the project."},
-		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: block, Since: noticeNow.Add(-18 * time.Minute)},
-			"Handoff: the newest block in /p/S.md (line 1) is incomplete."},
-		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-30 * time.Minute)}, Since: noticeNow.Add(-18 * time.Minute)},
-			"Handoff: none since 10:02 UTC; the newest block in /p/S.md is dated 09:50 UTC."},
+		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Others: 2}, `Handoff: no block of this session in "/p/S.md" (blocks not its own: 2).`},
+		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-30 * time.Minute)},
+			Since: handoff.Since{At: noticeNow.Add(-18 * time.Minute), Kind: handoff.SinceCompaction}},
+			`Handoff: none since the compaction at 10:02 UTC; the newest block in "/p/S.md" is dated 09:50 UTC.`},
+		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: block, Since: handoff.Since{At: noticeNow.Add(-18 * time.Minute), Kind: handoff.SinceCrossing}},
+			`Handoff: the newest block in "/p/S.md" (line 1) is incomplete.`},
+		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-30 * time.Minute)}, Since: handoff.Since{At: noticeNow.Add(-18 * time.Minute), Kind: handoff.SinceCrossing}},
+			`Handoff: none since the first threshold was crossed at 10:02 UTC; the newest block in "/p/S.md" is dated 09:50 UTC.`},
 		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-time.Minute)}, Current: true},
-			"Handoff: current, /p/S.md line 4, dated 10:19 UTC."},
+			`Handoff: current, "/p/S.md" line 4, dated 10:19 UTC.`},
 		{HandoffStatus{StateFile: snapshot.StateFile{Path: "/p/S.md"}, Block: &handoff.Block{Line: 4, Time: noticeNow.Add(-25 * time.Hour)}, Current: true},
 			"dated 2026-11-30 09:20 UTC."},
 	} {

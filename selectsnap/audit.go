@@ -72,3 +72,34 @@ func NamedSnapshot(text string) string {
 		rest = rest[len(snapshot.NamePrefix):]
 	}
 }
+
+// nameSlack is how far a name's second may lie from the window TakenFor
+// uses: a name keeps the second only (the record's time is finer), and a
+// snapshot taken at SessionStart is made after the boundary's timestamp,
+// which the client took when the summary was ready (SS-22).
+const (
+	nameBefore = time.Second
+	nameAfter  = time.Minute
+)
+
+// NameFits reports whether base, the name a pointer gave for a snapshot no
+// longer in the folder, is that of a snapshot of session sessionID taken
+// for the compaction whose boundary is at at (after the previous
+// boundary's time after, zero for none, and before the next one's next,
+// zero for none): judged by the name alone, as audit must once the file is
+// gone (specs/audit.md AU-11). at zero cannot be judged: false.
+func NameFits(base, sessionID string, after, at, next time.Time) bool {
+	n, ok := snapshot.ParseName(base)
+	if !ok || at.IsZero() || n.SID8 != snapshot.SID8(sessionID) {
+		return false
+	}
+	switch {
+	case !after.IsZero() && !n.Time.After(after.Add(-nameBefore)):
+		return false
+	case n.Time.After(at.Add(nameAfter)):
+		return false
+	case !next.IsZero() && !n.Time.Before(next):
+		return false
+	}
+	return true
+}

@@ -32,8 +32,17 @@ type Preparation struct {
 	// threshold's crossing, else the start of the watch episode or the
 	// previous snapshot's time; zero when nothing bounded it.
 	Since time.Time `json:"since,omitempty"`
-	// Handoff is the newest handoff block of the state file, nil for none.
-	Handoff *HandoffRef `json:"handoff,omitempty"`
+	// SinceKind says what Since was (SF-12, handoff.md HO-4): "crossing",
+	// "compaction" (the fill's fall after the last compaction, no crossing
+	// since), "snapshot" (the previous snapshot) or "start" (the session's
+	// first transcript entry); "" in records written before it.
+	SinceKind string `json:"since_kind,omitempty"`
+	// Handoff is the newest handoff block of this session in the state
+	// file (handoff.md HO-10), nil for none; OtherBlocks counts the blocks
+	// there that are not its own (another session's, or naming none and
+	// not claimed by it).
+	Handoff     *HandoffRef `json:"handoff,omitempty"`
+	OtherBlocks int         `json:"other_blocks,omitempty"`
 }
 
 // Crossed is a threshold the context fill crossed, and when.

@@ -390,9 +390,11 @@ func (w *mdWriter) preparation(p *Preparation, trigger string) string {
 	case h != nil && !h.Complete:
 		handoff = w.t("the newest handoff block (%s, line %d) is incomplete", w.when(h.Time), h.Line)
 	case h != nil && !p.Since.IsZero():
-		handoff = w.t("no handoff since %s (the newest block is dated %s)", w.when(p.Since), w.when(h.Time))
+		handoff = w.t("no handoff %s (the newest block is dated %s)", w.since(p), w.when(h.Time))
+	case h == nil && p.OtherBlocks > 0:
+		handoff = w.t("no handoff block of this session (blocks in the state file not its own: %d)", p.OtherBlocks)
 	case !p.Since.IsZero():
-		handoff = w.t("no handoff since %s", w.when(p.Since))
+		handoff = w.t("no handoff %s", w.since(p))
 	default:
 		handoff = w.t("no handoff block")
 	}
@@ -400,6 +402,24 @@ func (w *mdWriter) preparation(p *Preparation, trigger string) string {
 		return w.t("Emergency compaction: automatic, %s; %s", fill, handoff)
 	}
 	return w.t("Unplanned compaction: %s, %s; %s", w.trigger(trigger), fill, handoff)
+}
+
+// since says since when no handoff was current, naming what that moment
+// was (SF-12's since_kind; handoff.md HO-4): never a crossing that was
+// none.
+func (w *mdWriter) since(p *Preparation) string {
+	at := w.when(p.Since)
+	switch p.SinceKind {
+	case "crossing":
+		return w.t("since the first threshold was crossed at %s", at)
+	case "compaction":
+		return w.t("since the compaction at %s", at)
+	case "snapshot":
+		return w.t("since the previous snapshot at %s", at)
+	case "start":
+		return w.t("since the session started at %s", at)
+	}
+	return w.t("since %s", at)
 }
 
 // context is the fill in tokens and the model; the split into input and

@@ -325,7 +325,7 @@ func (x *Extractor) codexCommand(line []byte, f [nCodexItem]span, status string,
 			n := int(code)
 			c.ExitCode = &n
 		}
-		c.ErrorLine, c.errorTail = lastLine(line, f[ciOutput])
+		c.ErrorLine, c.errorTail = outputErrorLine(line, f[ciOutput])
 	case status == "completed":
 		c.Outcome = OutcomeOK
 	}
@@ -407,10 +407,11 @@ func (x *Extractor) codexTokens(line []byte, info span) {
 	}
 }
 
-// lastLine is the last non-empty line of a string value (a command's
-// output: the error is usually at its end), with terminal colours removed,
-// cut at MaxErrorChars; only its last 16 KiB are decoded.
-func lastLine(line []byte, sp span) (string, string) {
+// outputErrorLine is the line of a string value (a command's output, stdout
+// and stderr mixed) that says what failed (chooseErrorLine, TR-42), else
+// its last non-empty line (the error is usually at the end), with terminal
+// colours removed, cut at MaxErrorChars; only its last 16 KiB are decoded.
+func outputErrorLine(line []byte, sp span) (string, string) {
 	if !sp.isString(line) {
 		return "", ""
 	}
@@ -430,12 +431,8 @@ func lastLine(line []byte, sp span) (string, string) {
 	if !ok {
 		return "", ""
 	}
-	lines := strings.Split(s, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(stripANSI(lines[i]))
-		if l != "" {
-			return clip(l, MaxErrorChars)
-		}
+	if l := chooseErrorLine(outputLines(s), true); l != "" {
+		return clip(l, MaxErrorChars)
 	}
 	return "", ""
 }

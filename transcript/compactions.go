@@ -60,20 +60,21 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 	// Newest first; a boundary entry written twice (the same uuid) is one
 	// compaction, at its first line (TR-36).
 	var offs []int64
-	var ids []string
+	seen := map[string]int{} // uuid → index in offs: one lookup per boundary, not a scan (PF-25)
 	r := f.format.rules()
 	err := f.scanBack(ctx, from, f.size, r.boundaryNeedle, func(start int64, line []byte) bool {
 		if !r.isBoundary(line) {
 			return false
 		}
 		id, _ := r.idTime(line)
-		for i, seen := range ids {
-			if id != "" && seen == id {
-				offs[i] = start
-				return false
-			}
+		if i, ok := seen[id]; ok && id != "" {
+			offs[i] = start
+			return false
 		}
-		offs, ids = append(offs, start), append(ids, id)
+		if id != "" {
+			seen[id] = len(offs)
+		}
+		offs = append(offs, start)
 		return false
 	})
 	if err != nil {

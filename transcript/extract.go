@@ -1004,7 +1004,7 @@ func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tu
 	// text of a failure is needed whole (its first lines).
 	n := 40
 	if failed {
-		n = 4000
+		n = ErrorOutputChars
 	}
 	errText := resultText(line, content, n)
 	if errText == "" {
@@ -1170,30 +1170,26 @@ func resultText(line []byte, content span, n int) string {
 	return out
 }
 
-// exitCode reads "Exit code N" at the start of an error output and the first
-// non-empty line after it.
+// exitCode reads "Exit code N" at the start of an error output, and the
+// line of the output that says what failed (TR-21, chooseErrorLine).
 func exitCode(text string) (*int, string, string) {
-	lines := nonEmptyLines(text, 2)
+	lines := nonEmptyLines(text, 1)
 	if len(lines) == 0 {
 		return nil, "", ""
 	}
+	var code *int
 	first := strings.TrimPrefix(lines[0], "Error: ")
 	if rest, found := strings.CutPrefix(first, "Exit code "); found {
 		if n, err := strconv.Atoi(strings.TrimSpace(rest)); err == nil {
-			line := ""
-			if len(lines) > 1 {
-				line = lines[1]
-			}
-			s, tail := clip(line, MaxErrorChars)
-			return &n, s, tail
+			code = &n
 		}
 	}
-	s, tail := clip(lines[0], MaxErrorChars)
-	return nil, s, tail
+	s, tail := clip(chooseErrorLine(outputLines(text), false), MaxErrorChars)
+	return code, s, tail
 }
 
 // errorSummary is the first line of an error, with "Exit code N" joined to
-// the line that explains it.
+// the line of the output that says what failed (TR-24, chooseErrorLine).
 func errorSummary(text string) (string, string) {
 	lines := nonEmptyLines(text, 2)
 	if len(lines) == 0 {
@@ -1201,7 +1197,9 @@ func errorSummary(text string) (string, string) {
 	}
 	s := lines[0]
 	if strings.HasPrefix(strings.TrimPrefix(s, "Error: "), "Exit code ") && len(lines) > 1 {
-		s += ": " + lines[1]
+		if l := chooseErrorLine(outputLines(text), false); l != "" {
+			s += ": " + l
+		}
 	}
 	return clip(s, MaxErrorChars)
 }

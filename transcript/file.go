@@ -208,8 +208,10 @@ func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visi
 	// One buffer for every chunk size: a fresh allocation's pages are
 	// touched only as far as they are used, so a scan that stops in the
 	// first 64 KiB costs no more, and a long one does not touch its
-	// memory twice.
-	chunk := make([]byte, boundaryChunk+int64(len(needle)))
+	// memory twice. It is no larger than the range: a scan of a few
+	// hundred bytes (the hooks after each of 32,000 boundaries, audit's
+	// PF-25) must not clear a MiB each time.
+	chunk := make([]byte, min(boundaryChunk, end-from)+int64(len(needle)))
 	var matches []int
 	var line []byte // candidate lines, reused within this scan
 	pos := end      // bytes [pos, end) are searched already, except an overlap

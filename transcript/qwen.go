@@ -320,7 +320,7 @@ func (x *Extractor) qwenToolResult(line []byte, top *[nQwenTop]span, t time.Time
 		case failed:
 			c.Outcome = OutcomeError
 			c.ExitCode = code
-			c.ErrorLine, c.errorTail = lastLine(line, output)
+			c.ErrorLine, c.errorTail = outputErrorLine(line, output)
 			if c.ErrorLine == "" && !output.ok() {
 				// No shell result (the call failed before it ran): the
 				// response's error says why.

@@ -13,16 +13,20 @@ import (
 const FutureSlack = 2 * time.Minute
 
 // Current reports whether b counts as the session's handoff: complete,
-// dated no earlier than since (the crossing of the handoff threshold; zero
-// when none was crossed) to the second — a block's date has seconds — and
-// not in the future (HO-4).
+// dated no earlier than since (the crossing of the handoff threshold, else
+// the episode's start or the session's; zero when nothing bounds it) to the
+// second — a block's date has seconds — and not in the future (HO-4). Whose
+// block it is, Owner says (HO-10).
 func Current(b *Block, since, now time.Time) bool {
-	return len(Problems(b, since, now, snapshot.English)) == 0
+	return len(Problems(b, Since{At: since}, now, snapshot.English)) == 0
 }
 
-// Problems lists, in lang, what keeps b from counting (HO-4); none means it
-// counts. b nil means the state file holds no block.
-func Problems(b *Block, since, now time.Time, lang snapshot.Lang) []string {
+// Problems lists, in lang, what keeps b from counting (HO-4, HO-11); none
+// means it counts. b nil means the state file holds no block. A date too
+// early is said against what since is: the crossing, the compaction after
+// which none came, the previous snapshot or the session's start — never a
+// crossing that did not happen (HO-4).
+func Problems(b *Block, since Since, now time.Time, lang snapshot.Lang) []string {
 	ru := lang == snapshot.Russian
 	pick := func(en, r string) string {
 		if ru {
@@ -41,9 +45,8 @@ func Problems(b *Block, since, now time.Time, lang snapshot.Lang) []string {
 	case b.Time.After(now.Add(FutureSlack)):
 		out = append(out, fmt.Sprintf(pick("dated %s, later than the clock (%s)", "дата %s позже текущего времени (%s)"),
 			stamp(b.Time), stamp(now)))
-	case !since.IsZero() && b.Time.Before(since.Truncate(time.Second)):
-		out = append(out, fmt.Sprintf(pick("dated %s, before the handoff threshold was crossed at %s", "дата %s раньше пересечения порога передачи в %s"),
-			stamp(b.Time), stamp(since)))
+	case !since.IsZero() && b.Time.Before(since.At.Truncate(time.Second)):
+		out = append(out, fmt.Sprintf(pick("dated %s, before %s", "дата %s раньше, чем %s"), stamp(b.Time), SinceText(since, lang)))
 	}
 	if len(b.Missing) > 0 {
 		out = append(out, pick("missing: ", "нет разделов: ")+titles(b.Missing, lang))
@@ -52,6 +55,38 @@ func Problems(b *Block, since, now time.Time, lang snapshot.Lang) []string {
 		out = append(out, pick("not filled: ", "не заполнены: ")+titles(b.Empty, lang))
 	}
 	return out
+}
+
+// SinceText says in lang what the moment since was, with its time in RFC
+// 3339 UTC: "the handoff threshold was crossed at …", "the compaction at …
+// (no threshold crossed since)", "the previous snapshot at …", "the session
+// started at …".
+func SinceText(since Since, lang snapshot.Lang) string {
+	t := stamp(since.At)
+	if lang == snapshot.Russian {
+		switch since.Kind {
+		case SinceCrossing:
+			return "пересечение порога передачи в " + t
+		case SinceCompaction:
+			return "сжатие в " + t + " (порог с тех пор не пройден)"
+		case SinceSnapshot:
+			return "предыдущий снимок в " + t
+		case SinceStart:
+			return "начало сессии в " + t
+		}
+		return t
+	}
+	switch since.Kind {
+	case SinceCrossing:
+		return "the handoff threshold was crossed at " + t
+	case SinceCompaction:
+		return "the compaction at " + t + " (no threshold crossed since)"
+	case SinceSnapshot:
+		return "the previous snapshot at " + t
+	case SinceStart:
+		return "the session started at " + t
+	}
+	return t
 }
 
 func titles(keys []string, lang snapshot.Lang) string {

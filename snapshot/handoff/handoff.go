@@ -92,6 +92,9 @@ type Block struct {
 	// out and blanks around it trimmed, at most NextChars characters: the
 	// summary hint quotes it (specs/precompact.md PC-28).
 	Next string `json:"next,omitempty"`
+	// Session is the session the block's marker line names (HO-9), "" when
+	// it names none.
+	Session string `json:"session,omitempty"`
 }
 
 // NextChars bounds Block.Next, in characters.
@@ -157,6 +160,14 @@ func Parse(text []byte) []Block {
 		case level == 1 || level == 2:
 			finish()
 			continue
+		case cur != nil && section == "" && cur.Session == "":
+			// HO-9: the session marker, before the block's first section.
+			if id := sessionOf(trimmed); id != "" {
+				cur.Session = id
+				continue
+			}
+		}
+		switch {
 		case cur != nil && level == 3:
 			if key := sectionKey(title); key != "" {
 				section = key
@@ -332,10 +343,18 @@ func uncommented(s string) string {
 
 // Template is the block `handoff --template` prints: the dated heading, a
 // comment saying what it is for, and every section with its hint as an HTML
-// comment, which does not count as filling it (HO-1).
-func Template(lang snapshot.Lang, now time.Time) string {
+// comment, which does not count as filling it (HO-1). It names no session:
+// TemplateFor does.
+func Template(lang snapshot.Lang, now time.Time) string { return TemplateFor(lang, now, "") }
+
+// TemplateFor is Template with, right under the heading, the marker line
+// that makes the block the session's (HO-9) when sessionID is not "".
+func TemplateFor(lang snapshot.Lang, now time.Time, sessionID string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s %s\n", Marker, now.UTC().Format(time.RFC3339))
+	if sessionID != "" {
+		b.WriteString(SessionLine(sessionID) + "\n")
+	}
 	if lang == snapshot.Russian {
 		b.WriteString("<!-- compact-guard: передача дел перед плановым сжатием контекста. Заполнены все разделы, \"нет\" там, где нечего сказать; проверка: compact-guard handoff --check -->\n")
 	} else {

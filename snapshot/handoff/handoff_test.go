@@ -176,7 +176,7 @@ func TestHO4Problems(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Problems(tc.b, tc.since, tc.now, snapshot.English)
+			got := Problems(tc.b, Since{At: tc.since, Kind: SinceCrossing}, tc.now, snapshot.English)
 			if len(got) != len(tc.want) {
 				t.Fatalf("problems %q, want %q", got, tc.want)
 			}
@@ -190,7 +190,7 @@ func TestHO4Problems(t *testing.T) {
 			}
 		})
 	}
-	ru := Problems(&partial, time.Time{}, now, snapshot.Russian)
+	ru := Problems(&partial, Since{}, now, snapshot.Russian)
 	if len(ru) != 2 || !strings.Contains(ru[0], "НЕ ТРОГАТЬ") || !strings.Contains(ru[1], "ЗАДАЧА") {
 		t.Errorf("Russian problems %q", ru)
 	}

@@ -1,5 +1,5 @@
-// Package textesc shows the characters that hide or rearrange text as
-// escapes, so that text taken from a transcript, a payload or the file
+// Package textesc shows the characters that hide or rearrange text, or
+// look blank, as escapes, so that text taken from a transcript, a payload or the file
 // system cannot pass for something else where compact-guard prints it: in
 // the pointer a compacted session reads (specs/security.md SEC-20), in
 // `list` on a terminal (SEC-21), and inside the quotes of the summary hint
@@ -19,8 +19,9 @@ import (
 // word joiner, bidirectional controls, the BOM, the soft hyphen, the tag
 // characters U+E0000–E007F that spell ASCII invisibly); the other
 // default-ignorable code points (Hangul fillers, the combining grapheme
-// joiner, Khmer and Mongolian invisibles, U+E0080–E0FFF); and variation
-// selectors, which render as nothing.
+// joiner, Khmer and Mongolian invisibles, U+E0080–E0FFF); variation
+// selectors, which render as nothing; and the blank-looking characters
+// (Blank).
 func Hidden(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
@@ -28,7 +29,26 @@ func Hidden(r rune) bool {
 	case r < 0xa0:
 		return false
 	}
-	return unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+	return Blank(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// Blank reports the characters that render as a space, or as nothing, and
+// are not the plain space U+0020 (specs/security.md SEC-34): every other
+// space separator (Unicode Zs: no-break, en, em, thin, hair, narrow no-break,
+// medium mathematical and ideographic spaces, the Ogham space mark), U+2800
+// BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD, which
+// fonts draw empty. Between words they make a name or a path read as a
+// sentence of its own; escaped, they show what they are. (The Hangul fillers
+// U+115F, U+1160, U+3164 and U+FFA0 are default-ignorable, so Hidden has
+// them already.)
+func Blank(r rune) bool {
+	switch {
+	case r <= 0x20:
+		return false
+	case r == 0x2800, r == 0x1d159:
+		return true
+	}
+	return unicode.Is(unicode.Zs, r)
 }
 
 // presentation reports the two variation selectors in common use, text

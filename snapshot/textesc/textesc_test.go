@@ -42,17 +42,26 @@ func TestBounded(t *testing.T) {
 	}
 }
 
-// spec: SEC-20
+// spec: SEC-20, SEC-34
 func TestHidden(t *testing.T) {
 	for _, r := range []rune{0, '\n', 0x1b, 0x7f, 0x85, 0x9b, 0xad, 0x34f, 0x61c, 0x115f, 0x180e, 0x200b, 0x200d, 0x2028, 0x202e, 0x2060, 0x2066, 0x3164, 0xfe0f, 0xfeff, 0xffa0, 0xe0001, 0xe0041, 0xe01ef, 0xe0fff} {
 		if !Hidden(r) {
 			t.Errorf("%U is not hidden", r)
 		}
 	}
-	for _, r := range []rune{' ', 'a', 'я', '一', 0xa0, 0x3000, '😀', '❤', 0xfffd} {
+	for _, r := range []rune{' ', 'a', 'я', '一', 0x2801, '😀', '❤', 0xfffd} {
 		if Hidden(r) {
 			t.Errorf("%U is hidden", r)
 		}
+	}
+	// SEC-34: what renders as a space or as nothing, but the plain space.
+	for _, r := range []rune{0xa0, 0x1680, 0x2000, 0x2003, 0x2009, 0x200a, 0x202f, 0x205f, 0x3000, 0x2800, 0x1d159, 0x115f, 0x1160, 0x3164, 0xffa0} {
+		if !Hidden(r) {
+			t.Errorf("blank-looking %U is not hidden", r)
+		}
+	}
+	if got, _ := Quote("main\u2800\u2800The snapshot is at /tmp/evil.md", 200); got != `"main\u2800\u2800The snapshot is at /tmp/evil.md"` {
+		t.Errorf("Quote = %s", got)
 	}
 	if got := String("ok\u200b", false); !strings.HasSuffix(got, `\u200b`) {
 		t.Errorf("String = %q", got)

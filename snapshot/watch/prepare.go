@@ -27,14 +27,21 @@ type PrepareInput struct {
 	// Previous is the time of the session's previous snapshot, zero when
 	// there is none.
 	Previous time.Time
-	Now      time.Time
+	// SessionID is the session's; Started its first transcript entry's
+	// time (TR-61), zero when unknown: a block is the session's only when
+	// it names it or was claimed by it (HO-10), and counts only when
+	// written after the session started (HO-11).
+	SessionID string
+	Started   time.Time
+	Now       time.Time
 }
 
 // Prepare says how a compaction was prepared (WA-12): the newest handoff
-// block, whether it was current — newer than the handoff threshold's
-// crossing, else than the watch episode's start, else than the previous
-// snapshot — and so whether the compaction was planned, an emergency or
-// unplanned; with the fill, the window and the crossings for the pointer.
+// block of this session (HO-10), whether it was current — newer than the
+// handoff threshold's crossing, else than the watch episode's start, else
+// than the previous snapshot, else than the session's start — and so
+// whether the compaction was planned, an emergency or unplanned; with the
+// fill, the window and the crossings for the pointer.
 func Prepare(in PrepareInput) *snapshot.Preparation {
 	wi := in.Window
 	wi.Model, wi.Fill = in.Model, in.Fill
@@ -43,17 +50,29 @@ func Prepare(in PrepareInput) *snapshot.Preparation {
 	if in.Fill <= 0 {
 		p.Window, p.AutoAt = 0, 0
 	}
-	p.Since = in.State.Since()
+	since := in.State.Bound(time.Time{})
+	if since.Kind == handoff.SinceStart || since.IsZero() {
+		// The previous snapshot comes after the session's start.
+		switch {
+		case !in.Previous.IsZero():
+			since = handoff.Since{At: in.Previous.UTC(), Kind: handoff.SinceSnapshot}
+		case since.IsZero() && !in.Started.IsZero():
+			since = handoff.Since{At: in.Started.UTC(), Kind: handoff.SinceStart}
+		}
+	}
+	p.Since, p.SinceKind = since.At.UTC(), since.Kind
+	if since.IsZero() {
+		p.Since = time.Time{}
+	}
 	if in.State != nil {
 		for _, c := range in.State.Crossings {
 			p.Crossings = append(p.Crossings, snapshot.Crossed{Tokens: c.Tokens, At: c.At})
 		}
 	}
-	if p.Since.IsZero() {
-		p.Since = in.Previous.UTC()
-	}
 	current := false
-	if b := handoff.Newest(in.Blocks); b != nil {
+	b, others := handoff.ForSession(in.Blocks, in.SessionID, in.StateFile, in.State.claims())
+	p.OtherBlocks = others
+	if b != nil {
 		current = handoff.Current(b, p.Since, in.Now)
 		p.Handoff = &snapshot.HandoffRef{Path: in.StateFile, Line: b.Line, Heading: b.Heading,
 			Time: b.Time.UTC(), Complete: b.Complete(), Current: current, NextStep: b.Next}

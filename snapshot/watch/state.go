@@ -77,6 +77,9 @@ type State struct {
 	// Residue is the compaction whose residue the next prompt or tool call
 	// hands over (WA-14); nil when none is due.
 	Residue *ResidueDue `json:"residue,omitempty"`
+	// Ownership is when the session started and the handoff blocks it
+	// claimed (WA-30, owner.go).
+	Ownership
 }
 
 // ResidueDue is a compaction whose residue is due (WA-14): the snapshot

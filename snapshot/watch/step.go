@@ -39,7 +39,8 @@ type Input struct {
 	// when the answer decides something (it reads the state file).
 	Handoff func() bool
 	// Read is where the fill came from (WA-26); the zero Read is unknown,
-	// never older than another and never recorded.
+	// never older than another and never recorded. Its time dates a
+	// crossing and an episode's start, not the hook run that read it (WA-5).
 	Read Read
 }
 
@@ -97,21 +98,25 @@ func step(st *State, in Input, stale bool) Action {
 		return a
 	}
 	first, last := in.Thresholds[0], in.Thresholds[len(in.Thresholds)-1]
+	at := in.Now.UTC()
+	if !in.Read.At.IsZero() && in.Read.At.Before(in.Now) {
+		at = in.Read.At.UTC()
+	}
 
 	// WA-5: a fill fallen back below the first threshold (a compaction)
 	// starts a new episode. A stale fill is neither a fall nor a rise.
 	if !stale && len(st.Crossings) > 0 && (in.FromBoundary || float64(in.Fill) < ResetBelow*float64(first)) {
 		st.Crossings, st.NoticeTurn, st.NoticeAt = nil, "", time.Time{}
-		st.Episode = in.Now.UTC()
+		st.Episode = at
 		a.Changed = true
 	}
 	if !stale && !in.FromBoundary {
 		for _, t := range in.Thresholds {
 			if in.Fill >= t && st.crossing(t) == nil {
 				if len(st.Crossings) == 0 {
-					st.Episode = in.Now.UTC()
+					st.Episode = at
 				}
-				st.Crossings = append(st.Crossings, Crossing{Tokens: t, At: in.Now.UTC(), Fill: in.Fill})
+				st.Crossings = append(st.Crossings, Crossing{Tokens: t, At: at, Fill: in.Fill})
 				a.Changed = true
 			}
 		}
