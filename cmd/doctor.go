@@ -21,7 +21,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func init() {

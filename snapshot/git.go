@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // DefaultGitTimeout is the shared deadline of ReadGit when GitOptions.Timeout

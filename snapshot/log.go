@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // MaxLogBytes is the size the log stays under: past it, AppendLog keeps the

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // spec: SF-60

@@ -15,8 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // gitleaksSamples is snapshot/testdata/redact/gitleaks-samples.json, written

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/text/message"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // SessionLinePrefix starts the header line that names the session. It is

@@ -16,8 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // update rewrites the golden files of this package: go test ./snapshot/ -update

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // Codex CLI rollout files (specs/transcript.md TR-38..TR-43): one JSON

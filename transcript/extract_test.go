@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // spec: TR-16

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // Command outcomes, from the tool_result that answered the call.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // Qwen Code chat record files (specs/transcript.md TR-44..TR-49): one record

@@ -19,7 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // Marker is the word after "## " that starts a handoff block, the same in
