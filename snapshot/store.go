@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/nonblock"
 )
 
 // DefaultKeep is how many snapshots a Store keeps when Keep is not set.
@@ -566,7 +567,7 @@ func OpenRegular(path string) (*os.File, error) {
 // opened (checked on the open file, so nothing can be swapped in after the
 // check). It returns the open file's stat for further checks.
 func openRegularInfo(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
-	f, err := openNoBlock(path, flag, perm)
+	f, err := nonblock.OpenNoFollow(path, flag, perm)
 	if err != nil {
 		return nil, nil, err
 	}

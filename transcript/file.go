@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript/nonblock"
 )
 
 // File is an opened transcript. Everything it reads stays within the size
@@ -47,7 +49,7 @@ func Open(path string) (*File, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("transcript: %s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
 	}
-	f, err := openNoBlock(path)
+	f, err := nonblock.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}

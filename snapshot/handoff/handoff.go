@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript/nonblock"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
@@ -213,7 +214,7 @@ func Read(path string) ([]Block, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := openNoBlock(path)
+	f, err := nonblock.Open(path)
 	if err != nil {
 		return nil, err
 	}
