@@ -6,11 +6,12 @@ package snapshot
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // checkOwnership refuses, as git's safe.directory check does, a repository
@@ -25,7 +26,7 @@ func checkOwnership(root, gitFile, gitDir string) error {
 		if err != nil {
 			return err
 		}
-		if pathOwnedByMe(p, fi) {
+		if trust.OwnedByMe(p, fi) {
 			continue
 		}
 		if safeDirectory(root) {
@@ -35,10 +36,6 @@ func checkOwnership(root, gitFile, gitDir string) error {
 	}
 	return nil
 }
-
-// pathOwnedByMe reports whether this user owns the file, as git decides it
-// (on Windows: the user, or the Administrators group for an administrator).
-func pathOwnedByMe(path string, fi fs.FileInfo) bool { return ownerOfPath(path, fi).mine }
 
 // safeDirectory reports whether the safe.directory settings of the system
 // and global config files name root: "*" or the path itself (after ~/); an

@@ -1,4 +1,4 @@
-package snapshot
+package trust
 
 import (
 	"io/fs"

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package snapshot
+package trust
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package snapshot
+package trust
 
 import (
 	"errors"
@@ -65,26 +65,9 @@ func TestTrustModes(t *testing.T) {
 		if err := CheckPrivateDir(dir); (err == nil) != tc.private {
 			t.Errorf("folder mode %v: CheckPrivateDir %v, want trusted %v", tc.mode, err, tc.private)
 		}
-		if err := checkSharedDir(dir); (err == nil) != tc.shared {
-			t.Errorf("folder mode %v: checkSharedDir %v, want trusted %v", tc.mode, err, tc.shared)
+		if err := CheckSharedDir(dir); (err == nil) != tc.shared {
+			t.Errorf("folder mode %v: CheckSharedDir %v, want trusted %v", tc.mode, err, tc.shared)
 		}
 	}
 	os.Chmod(dir, 0o700)
-
-	// The user's own log: one others could write to is refused; one
-	// others could only read is narrowed to 0600 on the open file.
-	log := file("compact-guard.log", 0o666)
-	if err := AppendLog(log, "x"); !errors.Is(err, ErrUntrusted) {
-		t.Errorf("appended to a log others can write to: %v", err)
-	}
-	if _, err := RecentLogLines(log, 5); !errors.Is(err, ErrUntrusted) {
-		t.Errorf("read a log others can write to: %v", err)
-	}
-	os.Chmod(log, 0o644)
-	if err := AppendLog(log, "x"); err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(log); fi.Mode().Perm() != 0o600 {
-		t.Errorf("the user's readable log is mode %v after an append, want 0600", fi.Mode().Perm())
-	}
 }

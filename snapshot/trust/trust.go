@@ -1,9 +1,13 @@
-package snapshot
-
-// What compact-guard reads back it trusts only when no one but the user
+// Package trust holds the owner and mode checks of everything compact-guard
+// reads back. What it reads back it trusts only when no one but the user
 // could have written it (specs/security.md SEC-13 to SEC-18): the snapshot
 // folder may sit in a folder others share (--dir /tmp/cg), and whatever is
-// read back can reach the model through the pointer.
+// read back can reach the model through the pointer. Every reader and
+// writer of compact-guard's files and folders (the store, the log, the
+// failure markers, watch's state, selection, doctor) asks these functions,
+// so they all agree; OpenSSH's StrictModes is the model: write access
+// matters, not read access.
+package trust
 
 import (
 	"errors"
@@ -33,24 +37,33 @@ func (e *UntrustedError) Error() string { return e.Path + ": not trusted: " + e.
 // Is makes errors.Is(err, ErrUntrusted) hold.
 func (e *UntrustedError) Is(target error) bool { return target == ErrUntrusted }
 
-// posixModes is false on Windows, where mode bits say nothing about who
+// PosixModes is false on Windows, where mode bits say nothing about who
 // may write (SEC-18).
-const posixModes = runtime.GOOS != "windows"
+const PosixModes = runtime.GOOS != "windows"
 
 // OpenTrusted opens path for reading when it is a regular file (not a
 // symlink, FIFO or device, as OpenRegular), owned by this user and not
 // writable by group or others. The checks are made on the opened file, so
 // nothing swapped in after them is read (SEC-13).
 func OpenTrusted(path string) (*os.File, error) {
-	f, fi, err := openRegularInfo(path, os.O_RDONLY, 0)
+	f, _, err := OpenFile(path, os.O_RDONLY, 0)
+	return f, err
+}
+
+// OpenFile is OpenTrusted with os.OpenFile's flag and perm (the log opens
+// for appending, creating the file): the file opened, never blocking, not
+// through a final symlink, must be a regular file owned by this user that
+// group and others cannot write to. It returns the open file's stat.
+func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
+	f, fi, err := openRegularInfo(path, flag, perm)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if why := fileProblem(ownerOfFile(f, fi), fi); why != "" {
 		f.Close()
-		return nil, &UntrustedError{Path: path, Why: why}
+		return nil, nil, &UntrustedError{Path: path, Why: why}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // ReadTrusted reads a file OpenTrusted accepts, of at most max bytes.
@@ -94,18 +107,18 @@ func CheckTrustedFile(path string) error {
 // doctor, asks this one function (or its no-follow form), so they agree.
 func CheckPrivateDir(dir string) error { return checkDir(dir, true, true) }
 
-// checkPrivateDirNoFollow is CheckPrivateDir for a folder in a place others
+// CheckPrivateDirNoFollow is CheckPrivateDir for a folder in a place others
 // can write to (failures/, the per-user temp folder): a symlink there may
 // be anyone's, and is refused.
-func checkPrivateDirNoFollow(dir string) error { return checkDir(dir, true, false) }
+func CheckPrivateDirNoFollow(dir string) error { return checkDir(dir, true, false) }
 
-// checkSharedDir reports whether a folder that is not compact-guard's own
+// CheckSharedDir reports whether a folder that is not compact-guard's own
 // may hold what it writes and reads back: the folder above the snapshot
 // folder (the log, failures/) and the system temp folder. It and every
 // folder above it must be owned by this user or root and either closed to
 // writes by group and others or sticky, where only an entry's owner, the
 // folder's owner and root can rename or remove the entry (/tmp).
-func checkSharedDir(dir string) error { return checkDir(dir, false, true) }
+func CheckSharedDir(dir string) error { return checkDir(dir, false, true) }
 
 // checkDir is the one folder check (SEC-14). own: the folder is
 // compact-guard's (this user's, not writable by group or others); else it
@@ -133,7 +146,7 @@ func checkDir(dir string, own, follow bool) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a folder", dir)
 	}
-	if !own && !posixModes {
+	if !own && !PosixModes {
 		return nil
 	}
 	o := ownerOfPath(dir, fi)
@@ -145,7 +158,7 @@ func checkDir(dir string, own, follow bool) error {
 		return &UntrustedError{Path: dir, Why: "owned by " + o.who + ", neither this user nor root",
 			Fix: "choose a folder of your own"}
 	}
-	if !posixModes {
+	if !PosixModes {
 		return nil
 	}
 	perm := fi.Mode().Perm()
@@ -200,6 +213,11 @@ func fixFor(o owner, dir string) string {
 	return "choose a folder whose parents only you and root can write to"
 }
 
+// OwnedByMe reports whether this user owns the file at path (fi is its
+// stat), as the checks here decide it: the uid on Unix, the owner SID (or
+// the Administrators group, for an administrator) on Windows.
+func OwnedByMe(path string, fi fs.FileInfo) bool { return ownerOfPath(path, fi).mine }
+
 // owner is what the file system says of a file's owner.
 type owner struct {
 	// mine: the user running compact-guard; root: the superuser (uid 0).
@@ -213,7 +231,7 @@ func fileProblem(o owner, fi fs.FileInfo) string {
 	if !o.mine {
 		return "owned by " + o.who + ", not by this user"
 	}
-	if posixModes && fi.Mode().Perm()&0o022 != 0 {
+	if PosixModes && fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Sprintf("group or others can write to it (mode %04o)", fi.Mode().Perm())
 	}
 	return ""
