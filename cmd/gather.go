@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/redact"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -199,7 +200,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
 		for i := range warnings {
-			warnings[i], _ = snapshot.Redact(warnings[i])
+			warnings[i], _ = redact.Text(warnings[i])
 		}
 	}
 	rec.Warnings = warnings

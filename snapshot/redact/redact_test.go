@@ -1,13 +1,10 @@
-package snapshot
+package redact
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
-
-	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // Fake secrets are generated rather than written out, so that the source holds
@@ -274,7 +271,7 @@ func TestRedactSecretCorpus(t *testing.T) {
 			if !strings.Contains(tc.line, tc.secret) {
 				t.Fatalf("bad case: %q not in line", tc.secret)
 			}
-			out, n := Redact(tc.line)
+			out, n := Text(tc.line)
 			if l := leakedPart(out, tc.secret); l != "" {
 				t.Errorf("secret part %q survived:\n in: %s\nout: %s", l, tc.line, out)
 			}
@@ -296,7 +293,7 @@ func TestRedactLookAlikesSurvive(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, n := Redact(tc.line)
+			out, n := Text(tc.line)
 			if out != tc.line || n != 0 {
 				t.Errorf("changed (%d):\n in: %s\nout: %s", n, tc.line, out)
 			}
@@ -323,8 +320,8 @@ func eachString(v any, f func(string)) {
 func TestRedactKeepsURLParts(t *testing.T) {
 	in := "git push https://deploy:EXAMPLEs3cret@git.example.com:8443/acme/app.git"
 	want := "git push https://deploy:[REDACTED:url-credentials]@git.example.com:8443/acme/app.git"
-	if out, n := Redact(in); out != want || n != 1 {
-		t.Errorf("Redact = %q, %d; want %q, 1", out, n, want)
+	if out, n := Text(in); out != want || n != 1 {
+		t.Errorf("Text = %q, %d; want %q, 1", out, n, want)
 	}
 }
 
@@ -339,8 +336,8 @@ func TestRedactAssignmentKeepsNameAndQuotes(t *testing.T) {
 		{"password: \"EXAMPLEpw2024\nnext line\" ok", "password: \"[REDACTED:assignment]\nnext line\" ok"},
 	}
 	for _, tc := range cases {
-		if out, _ := Redact(tc.in); out != tc.want {
-			t.Errorf("Redact(%q) = %q, want %q", tc.in, out, tc.want)
+		if out, _ := Text(tc.in); out != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, out, tc.want)
 		}
 	}
 }
@@ -349,7 +346,7 @@ func TestRedactAssignmentKeepsNameAndQuotes(t *testing.T) {
 func TestRedactCountsEveryReplacement(t *testing.T) {
 	in := "A: " + fakeToken("ghp_", 50, 36, fakeAlnum) + "\nB: " + fakeToken("ghp_", 51, 36, fakeAlnum) +
 		" and " + fakeToken("AKIA", 52, 16, fakeBase32) + "\nPASSWORD=EXAMPLEpw2024"
-	out, n := Redact(in)
+	out, n := Text(in)
 	if n != 4 {
 		t.Errorf("count = %d, want 4; out:\n%s", n, out)
 	}
@@ -373,8 +370,8 @@ func TestRedactMarkersAreNotTriggers(t *testing.T) {
 		"curl -u admin:[REDACTED:authorization] https://x",
 		"export API_KEY=[REDACTED:openai]",
 	} {
-		if out, n := Redact(in); out != in || n != 0 {
-			t.Errorf("Redact(%q) = %q, %d", in, out, n)
+		if out, n := Text(in); out != in || n != 0 {
+			t.Errorf("Text(%q) = %q, %d", in, out, n)
 		}
 	}
 }
@@ -382,14 +379,14 @@ func TestRedactMarkersAreNotTriggers(t *testing.T) {
 // spec: SEC-5
 func TestRedactPrivateKeyToEndOfText(t *testing.T) {
 	in := "key follows\n-----BEGIN EC PRIVATE KEY-----\n" + fakeRSABody + "\n"
-	out, n := Redact(in)
+	out, n := Text(in)
 	if want := "key follows\n[REDACTED:private-key-block]"; out != want || n != 1 {
-		t.Errorf("Redact = %q, %d; want %q, 1", out, n, want)
+		t.Errorf("Text = %q, %d; want %q, 1", out, n, want)
 	}
 	// Two blocks: each ends at its own END line, text between survives.
 	two := "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\nmiddle\n" +
 		"-----BEGIN ENCRYPTED PRIVATE KEY-----\nBBBB\n-----END ENCRYPTED PRIVATE KEY-----"
-	if out, n := Redact(two); out != "[REDACTED:private-key-block]\nmiddle\n[REDACTED:private-key-block]" || n != 2 {
+	if out, n := Text(two); out != "[REDACTED:private-key-block]\nmiddle\n[REDACTED:private-key-block]" || n != 2 {
 		t.Errorf("two blocks: %q, %d", out, n)
 	}
 }
@@ -397,10 +394,10 @@ func TestRedactPrivateKeyToEndOfText(t *testing.T) {
 // spec: SEC-8
 func TestRedactIdempotentOnCorpus(t *testing.T) {
 	for _, tc := range secretCorpus() {
-		once, _ := Redact(tc.line)
-		twice, n := Redact(once)
+		once, _ := Text(tc.line)
+		twice, n := Text(once)
 		if twice != once || n != 0 {
-			t.Errorf("%s: second Redact changed %q into %q (%d)", tc.name, once, twice, n)
+			t.Errorf("%s: second Text changed %q into %q (%d)", tc.name, once, twice, n)
 		}
 	}
 }
@@ -422,130 +419,11 @@ func TestSecretName(t *testing.T) {
 	}
 }
 
-// spec: SEC-3, SEC-4, SF-12
-func TestRedactRecord(t *testing.T) {
-	// Every free-text field, the payload's trigger, prompt id and hook event,
-	// statuses and MCP tool names included, loses the secret; identifiers
-	// and paths keep it.
-	tok := fakeToken("ghp_", 60, 36, fakeAlnum)
-	sid := "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f"
-	custom := "keep the token " + tok
-	exit := 1
-	// Identifiers and paths that hold secret-looking text must still survive.
-	path := "/home/dev/PASSWORD=EXAMPLEinpath1/" + tok + ".go"
-	r := &Record{
-		Name:               "snap_20261130-101500_9b2f0c1e",
-		SessionID:          sid,
-		Trigger:            "manual " + tok,
-		PromptID:           tok,
-		HookEvent:          "PreCompact " + tok,
-		CreatedAt:          time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
-		CustomInstructions: &custom,
-		PayloadError:       "invalid character near " + tok,
-		TranscriptPath:     path + ".jsonl",
-		Cwd:                path,
-		GitBranch:          "feature/" + tok,
-		Prompts:            []transcript.Prompt{{Text: "use " + tok}, {Text: "no secret here"}},
-		Files:              []transcript.FileEdit{{Path: path, Edits: 1, LastTool: "Edit"}},
-		Commands: []transcript.Command{{
-			Tool: "Bash", Command: "GH_TOKEN=" + tok + " gh pr list", Description: "list with " + tok,
-			Outcome: transcript.OutcomeError, ExitCode: &exit, ErrorLine: "bad credentials: " + tok,
-		}},
-		Todos: []transcript.Task{{Subject: "rotate " + tok, Status: "pending " + tok, ActiveForm: "rotating " + tok}},
-		Tasks: []transcript.Task{{ID: "1", Subject: "revoke " + tok, Status: "in_progress", ActiveForm: "revoking " + tok}},
-		Failures: []transcript.Failure{{Tool: "Bash", Input: "curl -u admin:EXAMPLEpw2024 x", Error: "401 for " + tok},
-			{Tool: "mcp__" + tok + "__deploy", Input: "{}", Error: "denied"}},
-		Plan: &transcript.Plan{Text: "1. export API_KEY=EXAMPLEplan2024\n2. run"},
-		Git: &Git{Repo: true, Root: path, Branch: "feature/" + tok, Head: "3f786850e387550fdab836ed7e6dc881de23001b",
-			Subject: "remove " + tok, Error: "git: fetch https://u:EXAMPLEgitpw@h/r failed",
-			Changes: []GitChange{{Code: ".M", Path: path}}, ChangeCount: 1},
-		StateFile: StateFile{Name: "SESSION-STATE.md", Path: path, Searched: []string{path}},
-		Warnings:  []string{"transcript: line mentions " + tok},
-		Preparation: &Preparation{Kind: Planned, Handoff: &HandoffRef{Path: path, Heading: "HANDOFF 2026-11-30T10:00:00Z " + tok,
-			NextStep: "push with GH_TOKEN=" + tok}},
-	}
-	n := RedactRecord(r)
-
-	redacted := map[string]string{
-		"trigger":             r.Trigger,
-		"prompt id":           r.PromptID,
-		"hook event":          r.HookEvent,
-		"todo status":         r.Todos[0].Status,
-		"mcp tool name":       r.Failures[1].Tool,
-		"custom instructions": *r.CustomInstructions,
-		"payload error":       r.PayloadError,
-		"prompt":              r.Prompts[0].Text,
-		"command":             r.Commands[0].Command,
-		"description":         r.Commands[0].Description,
-		"error line":          r.Commands[0].ErrorLine,
-		"todo subject":        r.Todos[0].Subject,
-		"todo active form":    r.Todos[0].ActiveForm,
-		"task subject":        r.Tasks[0].Subject,
-		"task active form":    r.Tasks[0].ActiveForm,
-		"failure input":       r.Failures[0].Input,
-		"failure error":       r.Failures[0].Error,
-		"plan":                r.Plan.Text,
-		"git subject":         r.Git.Subject,
-		"git error":           r.Git.Error,
-		"warning":             r.Warnings[0],
-		"handoff heading":     r.Preparation.Handoff.Heading,
-		"handoff next step":   r.Preparation.Handoff.NextStep,
-	}
-	for field, v := range redacted {
-		if !strings.Contains(v, RedactedPrefix) || strings.Contains(v, tok) || strings.Contains(v, "EXAMPLEpw2024") ||
-			strings.Contains(v, "EXAMPLEplan2024") || strings.Contains(v, "EXAMPLEgitpw") {
-			t.Errorf("%s not redacted: %q", field, v)
-		}
-	}
-	if n != len(redacted) {
-		t.Errorf("RedactRecord = %d, want %d (one per field)", n, len(redacted))
-	}
-	if r.Prompts[1].Text != "no secret here" {
-		t.Errorf("clean prompt changed: %q", r.Prompts[1].Text)
-	}
-
-	untouched := map[string][2]string{
-		"session id":      {r.SessionID, sid},
-		"name":            {r.Name, "snap_20261130-101500_9b2f0c1e"},
-		"transcript path": {r.TranscriptPath, path + ".jsonl"},
-		"cwd":             {r.Cwd, path},
-		"branch":          {r.GitBranch, "feature/" + tok},
-		"file path":       {r.Files[0].Path, path},
-		"git root":        {r.Git.Root, path},
-		"git branch":      {r.Git.Branch, "feature/" + tok},
-		"git head":        {r.Git.Head, "3f786850e387550fdab836ed7e6dc881de23001b"},
-		"git change path": {r.Git.Changes[0].Path, path},
-		"state file path": {r.StateFile.Path, path},
-		"state searched":  {r.StateFile.Searched[0], path},
-		"handoff path":    {r.Preparation.Handoff.Path, path},
-		"tool":            {r.Commands[0].Tool, "Bash"},
-		"task id":         {r.Tasks[0].ID, "1"},
-		"task status":     {r.Tasks[0].Status, "in_progress"},
-		"command outcome": {r.Commands[0].Outcome, transcript.OutcomeError},
-		"file last tool":  {r.Files[0].LastTool, "Edit"},
-		"failure tool":    {r.Failures[0].Tool, "Bash"},
-		"state file name": {r.StateFile.Name, "SESSION-STATE.md"},
-	}
-	for field, got := range untouched {
-		if got[0] != got[1] {
-			t.Errorf("%s changed: %q, want %q", field, got[0], got[1])
-		}
-	}
-
-	if RedactRecord(nil) != 0 {
-		t.Error("RedactRecord(nil) != 0")
-	}
-	empty := &Record{}
-	if got := RedactRecord(empty); got != 0 {
-		t.Errorf("empty record: %d", got)
-	}
-}
-
 // spec: SEC-8
 func TestRedactLargeInput(t *testing.T) {
 	line := "export API_KEY=" + "EXAMPLE" + strings.Repeat("a1", 10) + " and some prose about the token\n"
 	in := strings.Repeat(line, (1<<20)/len(line))
-	out, n := Redact(in)
+	out, n := Text(in)
 	if want := (1 << 20) / len(line); n != want {
 		t.Errorf("count = %d, want %d", n, want)
 	}
@@ -554,8 +432,8 @@ func TestRedactLargeInput(t *testing.T) {
 	}
 	// One 1 MB line made of trigger words and separators must not blow up.
 	hostile := strings.Repeat("key=token:secret=pass ", (1<<20)/22)
-	out, n = Redact(hostile)
-	if again, m := Redact(out); again != out || m != 0 || len(out) > len(hostile)+n*MaxRedactionGrowth {
+	out, n = Text(hostile)
+	if again, m := Text(out); again != out || m != 0 || len(out) > len(hostile)+n*MaxRedactionGrowth {
 		t.Errorf("hostile line: %d replacements, then %d more", n, m)
 	}
 }
@@ -569,9 +447,9 @@ func TestRedactKeepsUTF8Valid(t *testing.T) {
 		"Authorization: Basic x" + strings.Repeat("я", 400),
 		"curl -u admin:" + strings.Repeat("€", 300) + " https://x",
 	} {
-		out, n := Redact(in)
+		out, n := Text(in)
 		if n == 0 || !utf8.ValidString(out) {
-			t.Errorf("Redact(%.40q…) = %.80q…, %d", in, out, n)
+			t.Errorf("Text(%.40q…) = %.80q…, %d", in, out, n)
 		}
 	}
 }
@@ -603,8 +481,8 @@ func TestRedactIdempotentOnFragments(t *testing.T) {
 			b.WriteString(frags[rng.IntN(len(frags))])
 		}
 		in := b.String()
-		once, n := Redact(in)
-		twice, m := Redact(once)
+		once, n := Text(in)
+		twice, m := Text(once)
 		if twice != once || m != 0 {
 			t.Fatalf("not idempotent:\n   in: %q\n once: %q (%d)\ntwice: %q (%d)", in, once, n, twice, m)
 		}
@@ -642,8 +520,8 @@ func TestRedactShortAndInvalidUTF8(t *testing.T) {
 		{"sk-ant-\xff" + strings.Repeat("a", 30), "sk-ant-\xff" + strings.Repeat("a", 30), 0},
 	}
 	for _, tc := range cases {
-		if out, n := Redact(tc.in); out != tc.want || n != tc.n {
-			t.Errorf("Redact(%q) = %q, %d; want %q, %d", tc.in, out, n, tc.want, tc.n)
+		if out, n := Text(tc.in); out != tc.want || n != tc.n {
+			t.Errorf("Text(%q) = %q, %d; want %q, %d", tc.in, out, n, tc.want, tc.n)
 		}
 	}
 }
@@ -657,7 +535,7 @@ func FuzzRedact(f *testing.F) {
 		f.Add(tc.line)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out, n := Redact(s)
+		out, n := Text(s)
 		if n == 0 && out != s {
 			t.Fatalf("text changed without a count: %q → %q", s, out)
 		}
@@ -667,7 +545,7 @@ func FuzzRedact(f *testing.F) {
 		if n > 0 && strings.Count(out, RedactedPrefix) < 1 {
 			t.Fatalf("count %d without a marker: %q", n, out)
 		}
-		again, m := Redact(out)
+		again, m := Text(out)
 		if again != out || m != 0 {
 			t.Fatalf("not idempotent:\n   s: %q\n out: %q\nagain: %q", s, out, again)
 		}
@@ -710,7 +588,7 @@ func BenchmarkRedact(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.in)))
 			for b.Loop() {
-				Redact(bc.in)
+				Text(bc.in)
 			}
 		})
 	}

@@ -1,17 +1,21 @@
-package snapshot
+// Package redact finds secrets in text and replaces each with
+// [REDACTED:<kind>] (specs/security.md SEC-5 to SEC-12): gitleaks' rules,
+// generated into gitleaks.go by redactgen, and compact-guard's own rules
+// for what gitleaks lacks (own.go and the files it names). It knows
+// nothing of snapshots: snapshot.RedactRecord walks a record's free text
+// through Text and Cut.
+package redact
 
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/compact-guard/compact-guard/transcript"
 )
 
-//go:generate go run -C redactgen . -out .. -spec ../../specs/security.md
+//go:generate go run -C redactgen . -out .. -spec ../../../specs/security.md
 
-// Kinds of the compact-guard layer (redact_own.go): the word inside
+// Kinds of the compact-guard layer (own.go): the word inside
 // [REDACTED:<kind>] for what gitleaks' rules lack. Every other kind is a
-// gitleaks rule id (redact_gitleaks.go).
+// gitleaks rule id (gitleaks.go).
 const (
 	KindAnthropic      = "anthropic"
 	KindOpenAI         = "openai"
@@ -42,7 +46,7 @@ const (
 )
 
 // RedactedPrefix starts every replacement; a value already holding it is never
-// redacted again, which keeps Redact idempotent.
+// redacted again, which keeps Text idempotent.
 const RedactedPrefix = "[REDACTED:"
 
 // MinSecretLen is the shortest value (in characters) the generic rules
@@ -59,12 +63,12 @@ const minRedactLen = 6
 
 func redactMarker(kind string) string { return RedactedPrefix + kind + "]" }
 
-// Redact replaces secrets in s with [REDACTED:<kind>] and returns the new text
-// and the number of replacements. It applies gitleaks' rules
-// (redact_engine.go) and compact-guard's own (redact_own.go); it is best
-// effort (specs/security.md lists what it covers), linear in len(s), and
-// idempotent: Redact of its own output changes nothing.
-func Redact(s string) (string, int) {
+// Text replaces secrets in s with [REDACTED:<kind>] and returns the new text
+// and the number of replacements. It applies gitleaks' rules (engine.go)
+// and compact-guard's own (own.go); it is best effort (specs/security.md
+// lists what it covers), linear in len(s), and idempotent: Text of its own
+// output changes nothing.
+func Text(s string) (string, int) {
 	if len(s) < minRedactLen {
 		return s, 0
 	}
@@ -105,94 +109,13 @@ func Redact(s string) (string, int) {
 
 const maxRounds = 4
 
-// RedactRecord redacts, in place, every free-text field of a record: prompts,
-// custom instructions, commands with their tools, descriptions and error
-// lines, failures with their tools (an MCP tool's name is its server's
-// choice), the plan, todo and task subjects, statuses and active forms, the
-// trigger, prompt id and hook event the payload gave, the git subject and
-// error, the payload error and warnings. A text the transcript cut is
-// redacted together with what followed the cut (transcript.TailChars), then
-// cut again, so that a secret straddling the cut leaves no prefix.
-// Identifiers and paths (session id, names, file paths, cwd, branch) are
-// left alone. It returns the number of replacements.
-func RedactRecord(r *Record) int {
-	if r == nil {
-		return 0
-	}
-	n := 0
-	red := func(p *string) {
-		if p == nil {
-			return
-		}
-		out, k := Redact(*p)
-		*p = out
-		n += k
-	}
-	rw := func(full string, keep int) string {
-		out, k := Redact(full)
-		n += k
-		if keep < 0 {
-			return out
-		}
-		cut, k := cutRedacted(out, keep, utf8.RuneCountInString(full)-keep >= transcript.TailChars)
-		n += k
-		return cut
-	}
-	red(&r.Trigger)
-	red(&r.PromptID)
-	red(&r.HookEvent)
-	red(r.CustomInstructions)
-	red(&r.PayloadError)
-	for i := range r.Prompts {
-		r.Prompts[i].Rewrite(rw)
-	}
-	for i := range r.Commands {
-		r.Commands[i].Rewrite(rw)
-	}
-	for _, tasks := range [][]transcript.Task{r.Todos, r.Tasks} {
-		for i := range tasks {
-			tasks[i].Rewrite(rw)
-		}
-	}
-	for i := range r.Failures {
-		r.Failures[i].Rewrite(rw)
-	}
-	if r.Plan != nil {
-		r.Plan.Rewrite(rw)
-	}
-	if r.Git != nil {
-		red(&r.Git.Subject)
-		red(&r.Git.Error)
-	}
-	for i := range r.Warnings {
-		red(&r.Warnings[i])
-	}
-	return n + RedactPreparation(r.Preparation)
-}
-
-// RedactPreparation redacts the free text of a record's preparation (the
-// handoff block's heading and next step) and returns how many secrets it
-// replaced. precompact adds the preparation after RedactRecord ran, so it
-// redacts it on its own (PC-26, PC-15).
-func RedactPreparation(p *Preparation) int {
-	if p == nil || p.Handoff == nil {
-		return 0
-	}
-	n := 0
-	for _, f := range []*string{&p.Handoff.Heading, &p.Handoff.NextStep} {
-		out, k := Redact(*f)
-		*f, n = out, n+k
-	}
-	return n
-}
-
-// cutRedacted cuts a redacted text after keep characters, but never inside a
+// Cut cuts a redacted text after keep characters, but never inside a
 // [REDACTED:…] marker: one the cut would split is kept whole. When the text
 // went on past what the redaction saw (more), a run of token characters
 // that the cut splits and that lasts to the end of what was seen is longer
 // than any rule could judge (a JWT of kilobytes): its kept part is replaced
 // by [REDACTED:cut-token], and 1 is returned with the text.
-func cutRedacted(s string, keep int, more bool) (string, int) {
+func Cut(s string, keep int, more bool) (string, int) {
 	i := 0
 	for runes := 0; i < len(s) && runes < keep; runes++ {
 		_, w := utf8.DecodeRuneInString(s[i:])

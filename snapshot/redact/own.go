@@ -1,4 +1,4 @@
-package snapshot
+package redact
 
 import (
 	"regexp"
@@ -339,7 +339,7 @@ var redactRules = []*redactRule{
 	},
 	tokenRule(KindGoogleOAuth, `ya29\.[0-9A-Za-z_-]{20,}`, "ya29."),
 	tokenRule(KindStripeWebhook, `whsec_[A-Za-z0-9]{16,}`, "whsec_"),
-	// Provider formats gitleaks lacks (redact_tokens.go).
+	// Provider formats gitleaks lacks (tokens.go).
 	googleClientSecretRule,
 	notionRule,
 	dockerHubRule,
@@ -384,7 +384,7 @@ var redactRules = []*redactRule{
 		triggers: []string{"://"},
 		scan:     scanURLPasswords,
 	},
-	// Secrets a syntax marks (redact_syntax.go, redact_markup.go), before
+	// Secrets a syntax marks (syntax.go, markup.go), before
 	// assignments, which would take some of them with a vaguer kind.
 	connectionStringRule,
 	netrcRule,

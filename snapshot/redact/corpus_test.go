@@ -1,26 +1,17 @@
-package snapshot
+package redact
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
-	"unicode/utf8"
-
-	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
-// gitleaksSamples is snapshot/testdata/redact/gitleaks-samples.json, written
-// by snapshot/redactgen: for each gitleaks rule, true positives from
+// gitleaksSamples is snapshot/redact/testdata/gitleaks-samples.json, written
+// by snapshot/redact/redactgen: for each gitleaks rule, true positives from
 // gitleaks' own rule definitions with the secret gitleaks finds in each.
 type gitleaksSamples struct {
 	Source string `json:"source"`
@@ -35,7 +26,7 @@ type gitleaksSamples struct {
 
 func loadGitleaksSamples(t testing.TB) gitleaksSamples {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "redact", "gitleaks-samples.json"))
+	data, err := os.ReadFile(filepath.Join("testdata", "gitleaks-samples.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +54,7 @@ var (
 func TestRedactGitleaksTruePositives(t *testing.T) {
 	s := loadGitleaksSamples(t)
 	if len(s.Rules) != len(gitleaksRules) {
-		t.Fatalf("%d rules with samples, %d rules in the table: run go generate ./snapshot/", len(s.Rules), len(gitleaksRules))
+		t.Fatalf("%d rules with samples, %d rules in the table: run go generate ./snapshot/redact/", len(s.Rules), len(gitleaksRules))
 	}
 	n := 0
 	for _, r := range s.Rules {
@@ -76,7 +67,7 @@ func TestRedactGitleaksTruePositives(t *testing.T) {
 		}
 		for _, sm := range samples {
 			n++
-			out, _ := Redact(sm[0])
+			out, _ := Text(sm[0])
 			if strings.Contains(out, sm[1]) {
 				t.Errorf("%s: secret %q survived:\n in: %s\nout: %s", r.ID, sm[1], sm[0], out)
 			}
@@ -111,61 +102,6 @@ func TestGitleaksEngineFindsWhatGitleaksFinds(t *testing.T) {
 	}
 }
 
-// corpusPlaces are the eight places of a record a secret can reach (issue
-// 12): the transcript lines that put text there, and the custom
-// instructions the payload gives.
-func corpusTranscript(t testing.TB, text string) []byte {
-	t.Helper()
-	flat := strings.ReplaceAll(text, "\n", " ")
-	ts := func(sec int) string { return time.Date(2026, 12, 1, 9, 0, sec, 0, time.UTC).Format(time.RFC3339Nano) }
-	var lines []any
-	user := func(sec int, content any) {
-		lines = append(lines, map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", sec), "timestamp": ts(sec),
-			"sessionId": "s", "promptSource": "typed", "message": map[string]any{"role": "user", "content": content}})
-	}
-	call := func(sec int, id, name string, input map[string]any) {
-		lines = append(lines, map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", sec), "timestamp": ts(sec),
-			"message": map[string]any{"model": "m", "id": id, "role": "assistant",
-				"content": []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}}})
-	}
-	result := func(sec int, id string, isError bool, content string) {
-		user(sec, []any{map[string]any{"type": "tool_result", "tool_use_id": id, "is_error": isError, "content": content}})
-	}
-	user(1, "deploy with this: "+text)                                                                    // prompt
-	call(2, "t1", "Bash", map[string]any{"command": "deploy.sh --check && " + text, "description": text}) // command, description
-	result(3, "t1", true, "Exit code 1\nerror: "+flat)                                                    // error line
-	call(4, "t2", "mcp__vault__query", map[string]any{"query": text, "ttl": 3600})                        // failed tool input
-	result(5, "t2", true, "Error: permission denied")
-	call(6, "t3", "TodoWrite", map[string]any{"todos": []any{map[string]any{"content": "rotate " + text, "status": "pending", "activeForm": "Rotating " + text}}})
-	result(7, "t3", false, "Todos have been modified successfully")
-	call(8, "t4", "ExitPlanMode", map[string]any{"plan": "1. set the key\n" + text + "\n2. redeploy"})
-	result(9, "t4", false, "User has approved your plan.")
-	var b bytes.Buffer
-	e := json.NewEncoder(&b) // one line each, as Claude Code writes them
-	e.SetEscapeHTML(false)
-	for _, l := range lines {
-		if err := e.Encode(l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.Bytes()
-}
-
-// recordFromTranscript extracts a transcript the way precompact does and
-// puts text in the custom instructions.
-func recordFromTranscript(t testing.TB, jsonl []byte, custom string) *Record {
-	t.Helper()
-	x := transcript.NewExtractor(nil)
-	for l := range bytes.Lines(jsonl) {
-		x.Feed(bytes.TrimSuffix(l, []byte("\n")))
-	}
-	f := x.Facts()
-	return &Record{
-		SessionID: "9b2f0c1e-8d7a-4c3b-9e5f-1a2b3c4d5e6f", Trigger: "manual", CustomInstructions: &custom,
-		Prompts: f.Prompts, Commands: f.Commands, Todos: f.Todos, Tasks: f.Tasks, Failures: f.Failures, Plan: f.Plan,
-	}
-}
-
 // markerRE matches a replacement, whose kind may spell part of a secret
 // ("bedrock-api-key-…" and [REDACTED:aws-amazon-bedrock-api-key-short-lived]).
 var markerRE = regexp.MustCompile(`\[REDACTED:[a-z0-9-]+\]`)
@@ -190,84 +126,11 @@ func leakedOutside(out, text, secret string) string {
 	return ""
 }
 
-// spec: SEC-5, SEC-12
-func TestRedactCorpusInEveryPlace(t *testing.T) {
-	s := loadGitleaksSamples(t)
-	type job struct{ id, text, secret string }
-	jobs := make(chan job)
-	var wg sync.WaitGroup
-	var checked atomic.Int64
-	// Saving syncs files to disk: a few stores at once keep the test short.
-	for w := range 6 {
-		store := &Store{Dir: filepath.Join(t.TempDir(), fmt.Sprintf("snapshots%d", w)), Keep: 2}
-		wg.Go(func() {
-			for j := range jobs {
-				checkEveryPlace(t, store, j.id, j.text, j.secret)
-				checked.Add(1)
-			}
-		})
-	}
-	for _, r := range s.Rules {
-		for _, sm := range r.Samples {
-			jobs <- job{r.ID, sm.Text, sm.Secret}
-		}
-		for _, sm := range ownSamples[r.ID] {
-			jobs <- job{r.ID, sm[0], sm[1]}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	t.Logf("%d samples of %d gitleaks rules, each in 8 places", checked.Load(), len(s.Rules))
-}
-
-// checkEveryPlace puts text in the eight places of a record, redacts and
-// saves it, and fails t if any of secret is left in the .md or the .json.
-func checkEveryPlace(t *testing.T, store *Store, id, text, secret string) {
-	rec := recordFromTranscript(t, corpusTranscript(t, text), text)
-	places := map[string]bool{"prompt": len(rec.Prompts) == 1, "command": len(rec.Commands) == 1,
-		"error line":        len(rec.Commands) == 1 && rec.Commands[0].ErrorLine != "",
-		"failed tool input": len(rec.Failures) == 2, "todo": len(rec.Todos) == 1, "plan": rec.Plan != nil}
-	for p, ok := range places {
-		if !ok {
-			t.Errorf("%s: the transcript put nothing in the %s", id, p)
-			return
-		}
-	}
-	RedactRecord(rec)
-	mdPath, _, err := store.Save(rec, English)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	md, err := os.ReadFile(mdPath)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	js, err := os.ReadFile(strings.TrimSuffix(mdPath, ".md") + ".json")
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	var decoded any
-	if err := json.Unmarshal(js, &decoded); err != nil {
-		t.Error(err)
-		return
-	}
-	var strs []string
-	eachString(decoded, func(s string) { strs = append(strs, s) })
-	for name, out := range map[string]string{".md": string(md), ".json": string(js), ".json strings": strings.Join(strs, "\n")} {
-		if l := leakedOutside(out, text, secret); l != "" {
-			t.Errorf("%s: %q of secret %q survives in the %s\ntext: %s", id, l, secret, name, text)
-		}
-	}
-}
-
 // Real transcripts: the project's own, recorded by its e2e test, and the
 // shared third-party ones, an extra next to the project (never inside it).
 var (
-	ownFixtureDir = filepath.Join("..", "transcript", "testdata", "cc2.1.328")
-	fixtureDir    = filepath.Join("..", "..", "shared", "fixtures", "transcripts")
+	ownFixtureDir = filepath.Join("..", "..", "transcript", "testdata", "cc2.1.328")
+	fixtureDir    = filepath.Join("..", "..", "..", "shared", "fixtures", "transcripts")
 )
 
 // Look-alikes counted in the fixtures, to say what the false-positive rate
@@ -338,7 +201,7 @@ func falsePositives(t *testing.T, dir string, atLeast int, strict bool) {
 					}
 					uuids += len(uuidRE.FindAllStringIndex(s, -1))
 					paths += len(pathRE.FindAllStringIndex(s, -1))
-					if out, n := Redact(s); n != 0 {
+					if out, n := Text(s); n != 0 {
 						replaced += n
 						hit++
 						for _, m := range markerRE.FindAllString(out, -1) {
@@ -409,7 +272,7 @@ func TestRedactLeakShapes(t *testing.T) {
 			if !strings.Contains(tc.in, tc.secret) {
 				t.Fatalf("bad case: %q not in %q", tc.secret, tc.in)
 			}
-			out, n := Redact(tc.in)
+			out, n := Text(tc.in)
 			if l := leakedPart(out, tc.secret); l != "" || n == 0 {
 				t.Errorf("secret part %q survived (%d replacements):\n in: %s\nout: %s", l, n, tc.in, out)
 			}
@@ -423,109 +286,15 @@ func TestRedactJSONEscapedInput(t *testing.T) {
 	// JSON: a string inside it has its quotes escaped.
 	secret := "ffb7i5pwhi0ieoqxx6du3t1htlyvw8z66w4a3s5t"
 	in := `{"ttl":3600,"value":"zendesk_TOKEN ::= \"` + secret + `\""}`
-	out, _ := Redact(in)
+	out, _ := Text(in)
 	if strings.Contains(out, secret) || !strings.Contains(out, `\"[REDACTED:`) {
-		t.Errorf("Redact(%s) = %s", in, out)
+		t.Errorf("Text(%s) = %s", in, out)
 	}
-}
-
-// pad is n characters of prose.
-func pad(n int) string { return strings.Repeat("x ", n/2+1)[:n] }
-
-// spec: SEC-11
-func TestRedactBeforeCutting(t *testing.T) {
-	ghp := "ghp_" + fakeTokenBody(110, 36, fakeAlnum)
-	oat := "sk-ant-oat01-" + fakeTokenBody(111, 90, fakeB64URL)
-	akia := "AKIA" + fakeTokenBody(112, 16, fakeBase32)
-	pw := "EXAMPLE" + fakeTokenBody(113, 30, fakeAlnum)
-	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJ" + fakeTokenBody(114, 2000, fakeB64URL) + "." + fakeTokenBody(115, 43, fakeB64URL)
-	// Each secret starts a few characters before its field's limit.
-	cases := []struct {
-		place, secret string
-		text          func(*Record) string
-		line          any
-	}{
-		{"prompt", ghp, func(r *Record) string { return r.Prompts[0].Text },
-			userLine(pad(transcript.MaxPromptChars-10) + ghp + " and more")},
-		{"command", pw, func(r *Record) string { return r.Commands[0].Command },
-			toolLine("t1", "Bash", map[string]any{"command": pad(transcript.MaxCommandChars-12) + " PASSWORD=" + pw})},
-		{"description", oat, func(r *Record) string { return r.Commands[0].Description },
-			toolLine("t1", "Bash", map[string]any{"command": "ls", "description": pad(transcript.MaxDescriptionChars-5) + " " + oat})},
-		{"todo", akia, func(r *Record) string { return r.Todos[0].Subject },
-			toolLine("t1", "TodoWrite", map[string]any{"todos": []any{map[string]any{"content": pad(transcript.MaxTaskChars-8) + " " + akia, "status": "pending"}}})},
-		{"plan", jwt, func(r *Record) string { return r.Plan.Text },
-			toolLine("t1", "ExitPlanMode", map[string]any{"plan": pad(transcript.MaxPlanChars-30) + " " + jwt})},
-		{"failed tool input", ghp, func(r *Record) string { return r.Failures[0].Input },
-			toolLine("t1", "mcp__db__query", map[string]any{"query": pad(transcript.MaxFailureInputChars-6) + " " + ghp})},
-		{"error line", akia, func(r *Record) string { return r.Commands[0].ErrorLine },
-			toolLine("t1", "Bash", map[string]any{"command": "aws sts get-caller-identity"})},
-	}
-	for _, tc := range cases {
-		t.Run(tc.place, func(t *testing.T) {
-			result := resultLine("t1", tc.place == "failed tool input", "ok")
-			if tc.place == "error line" {
-				result = resultLine("t1", true, "Exit code 255\n"+pad(transcript.MaxErrorChars-7)+" "+akia+" is not valid")
-			}
-			var b bytes.Buffer
-			for _, l := range []any{tc.line, result} {
-				data, _ := json.Marshal(l)
-				b.Write(append(data, '\n'))
-			}
-			rec := recordFromTranscript(t, b.Bytes(), "")
-			before := tc.text(rec)
-			if !strings.HasSuffix(before, textcut.Marker) || strings.Contains(before, tc.secret) {
-				t.Fatalf("the %s was not cut inside the secret: %q", tc.place, before[max(0, len(before)-80):])
-			}
-			RedactRecord(rec)
-			after := tc.text(rec)
-			if l := leakedPart(markerRE.ReplaceAllString(after, "[]"), tc.secret[:min(len(tc.secret), 12)]); l != "" {
-				t.Errorf("%q of the secret's start survives the cut: …%s", l, after[max(0, len(after)-80):])
-			}
-			if !strings.HasSuffix(after, "]"+textcut.Marker) {
-				t.Errorf("the cut does not end in a whole marker: …%s", after[max(0, len(after)-80):])
-			}
-		})
-	}
-}
-
-// spec: SEC-11
-func TestRedactWindowIsBounded(t *testing.T) {
-	// A 1 MB prompt is read, and redacted, only up to its limit and the tail.
-	var b bytes.Buffer
-	data, _ := json.Marshal(userLine(strings.Repeat("word ", 200_000)))
-	b.Write(append(data, '\n'))
-	rec := recordFromTranscript(t, b.Bytes(), "")
-	seen := -1
-	rec.Prompts[0].Rewrite(func(full string, keep int) string {
-		seen = utf8.RuneCountInString(full)
-		if keep != transcript.MaxPromptChars {
-			t.Errorf("keep = %d, want %d", keep, transcript.MaxPromptChars)
-		}
-		return full[:keep]
-	})
-	if want := transcript.MaxPromptChars + transcript.TailChars; seen != want {
-		t.Errorf("the redactor saw %d characters of a 1 MB prompt, want %d", seen, want)
-	}
-}
-
-func userLine(content any) any {
-	return map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-12-01T09:00:00Z", "sessionId": "s",
-		"promptSource": "typed", "message": map[string]any{"role": "user", "content": content}}
-}
-
-func toolLine(id, name string, input map[string]any) any {
-	return map[string]any{"type": "assistant", "uuid": "a1", "timestamp": "2026-12-01T09:00:01Z",
-		"message": map[string]any{"model": "m", "id": "m1", "role": "assistant",
-			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}}}
-}
-
-func resultLine(id string, isError bool, content string) any {
-	return userLine([]any{map[string]any{"type": "tool_result", "tool_use_id": id, "is_error": isError, "content": content}})
 }
 
 // spec: SEC-5
 func TestSpecListsEveryKind(t *testing.T) {
-	spec, err := os.ReadFile(filepath.Join("..", "specs", "security.md"))
+	spec, err := os.ReadFile(filepath.Join("..", "..", "specs", "security.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +307,7 @@ func TestSpecListsEveryKind(t *testing.T) {
 	}
 	for _, r := range gitleaksRules {
 		if want := "gitleaks " + GitleaksVersion + " `" + r.id + "`"; rows[r.id] != want {
-			t.Errorf("kind %s: source %q in specs/security.md, want %q (run go generate ./snapshot/)", r.id, rows[r.id], want)
+			t.Errorf("kind %s: source %q in specs/security.md, want %q (run go generate ./snapshot/redact/)", r.id, rows[r.id], want)
 		}
 	}
 	for _, k := range []string{KindPrivateKey, KindJWE, KindAnthropic, KindOpenAI, KindAWSSecret, KindGoogleOAuth,

@@ -1,4 +1,4 @@
-module github.com/compact-guard/compact-guard/snapshot/redactgen
+module github.com/compact-guard/compact-guard/snapshot/redact/redactgen
 
 go 1.26.0
 
