@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 // The git-less path (GS-3, GS-7) is built on go-git's format packages
 // (index, loose and packed objects, gitignore, the merkletrie differ), not on
@@ -30,6 +30,8 @@ import (
 	mfs "github.com/go-git/go-git/v5/utils/merkletrie/filesystem"
 	mindex "github.com/go-git/go-git/v5/utils/merkletrie/index"
 	"github.com/go-git/go-git/v5/utils/merkletrie/noder"
+
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // goGitState is what go-git learnt of a repository.
@@ -40,7 +42,7 @@ type goGitState struct {
 	// subject, changes and count are filled only when asked for the status
 	// (git missing).
 	subject string
-	changes []GitChange
+	changes []snapshot.GitChange
 	count   int
 	err     error
 }
@@ -670,23 +672,23 @@ func subjectOf(msg string) string {
 // goGitChanges orders the status as git status does (tracked paths by name,
 // then untracked ones by name) and spells the codes as porcelain v2, '.'
 // for an unchanged side.
-func goGitChanges(st map[string]*fileStatus) ([]GitChange, int) {
-	var tracked, untracked []GitChange
+func goGitChanges(st map[string]*fileStatus) ([]snapshot.GitChange, int) {
+	var tracked, untracked []snapshot.GitChange
 	for path, fs := range st {
 		if fs.staging == ' ' && fs.worktree == ' ' {
 			continue
 		}
 		if fs.staging == '?' && fs.worktree == '?' {
-			untracked = append(untracked, GitChange{Code: "??", Path: path})
+			untracked = append(untracked, snapshot.GitChange{Code: "??", Path: path})
 			continue
 		}
-		tracked = append(tracked, GitChange{Code: string([]byte{v2Code(fs.staging), v2Code(fs.worktree)}), Path: path})
+		tracked = append(tracked, snapshot.GitChange{Code: string([]byte{v2Code(fs.staging), v2Code(fs.worktree)}), Path: path})
 	}
-	byPath := func(a, b GitChange) int { return strings.Compare(a.Path, b.Path) }
+	byPath := func(a, b snapshot.GitChange) int { return strings.Compare(a.Path, b.Path) }
 	slices.SortFunc(tracked, byPath)
 	slices.SortFunc(untracked, byPath)
 	all := append(tracked, untracked...)
-	return all[:min(len(all), MaxGitChanges):min(len(all), MaxGitChanges)], len(all)
+	return all[:min(len(all), snapshot.MaxGitChanges):min(len(all), snapshot.MaxGitChanges)], len(all)
 }
 
 func v2Code(c byte) byte {

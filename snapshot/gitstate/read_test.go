@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // needGit skips a test that drives a real git when there is none.
@@ -96,7 +98,7 @@ type gitCase struct {
 	detached   bool
 	noHead     bool
 	subject    string
-	changes    []GitChange
+	changes    []snapshot.GitChange
 	count      int
 	errHas     string
 	goGitDiffs bool // go-git cannot agree with git here (GS-7's known differences)
@@ -143,7 +145,7 @@ func gitCases() []gitCase {
 				return dir
 			},
 			rootOf: same, repo: true, branch: "main", noHead: true,
-			changes: []GitChange{{Code: "??", Path: "draft.txt"}}, count: 1,
+			changes: []snapshot.GitChange{{Code: "??", Path: "draft.txt"}}, count: 1,
 		},
 		{
 			// spec: GS-3, GS-5, GS-7 (%s joins the first paragraph)
@@ -175,7 +177,7 @@ func gitCases() []gitCase {
 				return dir
 			},
 			rootOf: same, repo: true, branch: "main", subject: "base",
-			changes: []GitChange{
+			changes: []snapshot.GitChange{
 				{Code: ".M", Path: "a.txt"},
 				{Code: "M.", Path: "b.txt"},
 				{Code: ".D", Path: "c.txt"},
@@ -206,7 +208,7 @@ func gitCases() []gitCase {
 				return dir
 			},
 			rootOf: same, repo: true, branch: "main", subject: "base",
-			changes: []GitChange{
+			changes: []snapshot.GitChange{
 				{Code: ".M", Path: "a.txt"},
 				{Code: "M.", Path: "b.txt"},
 				{Code: ".D", Path: "c.txt"},
@@ -230,7 +232,7 @@ func gitCases() []gitCase {
 				return dir
 			},
 			rootOf: same, repo: true, branch: "main", subject: "on main",
-			changes:    []GitChange{{Code: "UU", Path: "f.txt"}},
+			changes:    []snapshot.GitChange{{Code: "UU", Path: "f.txt"}},
 			count:      1,
 			goGitDiffs: true, // go-git has no unmerged state
 		},
@@ -252,10 +254,10 @@ func gitCases() []gitCase {
 				return dir
 			},
 			rootOf: same, repo: true, branch: "main", subject: "forty",
-			changes: func() []GitChange {
-				var c []GitChange
-				for i := range MaxGitChanges {
-					c = append(c, GitChange{Code: ".M", Path: name2(i)})
+			changes: func() []snapshot.GitChange {
+				var c []snapshot.GitChange
+				for i := range snapshot.MaxGitChanges {
+					c = append(c, snapshot.GitChange{Code: ".M", Path: name2(i)})
 				}
 				return c
 			}(),
@@ -288,7 +290,7 @@ func gitCases() []gitCase {
 				return filepath.Join(wt, "sub")
 			},
 			rootOf: filepath.Dir, repo: true, branch: "feat", subject: "on feat",
-			changes: []GitChange{{Code: ".M", Path: "sub/b.txt"}}, count: 1,
+			changes: []snapshot.GitChange{{Code: ".M", Path: "sub/b.txt"}}, count: 1,
 		},
 		{
 			// spec: GS-1, GS-4
@@ -302,7 +304,7 @@ func gitCases() []gitCase {
 				return sub
 			},
 			rootOf: same, repo: true, branch: "main", subject: "lib commit",
-			changes: []GitChange{{Code: ".M", Path: "lib.txt"}}, count: 1,
+			changes: []snapshot.GitChange{{Code: ".M", Path: "lib.txt"}}, count: 1,
 		},
 		{
 			// spec: GS-6, GS-7 (ignore rules: the user's, info/exclude, and
@@ -332,7 +334,7 @@ func gitCases() []gitCase {
 				return dir
 			},
 			rootOf: same, repo: true, branch: "main", subject: "base",
-			changes: []GitChange{
+			changes: []snapshot.GitChange{
 				{Code: ".M", Path: "tracked.log"},
 				{Code: "??", Path: "dx.dat"},
 				{Code: "??", Path: "dy.dat"},
@@ -355,7 +357,7 @@ func gitCases() []gitCase {
 				return filepath.Join(dir, "папка с пробелом")
 			},
 			rootOf: filepath.Dir, repo: true, branch: "фича-1", subject: "начало работы",
-			changes: []GitChange{
+			changes: []snapshot.GitChange{
 				{Code: ".M", Path: "папка с пробелом/файл 1.txt"},
 				{Code: "??", Path: "новый файл.txt"},
 			},
@@ -368,7 +370,7 @@ func name2(i int) string { return "f" + string(rune('0'+i/10)) + string(rune('0'
 
 // checkGit compares a ReadGit result with a case; head is `git rev-parse
 // HEAD` in the read folder ("" when the case has none).
-func checkGit(t *testing.T, tc gitCase, dir, head string, g *Git) {
+func checkGit(t *testing.T, tc gitCase, dir, head string, g *snapshot.Git) {
 	t.Helper()
 	if g.Repo != tc.repo {
 		t.Errorf("Repo = %v, want %v", g.Repo, tc.repo)
@@ -412,7 +414,7 @@ func TestReadGit(t *testing.T) {
 	for _, tc := range gitCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tc.setup(t)
-			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+			g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
 			checkGit(t, tc, dir, expectedHead(t, tc, dir), g)
 			if tc.repo && g.Source != "git" {
 				t.Errorf("Source = %q, want git", g.Source)
@@ -430,7 +432,7 @@ func TestReadGitWithoutGitBinary(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tc.setup(t)
-			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
+			g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: "-"})
 			checkGit(t, tc, dir, expectedHead(t, tc, dir), g)
 			if tc.repo && g.Source != "go-git" {
 				t.Errorf("Source = %q, want go-git", g.Source)
@@ -444,8 +446,8 @@ func TestReadGitGoGitShowsRenameAsDeleteAndAdd(t *testing.T) {
 	needGit(t)
 	dir := newRepo(t, "ren", "base", map[string]string{"old.txt": "a file long enough for rename detection\n"})
 	tgit(t, dir, "mv", "old.txt", "new.txt")
-	g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
-	want := []GitChange{{Code: "A.", Path: "new.txt"}, {Code: "D.", Path: "old.txt"}}
+	g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: "-"})
+	want := []snapshot.GitChange{{Code: "A.", Path: "new.txt"}, {Code: "D.", Path: "old.txt"}}
 	if !slices.Equal(g.Changes, want) || g.ChangeCount != 2 || g.Error != "" {
 		t.Errorf("go-git changes = %v (%d), error %q; want %v (2)", g.Changes, g.ChangeCount, g.Error, want)
 	}
@@ -466,10 +468,10 @@ func fakeGit(t *testing.T, script string) string {
 
 // readGitGuarded runs ReadGit but fails the test instead of hanging when it
 // does not come back (this is a hang guard, not a timing assertion).
-func readGitGuarded(t *testing.T, ctx context.Context, dir string, opt GitOptions) *Git {
+func readGitGuarded(t *testing.T, ctx context.Context, dir string, opt Options) *snapshot.Git {
 	t.Helper()
-	done := make(chan *Git, 1)
-	go func() { done <- ReadGit(ctx, dir, opt) }()
+	done := make(chan *snapshot.Git, 1)
+	go func() { done <- Read(ctx, dir, opt) }()
 	select {
 	case g := <-done:
 		return g
@@ -487,7 +489,7 @@ func TestReadGitTimeout(t *testing.T) {
 	// sleep inherits git's stdout: killing the script alone leaves the pipe
 	// open, which only WaitDelay gets ReadGit past.
 	slow := fakeGit(t, "sleep 120\n")
-	g := readGitGuarded(t, context.Background(), dir, GitOptions{Timeout: 300 * time.Millisecond, GitPath: slow})
+	g := readGitGuarded(t, context.Background(), dir, Options{Timeout: 300 * time.Millisecond, GitPath: slow})
 	for _, want := range []string{"git status: timed out after 300ms", "git log: timed out after 300ms"} {
 		if !strings.Contains(g.Error, want) {
 			t.Errorf("Error = %q, want it to contain %q", g.Error, want)
@@ -513,7 +515,7 @@ func TestReadGitFailureAndTimeout(t *testing.T) {
 *) sleep 120 ;;
 esac
 `)
-	g := readGitGuarded(t, context.Background(), dir, GitOptions{Timeout: 300 * time.Millisecond, GitPath: f})
+	g := readGitGuarded(t, context.Background(), dir, Options{Timeout: 300 * time.Millisecond, GitPath: f})
 	want := "git status: exit status 128: fatal: bad index file; git log: timed out after 300ms"
 	if g.Error != want {
 		t.Errorf("Error = %q, want %q", g.Error, want)
@@ -524,7 +526,7 @@ esac
 func TestReadGitGoGitTimeout(t *testing.T) {
 	needGit(t)
 	dir := newRepo(t, "slowgogit", "first", map[string]string{"a.txt": "a\n"})
-	g := readGitGuarded(t, context.Background(), dir, GitOptions{Timeout: time.Nanosecond, GitPath: "-"})
+	g := readGitGuarded(t, context.Background(), dir, Options{Timeout: time.Nanosecond, GitPath: "-"})
 	if g.Error != "go-git: timed out after 1ns" || g.ChangeCount != -1 || g.Source != "go-git" {
 		t.Errorf("Error, ChangeCount, Source = %q, %d, %q; want the go-git timeout, -1, go-git", g.Error, g.ChangeCount, g.Source)
 	}
@@ -536,7 +538,7 @@ func TestReadGitCanceled(t *testing.T) {
 	dir := newRepo(t, "canceled", "first", map[string]string{"a.txt": "a\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	g := readGitGuarded(t, ctx, dir, GitOptions{})
+	g := readGitGuarded(t, ctx, dir, Options{})
 	if !strings.Contains(g.Error, "git status: canceled") || g.ChangeCount != -1 {
 		t.Errorf("Error, ChangeCount = %q, %d; want git status: canceled, -1", g.Error, g.ChangeCount)
 	}
@@ -547,7 +549,7 @@ func TestReadGitFailure(t *testing.T) {
 	needGit(t)
 	dir := newRepo(t, "failing", "first", map[string]string{"a.txt": "a\n"})
 	bad := fakeGit(t, "echo 'warning: noise' >&2; echo 'fatal: broken index' >&2; exit 128\n")
-	g := readGitGuarded(t, context.Background(), dir, GitOptions{GitPath: bad})
+	g := readGitGuarded(t, context.Background(), dir, Options{GitPath: bad})
 	want := "git status: exit status 128: fatal: broken index; git log: exit status 128: fatal: broken index"
 	if g.Error != want {
 		t.Errorf("Error = %q, want %q", g.Error, want)
@@ -567,8 +569,8 @@ func TestReadGitMalformedStatus(t *testing.T) {
 *) echo first ;;
 esac
 `)
-	g := readGitGuarded(t, context.Background(), dir, GitOptions{GitPath: odd})
-	want := []GitChange{{Code: "??", Path: "new.txt"}}
+	g := readGitGuarded(t, context.Background(), dir, Options{GitPath: odd})
+	want := []snapshot.GitChange{{Code: "??", Path: "new.txt"}}
 	if g.Error != "git status: 2 records not understood" || !slices.Equal(g.Changes, want) || g.ChangeCount != 1 || g.Subject != "first" {
 		t.Errorf("Error, Changes, ChangeCount, Subject = %q, %v, %d, %q; want 2 records not understood, %v, 1, first",
 			g.Error, g.Changes, g.ChangeCount, g.Subject, want)
@@ -586,8 +588,8 @@ func TestReadGitIgnoresHookEnvironment(t *testing.T) {
 	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
 	t.Setenv("GIT_WORK_TREE", other)
 	t.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
-	g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
-	want := []GitChange{{Code: ".M", Path: "m.txt"}}
+	g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
+	want := []snapshot.GitChange{{Code: ".M", Path: "m.txt"}}
 	if g.Branch != "mine-branch" || g.Subject != "mine" || !slices.Equal(g.Changes, want) || g.Error != "" {
 		t.Errorf("got branch %q, subject %q, changes %v, error %q; want mine-branch, mine, %v", g.Branch, g.Subject, g.Changes, g.Error, want)
 	}
@@ -628,7 +630,7 @@ func TestPorcelainV2Parse(t *testing.T) {
 		"1 .M S.M. 160000 160000 160000 ffff ffff vendor/sub\x00" +
 		"? файл с пробелом.txt\x00" +
 		"! ignored.log\x00"
-	want := []GitChange{
+	want := []snapshot.GitChange{
 		{Code: ".M", Path: "dir with space/a b.txt"},
 		{Code: "R.", Path: "new name.txt", From: "old name.txt"},
 		{Code: "C.", Path: "copy.txt", From: "orig.txt"},
@@ -639,7 +641,7 @@ func TestPorcelainV2Parse(t *testing.T) {
 	// Git's output reaches the parser in arbitrary chunks: cut it at every
 	// byte.
 	for cut := 0; cut <= len(stream); cut++ {
-		p := newPorcelainV2(MaxGitChanges)
+		p := newPorcelainV2(snapshot.MaxGitChanges)
 		p.Write([]byte(stream[:cut]))
 		p.Write([]byte(stream[cut:]))
 		if !slices.Equal(p.changes, want) || p.count != 6 || p.malformed != 0 {
@@ -659,7 +661,7 @@ func TestPorcelainV2Parse(t *testing.T) {
 	}
 
 	// Garbage is counted as malformed, never listed.
-	p = newPorcelainV2(MaxGitChanges)
+	p = newPorcelainV2(snapshot.MaxGitChanges)
 	p.Write([]byte("x\x00zz nope\x001 .M too few\x00"))
 	if len(p.changes) != 0 || p.count != 0 || p.malformed != 3 {
 		t.Errorf("garbage: changes %v count %d malformed %d; want none, 0, 3", p.changes, p.count, p.malformed)
@@ -690,11 +692,11 @@ func TestReadGitRecoversPanics(t *testing.T) {
 		gitPath string
 		swap    func()
 		want    string
-		check   func(*Git) string
+		check   func(*snapshot.Git) string
 	}{
 		{"go-git with git", "", func() {
 			goGitStep = func(string, bool) goGitState { panic("boom in go-git") }
-		}, "go-git: panic: boom in go-git", func(g *Git) string {
+		}, "go-git: panic: boom in go-git", func(g *snapshot.Git) string {
 			if g.Branch != "main" || g.Head != head || g.Subject != "first" || g.ChangeCount != 0 {
 				return "git's facts lost"
 			}
@@ -702,7 +704,7 @@ func TestReadGitRecoversPanics(t *testing.T) {
 		}},
 		{"go-git alone", "-", func() {
 			goGitStep = func(string, bool) goGitState { panic("boom in go-git") }
-		}, "go-git: panic: boom in go-git", func(g *Git) string {
+		}, "go-git: panic: boom in go-git", func(g *snapshot.Git) string {
 			if g.ChangeCount != -1 {
 				return "change count not unknown"
 			}
@@ -710,7 +712,7 @@ func TestReadGitRecoversPanics(t *testing.T) {
 		}},
 		{"status", "", func() {
 			statusStep = func(context.Context, string, string) (*porcelainV2, error) { panic("boom in status") }
-		}, "git status: panic: boom in status", func(g *Git) string {
+		}, "git status: panic: boom in status", func(g *snapshot.Git) string {
 			if g.Branch != "main" || g.Head != head || g.Subject != "first" || g.ChangeCount != -1 {
 				return "refs or subject lost, or change count not unknown"
 			}
@@ -718,7 +720,7 @@ func TestReadGitRecoversPanics(t *testing.T) {
 		}},
 		{"subject", "", func() {
 			subjectStep = func(context.Context, string, string) (string, error) { panic("boom in log") }
-		}, "git log: panic: boom in log", func(g *Git) string {
+		}, "git log: panic: boom in log", func(g *snapshot.Git) string {
 			if g.Branch != "main" || g.Head != head || g.ChangeCount != 0 {
 				return "refs or status lost"
 			}
@@ -729,7 +731,7 @@ func TestReadGitRecoversPanics(t *testing.T) {
 			gg, st, sj := goGitStep, statusStep, subjectStep
 			defer func() { goGitStep, statusStep, subjectStep = gg, st, sj }()
 			tc.swap()
-			g := readGitGuarded(t, context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: tc.gitPath})
+			g := readGitGuarded(t, context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: tc.gitPath})
 			if g.Error != tc.want {
 				t.Errorf("Error = %q, want %q", g.Error, tc.want)
 			}
@@ -767,7 +769,7 @@ func TestReadGitGoGitRepositoryFormat(t *testing.T) {
 				fmt.Fprintf(cfg, "[%s]\n\t%s = %s\n", section, key, kv[1])
 			}
 			cfg.Close()
-			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
+			g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: "-"})
 			if tc.errHas == "" && (g.Error != "" || g.Subject != "first" || g.ChangeCount != 0) {
 				t.Errorf("Error, Subject, ChangeCount = %q, %q, %d; want none, first, 0", g.Error, g.Subject, g.ChangeCount)
 			}

@@ -1,6 +1,6 @@
-package snapshot
+package gitstate
 
-// What keeps the git that ReadGit runs from running programs a repository's
+// What keeps the git that Read runs from running programs a repository's
 // configuration names, and from writing (GS-13 to GS-16). A repository's
 // .git folder is whatever its author made it: a project unpacked from an
 // archive, a folder shared with another user. Its config can name programs
@@ -17,7 +17,7 @@ import (
 	"strings"
 )
 
-// gitGuard is the configuration every git ReadGit runs gets on its command
+// gitGuard is the configuration every git Read runs gets on its command
 // line, where it outranks the repository's (GS-13): no fsmonitor hook or
 // daemon, no hooks, no transport (which would run ssh commands, credential
 // helpers, upload-pack programs and ext:: commands from the config).

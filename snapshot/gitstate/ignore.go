@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 // The git-less status's ignore rules (GS-7). go-git's gitignore package
 // implements them, but it links go-git's config reader and with it gcfg,

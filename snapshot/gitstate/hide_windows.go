@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 import (
 	"os/exec"

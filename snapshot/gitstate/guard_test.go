@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // traps are programs a repository's config can name: each appends a line
@@ -90,11 +92,11 @@ type guardCase struct {
 	// repository (nil: none can here, GS-16's unreachable cases).
 	control []string
 	// check looks at what ReadGit said.
-	check func(t *testing.T, g *Git)
+	check func(t *testing.T, g *snapshot.Git)
 }
 
 func guardCases() []guardCase {
-	noError := func(t *testing.T, g *Git) {
+	noError := func(t *testing.T, g *snapshot.Git) {
 		if g.Error != "" {
 			t.Errorf("Error = %q, want none", g.Error)
 		}
@@ -131,7 +133,7 @@ func guardCases() []guardCase {
 				staleStat(t, filepath.Join(dir, "a.txt"))
 			},
 			control: []string{"status", "--porcelain"},
-			check: func(t *testing.T, g *Git) {
+			check: func(t *testing.T, g *snapshot.Git) {
 				if g.Error != "" || g.ChangeCount != 0 {
 					t.Errorf("Error, ChangeCount = %q, %d; want none, 0 (the content is unchanged)", g.Error, g.ChangeCount)
 				}
@@ -168,7 +170,7 @@ func guardCases() []guardCase {
 			name:    "GS-13 a partial clone's lazy fetch through an ext:: remote",
 			setup:   partialCloneTrap,
 			control: []string{"status", "--porcelain"},
-			check: func(t *testing.T, g *Git) {
+			check: func(t *testing.T, g *snapshot.Git) {
 				// The missing object is not fetched, so status cannot finish.
 				if !strings.Contains(g.Error, "git status: exit status 128") || g.ChangeCount != -1 {
 					t.Errorf("Error, ChangeCount = %q, %d; want git status failing on the missing object, -1", g.Error, g.ChangeCount)
@@ -188,7 +190,7 @@ func guardCases() []guardCase {
 				staleStat(t, filepath.Join(sub, "l.txt"))
 			},
 			control: []string{"status", "--porcelain"},
-			check: func(t *testing.T, g *Git) {
+			check: func(t *testing.T, g *snapshot.Git) {
 				if g.Error != "" || g.ChangeCount != 0 {
 					t.Errorf("Error, Changes = %q, %v; want none, none (the submodule's commit did not move)", g.Error, g.Changes)
 				}
@@ -204,8 +206,8 @@ func guardCases() []guardCase {
 				write(t, filepath.Join(dir, "a.txt"), "changed\n")
 			},
 			control: []string{"diff"},
-			check: func(t *testing.T, g *Git) {
-				if g.Error != "" || !slices.Equal(g.Changes, []GitChange{{Code: ".M", Path: "a.txt"}}) {
+			check: func(t *testing.T, g *snapshot.Git) {
+				if g.Error != "" || !slices.Equal(g.Changes, []snapshot.GitChange{{Code: ".M", Path: "a.txt"}}) {
 					t.Errorf("Error, Changes = %q, %v; want none, a.txt modified", g.Error, g.Changes)
 				}
 			},
@@ -219,7 +221,7 @@ func guardCases() []guardCase {
 				tgit(t, dir, "config", "gpg.program", tr.fail)
 			},
 			control: []string{"log", "-1"},
-			check: func(t *testing.T, g *Git) {
+			check: func(t *testing.T, g *snapshot.Git) {
 				if g.Error != "" || g.Subject != "signed subject" {
 					t.Errorf("Error, Subject = %q, %q; want none, signed subject", g.Error, g.Subject)
 				}
@@ -304,7 +306,7 @@ func TestReadGitRunsNoConfiguredProgram(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "repo")
 			tc.setup(t, dir, tr)
 			tr.ran(t)
-			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+			g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
 			if ran := tr.ran(t); ran != "" {
 				t.Errorf("ReadGit ran the repository's programs:\n%s", ran)
 			}
@@ -324,7 +326,7 @@ func TestReadGitNoFetchWithoutLazyFetchVariable(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "repo")
 	partialCloneTrap(t, dir, tr)
 	tr.ran(t)
-	g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+	g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
 	if ran := tr.ran(t); ran != "" {
 		t.Errorf("ReadGit fetched through the repository's remote:\n%s", ran)
 	}
@@ -342,7 +344,7 @@ func TestReadGitFilterNameWithEquals(t *testing.T) {
 	tgit(t, dir, "config", "filter.a=b.clean", tr.pass)
 	staleStat(t, filepath.Join(dir, "a.txt"))
 	tr.ran(t)
-	g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+	g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
 	if ran := tr.ran(t); ran != "" {
 		t.Errorf("ReadGit ran the filter:\n%s", ran)
 	}
@@ -411,8 +413,8 @@ func TestReadGitWritesNothing(t *testing.T) {
 	for _, gitPath := range []string{"", "-"} {
 		dir := setup(t)
 		before := gitFolderState(t, filepath.Join(dir, ".git"))
-		g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: gitPath})
-		if g.Error != "" || !slices.Equal(g.Changes, []GitChange{{Code: "??", Path: "new.txt"}}) {
+		g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: gitPath})
+		if g.Error != "" || !slices.Equal(g.Changes, []snapshot.GitChange{{Code: "??", Path: "new.txt"}}) {
 			t.Errorf("GitPath %q: Error, Changes = %q, %v; want none, new.txt", gitPath, g.Error, g.Changes)
 		}
 		for _, c := range gitFolderChanges(before, gitFolderState(t, filepath.Join(dir, ".git"))) {
@@ -433,7 +435,7 @@ func TestReadGitSplitIndex(t *testing.T) {
 	tgit(t, dir, "update-index", "--split-index")
 	staleStat(t, filepath.Join(dir, "a.txt"))
 	before := gitFolderState(t, filepath.Join(dir, ".git"))
-	g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+	g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
 	if g.Error != "" || g.ChangeCount != 0 {
 		t.Errorf("Error, Changes = %q, %v; want none, none", g.Error, g.Changes)
 	}
@@ -442,7 +444,7 @@ func TestReadGitSplitIndex(t *testing.T) {
 			t.Errorf("git: %s", c)
 		}
 	}
-	g = ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
+	g = Read(context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: "-"})
 	if g.Error != "go-git: reading the index: unknown extension" || g.ChangeCount != -1 {
 		t.Errorf("go-git: Error, ChangeCount = %q, %d; want the index refused, -1", g.Error, g.ChangeCount)
 	}
@@ -508,11 +510,11 @@ func TestReadGitRepositoryOfAnotherUser(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			write(t, global, tc.config)
-			g := ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second})
+			g := Read(context.Background(), dir, Options{Timeout: 20 * time.Second})
 			if !tc.gitVaries && tc.refused != strings.Contains(g.Error, "dubious ownership") {
 				t.Errorf("git: Error = %q, refused want %v", g.Error, tc.refused)
 			}
-			g = ReadGit(context.Background(), dir, GitOptions{Timeout: 20 * time.Second, GitPath: "-"})
+			g = Read(context.Background(), dir, Options{Timeout: 20 * time.Second, GitPath: "-"})
 			want := "go-git: " + dir + " is owned by another user, and safe.directory does not name " + dir + " (git refuses it too)"
 			if tc.refused && (g.Error != want || g.Branch != "" || g.ChangeCount != -1) {
 				t.Errorf("go-git: Error, Branch, ChangeCount = %q, %q, %d; want %q, none, -1", g.Error, g.Branch, g.ChangeCount, want)

@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 // The git-less path refuses what git refuses (GS-17): since 2.35.2 git
 // reads no repository whose work tree or git folder another user owns,

@@ -1,4 +1,4 @@
-package snapshot
+package gitstate
 
 import (
 	"bytes"
@@ -125,8 +125,8 @@ func gitStatusPorcelain(b *testing.B, dir string) {
 	}
 }
 
-func readGitChecked(b *testing.B, dir string, opt GitOptions) {
-	g := ReadGit(context.Background(), dir, opt)
+func readGitChecked(b *testing.B, dir string, opt Options) {
+	g := Read(context.Background(), dir, opt)
 	if g.Error != "" || g.ChangeCount != 5 {
 		b.Fatalf("ReadGit: %d changes, error %q; want 5, none", g.ChangeCount, g.Error)
 	}
@@ -145,7 +145,7 @@ func BenchmarkGitState(b *testing.B) {
 		b.Skip("git not in PATH: the benchmark generates its repository with git")
 	}
 	dir := makeBenchRepo(b)
-	opt := GitOptions{Timeout: time.Minute}
+	opt := Options{Timeout: time.Minute}
 
 	b.Run("ReadGit", func(b *testing.B) {
 		for b.Loop() {
@@ -187,7 +187,7 @@ func BenchmarkGitState(b *testing.B) {
 	// For the record: the fallback where git is missing (GS-7).
 	b.Run("ReadGit-go-git", func(b *testing.B) {
 		for b.Loop() {
-			readGitChecked(b, dir, GitOptions{Timeout: time.Minute, GitPath: "-"})
+			readGitChecked(b, dir, Options{Timeout: time.Minute, GitPath: "-"})
 		}
 	})
 }

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package snapshot
+package gitstate
 
 import "os/exec"
 

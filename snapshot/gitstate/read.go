@@ -1,4 +1,10 @@
-package snapshot
+// Package gitstate reads the git state a snapshot records (specs/git-state.md):
+// branch, HEAD, HEAD's subject and the uncommitted changes, through git with
+// the guards that keep a repository's configuration from running programs
+// (guard.go), and through go-git where git is missing or too slow
+// (gogit.go, ignore.go), in a repository this user owns (owner.go). It
+// never fails: what could not be learnt is said in snapshot.Git.Error.
+package gitstate
 
 import (
 	"bytes"
@@ -11,14 +17,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
-// DefaultGitTimeout is the shared deadline of ReadGit when GitOptions.Timeout
+// DefaultTimeout is the shared deadline of Read when Options.Timeout
 // is not set.
-const DefaultGitTimeout = 2 * time.Second
+const DefaultTimeout = 2 * time.Second
 
-// gitGrace is how long past its deadline ReadGit still waits for a git
+// gitGrace is how long past its deadline Read still waits for a git
 // that has exited to hand over its output.
 const gitGrace = 100 * time.Millisecond
 
@@ -26,14 +33,14 @@ const gitGrace = 100 * time.Millisecond
 // line, which can be long.
 const maxSubject = 500
 
-// The steps ReadGit runs in goroutines; tests swap them to make one panic.
+// The steps Read runs in goroutines; tests swap them to make one panic.
 var (
 	goGitStep   = readGoGit
 	statusStep  = gitStatus
 	subjectStep = gitSubject
 )
 
-// panicError is a panic in a ReadGit goroutine, caught so that a bug in
+// panicError is a panic in a Read goroutine, caught so that a bug in
 // go-git or in parsing git's output costs the git facts, not the hook (an
 // uncaught panic exits 2, which would block the compaction).
 type panicError struct{ v any }
@@ -42,9 +49,9 @@ func (p panicError) Error() string {
 	return textcut.Marked(textcut.Bytes(fmt.Sprintf("panic: %v", p.v), 300))
 }
 
-// GitOptions tunes ReadGit.
-type GitOptions struct {
-	// Timeout is the one deadline shared by every step; DefaultGitTimeout
+// Options tunes Read.
+type Options struct {
+	// Timeout is the one deadline shared by every step; DefaultTimeout
 	// when zero or negative.
 	Timeout time.Duration
 	// GitPath is the git binary: "" looks "git" up in PATH, "-" behaves as
@@ -52,12 +59,12 @@ type GitOptions struct {
 	GitPath string
 }
 
-// ReadGit records the state of the git work tree holding dir: branch, HEAD,
+// Read records the state of the git work tree holding dir: branch, HEAD,
 // HEAD's subject and the uncommitted changes. It never fails: what could not
 // be learnt is said in Git.Error, next to what could. It returns within
 // opt.Timeout plus a small margin, whatever git does.
-func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
-	g := &Git{}
+func Read(ctx context.Context, dir string, opt Options) *snapshot.Git {
+	g := &snapshot.Git{}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		g.Error = "git: " + err.Error()
@@ -76,7 +83,7 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 
 	timeout := opt.Timeout
 	if timeout <= 0 {
-		timeout = DefaultGitTimeout
+		timeout = DefaultTimeout
 	}
 	budget := timeout
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < budget {
@@ -98,7 +105,7 @@ func ReadGit(ctx context.Context, dir string, opt GitOptions) *Git {
 	}
 
 	// Past gaveUp, gitGrace after the deadline (or the caller's cancel),
-	// ReadGit waits for nothing: a git that has not delivered by then counts
+	// Read waits for nothing: a git that has not delivered by then counts
 	// as timed out, whatever its goroutine is still doing.
 	gaveUp := make(chan struct{})
 	stopGiveUp := context.AfterFunc(ctx, func() {
@@ -292,7 +299,7 @@ func readHead(path string, n int) ([]byte, error) {
 	return b[:k], err
 }
 
-// lookGit resolves GitOptions.GitPath; missing is true when git is not there
+// lookGit resolves Options.GitPath; missing is true when git is not there
 // to be run.
 func lookGit(path string) (bin string, missing bool) {
 	switch path {
@@ -399,7 +406,7 @@ func gitStatus(ctx context.Context, bin, root string) (*porcelainV2, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := newPorcelainV2(MaxGitChanges)
+	p := newPorcelainV2(snapshot.MaxGitChanges)
 	out := &limitedWriter{w: p}
 	err = runGit(ctx, bin, root, guard, out, "status", "--porcelain=v2", "--branch", "-z", "--ignore-submodules=dirty")
 	if len(p.pending) > 0 {
@@ -465,7 +472,7 @@ const maxRecord = 64 << 10
 // holding the original path.
 type porcelainV2 struct {
 	max     int
-	changes []GitChange
+	changes []snapshot.GitChange
 	count   int
 	// head and oid are the "# branch.head" and "# branch.oid" values:
 	// "(detached)" and "(initial)" when HEAD has no branch or no commit.
@@ -554,7 +561,7 @@ func (p *porcelainV2) record(rec []byte) {
 	if rec[0] == '2' {
 		p.origOf = len(p.changes)
 	}
-	p.changes = append(p.changes, GitChange{Code: code, Path: string(f[fields])})
+	p.changes = append(p.changes, snapshot.GitChange{Code: code, Path: string(f[fields])})
 }
 
 func (p *porcelainV2) header(h string) {
