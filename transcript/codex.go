@@ -159,29 +159,6 @@ func (x *Extractor) codexLine(line []byte, last bool) {
 	}
 }
 
-// noteTime parses a line's timestamp and keeps the latest (TR-28).
-func (x *Extractor) noteTime(line []byte, sp span) time.Time {
-	s, ok := sp.str(line)
-	if !ok {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	if t.After(x.lastTime) {
-		x.lastTime = t
-	}
-	return t
-}
-
-// noteCwd keeps a non-empty working directory.
-func (x *Extractor) noteCwd(line []byte, sp span) {
-	if s, ok := sp.str(line); ok && s != "" {
-		x.cwd = s
-	}
-}
-
 var codexItemKeys = []string{"type", "content", "changes", "status", "command", "exit_code",
 	"aggregated_output", "stderr", "stdout", "tool", "server", "error", "arguments"}
 
@@ -405,67 +382,4 @@ func (x *Extractor) codexTokens(line []byte, info span) {
 	case x.afterCompaction && total > 0:
 		x.usage = &Usage{Tokens: total, Model: x.model, Window: window, FromBoundary: true}
 	}
-}
-
-// outputErrorLine is the line of a string value (a command's output, stdout
-// and stderr mixed) that says what failed (chooseErrorLine, TR-42), else
-// its last non-empty line (the error is usually at the end), with terminal
-// colours removed, cut at MaxErrorChars; only its last 16 KiB are decoded.
-func outputErrorLine(line []byte, sp span) (string, string) {
-	if !sp.isString(line) {
-		return "", ""
-	}
-	inner := line[sp.s+1 : sp.e-1]
-	const window = 16 << 10
-	from := max(0, len(inner)-window)
-	// Start decoding after a line break escape, so that no escape is cut.
-	seg := inner[from:]
-	if from > 0 {
-		i := nextNewlineEscape(seg)
-		if i < 0 {
-			return "", ""
-		}
-		seg = seg[i+2:]
-	}
-	s, ok := unquote(append(append([]byte{'"'}, seg...), '"'))
-	if !ok {
-		return "", ""
-	}
-	if l := chooseErrorLine(outputLines(s), true); l != "" {
-		return clip(l, MaxErrorChars)
-	}
-	return "", ""
-}
-
-// nextNewlineEscape returns the index of the first `\n` escape in the
-// inside of a JSON string (a backslash that is not itself escaped, then n).
-func nextNewlineEscape(b []byte) int {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] != '\\' {
-			continue
-		}
-		// Count the run of backslashes: an even run escapes itself.
-		j := i
-		for j < len(b) && b[j] == '\\' {
-			j++
-		}
-		if (j-i)%2 == 1 && j < len(b) && b[j] == 'n' {
-			return j - 1
-		}
-		i = j - 1
-	}
-	return -1
-}
-
-// resultTextOf returns the first 4,000 characters of a string value, or of
-// the message of an {"message": …} object.
-func resultTextOf(line []byte, sp span) string {
-	if sp.ok() && line[sp.s] == '{' {
-		var m [1]span
-		if sp.fields(line, []string{"message"}, m[:]) {
-			sp = m[0]
-		}
-	}
-	s, _ := cut(line, sp, 4000)
-	return s
 }

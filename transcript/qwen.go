@@ -376,16 +376,3 @@ func qwenResponseText(line []byte, msg span) string {
 	})
 	return out
 }
-
-// settle takes an answered call off the pending list and remembers its id
-// (TR-29).
-func (x *Extractor) settle(id string, pc *pendingCall) {
-	delete(x.pending, id)
-	x.pendingBytes -= pc.size
-	x.done[id] = struct{}{}
-	x.doneList = append(x.doneList, id)
-	if len(x.doneList) > MaxPending {
-		delete(x.done, x.doneList[0])
-		x.doneList = x.doneList[1:]
-	}
-}
