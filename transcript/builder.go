@@ -36,17 +36,11 @@ const (
 	MaxPathChars = 4096
 )
 
-// Extractor turns transcript lines, fed in file order, into Facts. It keeps
-// only the bounded facts and the pending tool calls, never a line: Feed may be
-// given a buffer that is reused afterwards. The zero value is not usable;
-// call NewExtractor.
-type Extractor struct {
-	st     Stats
-	format Format // FormatClaude unless NewExtractorFor said otherwise
-
-	// boundaryIDs are the uuids of the boundaries counted, so that one
-	// written twice counts once.
-	boundaryIDs map[string]bool
+// builder holds what every reader builds Facts from: the bounded lists,
+// the pending tool calls and the counts. A reader's line handler feeds it;
+// it keeps no line, so a line's buffer may be reused.
+type builder struct {
+	st Stats
 
 	prompts     []Prompt
 	lastTyped   string // text of the newest typed prompt, for last-prompt comparison
@@ -67,14 +61,9 @@ type Extractor struct {
 	usage    *Usage
 
 	compactions int
-	// model is the model a Codex turn_context named, for its usage; and
-	// afterCompaction says a compaction came after the last usage (TR-43).
-	model           string
-	window          int64
-	afterCompaction bool
-	cwd             string
-	gitBranch       string
-	lastTime        time.Time
+	cwd         string
+	gitBranch   string
+	lastTime    time.Time
 
 	pending      map[string]*pendingCall
 	pendingBytes int      // sum of pendingCall.size
@@ -84,8 +73,6 @@ type Extractor struct {
 	// compaction) counts once.
 	done     map[string]struct{}
 	doneList []string
-
-	e entry // the line being handled
 }
 
 type fileRec struct {
@@ -118,15 +105,9 @@ type taskUpdate struct {
 	subjectTail, activeFormTail string
 }
 
-// NewExtractor returns an Extractor that continues from seed, the facts of
-// an earlier reading of the same session (nil: start empty). Seed's prompts,
-// files, commands, todos, tasks, failures, plan, compaction count, cwd, git
-// branch, last time and totals are carried forward (totals at least the
-// lengths of its lists, for a seed that predates them); its usage and stats
-// are not.
-func NewExtractor(seed *Facts) *Extractor {
-	x := &Extractor{
-		format:  FormatClaude,
+// newBuilder returns a builder that continues from seed (see NewExtractor).
+func newBuilder(seed *Facts) *builder {
+	x := &builder{
 		files:   make(map[string]*fileRec),
 		pending: make(map[string]*pendingCall),
 		done:    make(map[string]struct{}),
@@ -172,29 +153,13 @@ func NewExtractor(seed *Facts) *Extractor {
 	return x
 }
 
-// Feed takes one line of the transcript, without its '\n' (a trailing '\r'
-// is ignored). Blank lines are ignored; a line longer than MaxLineBytes is
-// counted as skipped without being looked at; a line that is not JSON is
-// counted as corrupt.
-func (x *Extractor) Feed(line []byte) { x.feed(line, false) }
 
-// FeedLast takes the final line of a transcript when it has no '\n': it is
-// used like any line when it is complete JSON, and otherwise treated as torn
-// (the writer was mid-line) and flagged in Stats.TornLastLine, not counted as
-// corrupt.
-func (x *Extractor) FeedLast(line []byte) { x.feed(line, true) }
 
-// SkipLong counts a line over MaxLineBytes that the caller passed over
-// without reading it.
-func (x *Extractor) SkipLong() {
-	x.st.Lines++
-	x.st.SkippedLong++
-}
 
 // addStats adds the counts of an earlier pass whose facts seeded x, so
 // that Stats cover every byte read (a seed's stats are otherwise not
 // carried: a chain's earlier snapshot read other bytes in another run).
-func (x *Extractor) addStats(s Stats) {
+func (x *builder) addStats(s Stats) {
 	x.st.BytesRead += s.BytesRead
 	x.st.Lines += s.Lines
 	x.st.Decoded += s.Decoded
@@ -202,7 +167,7 @@ func (x *Extractor) addStats(s Stats) {
 	x.st.Corrupt += s.Corrupt
 }
 
-func (x *Extractor) bad(last bool) {
+func (x *builder) bad(last bool) {
 	if last {
 		x.st.TornLastLine = true
 		return
@@ -213,7 +178,7 @@ func (x *Extractor) bad(last bool) {
 // sameAsTyped compares ignoring whitespace: Claude Code 2.1.328 writes
 // lastPrompt with every line break turned into a space, while the user entry
 // keeps the prompt as typed.
-func (x *Extractor) sameAsTyped(text string) bool {
+func (x *builder) sameAsTyped(text string) bool {
 	t := withoutSpace(text)
 	return t == withoutSpace(x.lastTyped) || t == withoutSpace(x.lastTypedTx)
 }
@@ -288,7 +253,7 @@ const (
 // call without an id, or one already answered or waiting (the same call
 // written again before its result: the first stands). in holds the spans
 // of the input's keys the readers use.
-func (x *Extractor) startCall(line []byte, id, name string, input span, t time.Time) (pc *pendingCall, in [nInput]span, ok bool) {
+func (x *builder) startCall(line []byte, id, name string, input span, t time.Time) (pc *pendingCall, in [nInput]span, ok bool) {
 	if id == "" {
 		return nil, in, false
 	}
@@ -306,7 +271,7 @@ func (x *Extractor) startCall(line []byte, id, name string, input span, t time.T
 
 // startCommand records a shell call's command, outcome unknown until its
 // result comes.
-func (x *Extractor) startCommand(line []byte, pc *pendingCall, tool string, in [nInput]span, t time.Time) {
+func (x *builder) startCommand(line []byte, pc *pendingCall, tool string, in [nInput]span, t time.Time) {
 	c, more, ctail := cutTail(line, in[iCommand], MaxCommandChars)
 	d, dmore, dtail := cutTail(line, in[iDescription], MaxDescriptionChars)
 	pc.cmd = &Command{Tool: tool, Command: textcut.Marked(c, more), Truncated: more,
@@ -317,7 +282,7 @@ func (x *Extractor) startCommand(line []byte, pc *pendingCall, tool string, in [
 
 // waitFor queues a started call for its result, counting what it holds
 // against MaxPendingBytes (TR-29).
-func (x *Extractor) waitFor(id, name string, pc *pendingCall) {
+func (x *builder) waitFor(id, name string, pc *pendingCall) {
 	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.inTail) + len(pc.path)
 	for _, td := range pc.todos {
 		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm) + len(td.subjectTail) + len(td.activeFormTail)
@@ -336,7 +301,7 @@ func (x *Extractor) waitFor(id, name string, pc *pendingCall) {
 
 // prunePending forgets the oldest calls beyond MaxPending and compacts the
 // order queue, which also holds ids already answered.
-func (x *Extractor) prunePending() {
+func (x *builder) prunePending() {
 	for (len(x.pending) > MaxPending || x.pendingBytes > MaxPendingBytes) && len(x.order) > 0 {
 		id := x.order[0]
 		x.order = x.order[1:]
@@ -413,13 +378,13 @@ func todoList(line []byte, sp span) ([]Task, bool) {
 	return todos, err == nil
 }
 
-func (x *Extractor) trimCommands() {
+func (x *builder) trimCommands() {
 	if n := len(x.commands); n > MaxCommands {
 		x.commands = slices.Delete(x.commands, 0, n-MaxCommands)
 	}
 }
 
-func (x *Extractor) trimPrompts() {
+func (x *builder) trimPrompts() {
 	if n := len(x.prompts); n > MaxPrompts {
 		x.prompts = slices.Delete(x.prompts, 0, n-MaxPrompts)
 	}
@@ -429,7 +394,7 @@ func (x *Extractor) trimPrompts() {
 // alone, each cut at MaxPromptChars), read up to MaxPromptChars+TailChars
 // characters each (more: there was more): cut, deduplicated against a
 // re-emitted copy and the last-prompt stand-in, counted (TR-17, TR-18).
-func (x *Extractor) keepPrompt(parts, texts []string, more bool, t time.Time) {
+func (x *builder) keepPrompt(parts, texts []string, more bool, t time.Time) {
 	text, more, tail := splitTail(strings.Join(parts, "\n"), more, MaxPromptChars)
 	tail, _ = textcut.Runes(tail, TailChars)
 	p := Prompt{Text: textcut.Marked(text, more), Time: t, Truncated: more, tail: tail}
@@ -449,7 +414,7 @@ func (x *Extractor) keepPrompt(parts, texts []string, more bool, t time.Time) {
 }
 
 // addFailure records a failed or rejected call (TR-24).
-func (x *Extractor) addFailure(f Failure) {
+func (x *builder) addFailure(f Failure) {
 	x.failures = append(x.failures, f)
 	x.totals.Failures++
 	if n := len(x.failures); n > MaxFailures {
@@ -458,7 +423,7 @@ func (x *Extractor) addFailure(f Failure) {
 }
 
 // editFile records one successful edit of path (TR-19).
-func (x *Extractor) editFile(path, tool string, t time.Time) {
+func (x *builder) editFile(path, tool string, t time.Time) {
 	x.fileSeq++
 	if f, found := x.files[fileKey(path)]; found {
 		f.Edits++
@@ -470,13 +435,13 @@ func (x *Extractor) editFile(path, tool string, t time.Time) {
 }
 
 // addCommand records a command call (TR-20); its outcome may be set later.
-func (x *Extractor) addCommand(c *Command) {
+func (x *builder) addCommand(c *Command) {
 	x.commands = append(x.commands, c)
 	x.totals.Commands++
 	x.trimCommands()
 }
 
-func (x *Extractor) updateTask(u taskUpdate) {
+func (x *builder) updateTask(u taskUpdate) {
 	i := slices.IndexFunc(x.tasks, func(t Task) bool { return t.ID == u.id })
 	if u.status == "deleted" {
 		if i >= 0 {
@@ -512,7 +477,7 @@ func fileKey(path string) string { return norm.NFC.String(path) }
 
 func byRecency(a, b *fileRec) int { return cmp.Compare(b.seq, a.seq) }
 
-func (x *Extractor) pruneFiles() {
+func (x *builder) pruneFiles() {
 	if len(x.files) <= 2*MaxFiles {
 		return
 	}
@@ -593,9 +558,9 @@ func stripANSI(s string) string {
 	return b.String()
 }
 
-// Facts returns what has been extracted so far, as a fresh value the caller
-// may keep; the Extractor can go on being fed.
-func (x *Extractor) Facts() *Facts {
+// facts returns what has been built so far, as a fresh value the caller
+// may keep; the builder can go on being fed.
+func (x *builder) facts() *Facts {
 	f := &Facts{
 		Prompts:     slices.Clone(x.prompts),
 		Files:       make([]FileEdit, 0, len(x.files)),
@@ -649,7 +614,7 @@ func (x *Extractor) Facts() *Facts {
 }
 
 // noteTime parses a line's timestamp and keeps the latest (TR-28).
-func (x *Extractor) noteTime(line []byte, sp span) time.Time {
+func (x *builder) noteTime(line []byte, sp span) time.Time {
 	s, ok := sp.str(line)
 	if !ok {
 		return time.Time{}
@@ -665,7 +630,7 @@ func (x *Extractor) noteTime(line []byte, sp span) time.Time {
 }
 
 // noteCwd keeps a non-empty working directory.
-func (x *Extractor) noteCwd(line []byte, sp span) {
+func (x *builder) noteCwd(line []byte, sp span) {
 	if s, ok := sp.str(line); ok && s != "" {
 		x.cwd = s
 	}
@@ -736,7 +701,7 @@ func resultTextOf(line []byte, sp span) string {
 
 // settle takes an answered call off the pending list and remembers its id
 // (TR-29).
-func (x *Extractor) settle(id string, pc *pendingCall) {
+func (x *builder) settle(id string, pc *pendingCall) {
 	delete(x.pending, id)
 	x.pendingBytes -= pc.size
 	x.done[id] = struct{}{}

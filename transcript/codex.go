@@ -100,8 +100,17 @@ func codexResponse(line []byte) (time.Time, bool) {
 	return t, err == nil
 }
 
-// codexLine handles one rollout line (TR-38..TR-43).
-func (x *Extractor) codexLine(line []byte, last bool) {
+// codexLines turns a Codex rollout's lines into facts.
+type codexLines struct {
+	*builder
+	// model is the model a turn_context named, for its usage; and
+	// afterCompaction says a compaction came after the last usage (TR-43).
+	model           string
+	afterCompaction bool
+}
+
+// line handles one rollout line (TR-38..TR-43).
+func (x *codexLines) line(line []byte, last bool) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if i := skipSpace(line, 0); i == len(line) {
 		return
@@ -180,7 +189,7 @@ const (
 )
 
 // codexItem handles an item_completed event's item (TR-41, TR-42).
-func (x *Extractor) codexItem(line []byte, item span, t time.Time) {
+func (x *codexLines) codexItem(line []byte, item span, t time.Time) {
 	var f [nCodexItem]span
 	if !item.fields(line, codexItemKeys, f[:]) {
 		return
@@ -206,7 +215,7 @@ func (x *Extractor) codexItem(line []byte, item span, t time.Time) {
 }
 
 // codexPrompt records a UserMessage item's text elements (TR-41).
-func (x *Extractor) codexPrompt(line []byte, content span, t time.Time) {
+func (x *codexLines) codexPrompt(line []byte, content span, t time.Time) {
 	if !content.ok() || line[content.s] != '[' {
 		return
 	}
@@ -246,7 +255,7 @@ func (x *Extractor) codexPrompt(line []byte, content span, t time.Time) {
 }
 
 // codexFileChange records the files an apply_patch changed (TR-42).
-func (x *Extractor) codexFileChange(line []byte, f [nCodexItem]span, status string, t time.Time) {
+func (x *codexLines) codexFileChange(line []byte, f [nCodexItem]span, status string, t time.Time) {
 	ch := f[ciChanges]
 	if !ch.ok() || line[ch.s] != '{' {
 		return
@@ -285,7 +294,7 @@ func (x *Extractor) codexFileChange(line []byte, f [nCodexItem]span, status stri
 }
 
 // codexCommand records a CommandExecution item (TR-42).
-func (x *Extractor) codexCommand(line []byte, f [nCodexItem]span, status string, t time.Time) {
+func (x *codexLines) codexCommand(line []byte, f [nCodexItem]span, status string, t time.Time) {
 	text, more, tail := codexCommandText(line, f[ciCommand])
 	if text == "" {
 		return
@@ -362,7 +371,7 @@ func codexCommandText(line []byte, cmd span) (string, bool, string) {
 // last_token_usage.input_tokens (cached_input_tokens are part of it) of
 // model_context_window; after a compaction, a count with no input tokens
 // gives total_tokens, the client's estimate of the compacted context.
-func (x *Extractor) codexTokens(line []byte, info span) {
+func (x *codexLines) codexTokens(line []byte, info span) {
 	var f [2]span
 	if !info.fields(line, []string{"last_token_usage", "model_context_window"}, f[:]) {
 		return

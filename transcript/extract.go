@@ -70,20 +70,17 @@ func interesting(typ []byte) bool {
 	return false
 }
 
-func (x *Extractor) feed(line []byte, last bool) {
-	if len(line) > MaxLineBytes {
-		x.SkipLong()
-		return
-	}
-	x.st.Lines++
-	switch x.format {
-	case FormatCodex:
-		x.codexLine(line, last)
-		return
-	case FormatQwen:
-		x.qwenLine(line, last)
-		return
-	}
+// claudeLines turns Claude Code's entries into facts.
+type claudeLines struct {
+	*builder
+	// boundaryIDs are the uuids of the boundaries counted, so that one
+	// written twice counts once.
+	boundaryIDs map[string]bool
+	e           entry // the line being handled
+}
+
+// line handles one entry line (specs/transcript.md).
+func (x *claudeLines) line(line []byte, last bool) {
 	switch classify(line, last, &x.e) {
 	case lineCorrupt:
 		x.bad(last)
@@ -306,7 +303,7 @@ func topKey(key []byte) int {
 }
 
 // note records cwd, git branch and time from an entry and returns its time.
-func (x *Extractor) note(line []byte) time.Time {
+func (x *claudeLines) note(line []byte) time.Time {
 	top := &x.e.top
 	if s, ok := top[kCwd].str(line); ok && s != "" {
 		x.cwd = s
@@ -328,7 +325,7 @@ func (x *Extractor) note(line []byte) time.Time {
 
 // boundary handles a compact_boundary: one more compaction, and the usage
 // before it no longer describes the context.
-func (x *Extractor) boundary(line []byte) {
+func (x *claudeLines) boundary(line []byte) {
 	// The same boundary entry written twice (seen with 2.1.119 writing a
 	// session's transcript late) is one compaction (TR-27).
 	if id, ok := x.e.top[kUUID].str(line); ok && id != "" {
@@ -354,7 +351,7 @@ func (x *Extractor) boundary(line []byte) {
 	}
 }
 
-func (x *Extractor) lastPromptEntry(line []byte) {
+func (x *claudeLines) lastPromptEntry(line []byte) {
 	s, more, ok := unquotePrefix(x.e.top[kLastPrompt].raw(line), MaxPromptChars+TailChars)
 	if !ok || strings.TrimSpace(s) == "" {
 		return
@@ -368,7 +365,7 @@ func (x *Extractor) lastPromptEntry(line []byte) {
 	x.lpText, x.lpTrunc, x.lpTail = text, more, tail
 }
 
-func (x *Extractor) assistant(line []byte, t time.Time) {
+func (x *claudeLines) assistant(line []byte, t time.Time) {
 	e := &x.e
 	model, _ := e.model.str(line)
 	if e.usage.ok() && model != "<synthetic>" && !e.top[kAPIError].isTrue(line) {
@@ -391,7 +388,7 @@ func (x *Extractor) assistant(line []byte, t time.Time) {
 
 var usageKeys = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
 
-func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Time) {
+func (x *claudeLines) toolUse(line []byte, id, name string, input span, t time.Time) {
 	pc, in, ok := x.startCall(line, id, name, input, t)
 	if !ok {
 		return
@@ -430,7 +427,7 @@ func (x *Extractor) toolUse(line []byte, id, name string, input span, t time.Tim
 	x.waitFor(id, name, pc)
 }
 
-func (x *Extractor) user(line []byte, t time.Time) {
+func (x *claudeLines) user(line []byte, t time.Time) {
 	e := &x.e
 	if !e.content.ok() {
 		return
@@ -491,7 +488,7 @@ func isHarnessText(s string) bool {
 // not meta, not a compact summary, no toolUseResult, not written by the
 // system (promptSource "system", origin task-notification), and not starting
 // with a harness marker.
-func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
+func (x *claudeLines) maybePrompt(line []byte, blocks []block, t time.Time) {
 	top := &x.e.top
 	if top[kMeta].isTrue(line) || top[kCompactSummary].isTrue(line) || top[kToolUseResult].ok() {
 		return
@@ -542,7 +539,7 @@ func (x *Extractor) maybePrompt(line []byte, blocks []block, t time.Time) {
 
 var resultKeys = []string{"interrupted", "backgroundTaskId", "task", "taskId", "success"}
 
-func (x *Extractor) toolResult(line []byte, id string, isError bool, content, tur span, t time.Time) {
+func (x *claudeLines) toolResult(line []byte, id string, isError bool, content, tur span, t time.Time) {
 	pc, ok := x.pending[id]
 	if !ok {
 		return

@@ -554,12 +554,12 @@ func TestTR29Matching(t *testing.T) {
 		for i := range MaxPending + 10 {
 			x.Feed([]byte(call(i, fmt.Sprint("w", i), "Write", obj{"file_path": fmt.Sprint("/f", i)})))
 		}
-		eq(t, "pending", len(x.pending), MaxPending)
+		eq(t, "pending", len(x.b.pending), MaxPending)
 		x.Feed([]byte(result(1, "w0", "ok", false, nil)))                          // forgotten
 		x.Feed([]byte(result(1, fmt.Sprint("w", MaxPending+9), "ok", false, nil))) // still waiting
 		eqSlice(t, "files", filePaths(x.Facts()), []string{fmt.Sprint("/f", MaxPending+9)})
-		if len(x.order) > 2*MaxPending+1 {
-			t.Errorf("order queue grew to %d", len(x.order))
+		if len(x.b.order) > 2*MaxPending+1 {
+			t.Errorf("order queue grew to %d", len(x.b.order))
 		}
 	})
 	t.Run("pending bytes bounded", func(t *testing.T) {
@@ -571,15 +571,15 @@ func TestTR29Matching(t *testing.T) {
 		for i := range 500 {
 			x.Feed([]byte(call(i, fmt.Sprint("td", i), "TodoWrite", obj{"todos": todos})))
 		}
-		if x.pendingBytes > MaxPendingBytes {
-			t.Errorf("pending calls hold %d bytes", x.pendingBytes)
+		if x.b.pendingBytes > MaxPendingBytes {
+			t.Errorf("pending calls hold %d bytes", x.b.pendingBytes)
 		}
-		if len(x.pending) >= 500 || len(x.pending) == 0 {
-			t.Errorf("%d calls pending", len(x.pending))
+		if len(x.b.pending) >= 500 || len(x.b.pending) == 0 {
+			t.Errorf("%d calls pending", len(x.b.pending))
 		}
 		x.Feed([]byte(result(600, "td499", "ok", false, nil)))
 		eq(t, "todos", len(x.Facts().Todos), MaxTasks)
-		eq(t, "pending bytes after", x.pendingBytes >= 0, true)
+		eq(t, "pending bytes after", x.b.pendingBytes >= 0, true)
 	})
 	t.Run("a call written twice before its result counts once", func(t *testing.T) {
 		c := call(1, "b1", "Bash", obj{"command": "make"})
@@ -597,8 +597,8 @@ func TestTR29Matching(t *testing.T) {
 		f := x.Facts()
 		eq(t, "files", len(f.Files), MaxFiles)
 		eq(t, "newest", f.Files[0].Path, fmt.Sprint("/f", 3*MaxFiles+4))
-		if len(x.files) > 2*MaxFiles {
-			t.Errorf("file map holds %d", len(x.files))
+		if len(x.b.files) > 2*MaxFiles {
+			t.Errorf("file map holds %d", len(x.b.files))
 		}
 	})
 }

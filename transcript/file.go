@@ -134,12 +134,12 @@ func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error) {
 	var out []int64
 	var ids []string
-	r := f.format.rules()
-	err := f.scanBack(ctx, from, to, r.boundaryNeedle, func(start int64, line []byte) bool {
-		if !r.isBoundary(line) {
+	r := f.format.reader().boundary()
+	err := f.scanBack(ctx, from, to, r.needle, func(start int64, line []byte) bool {
+		id, ts, ok := r.match(line)
+		if !ok {
 			return false
 		}
-		id, ts := r.idTime(line)
 		if !ts.IsZero() && !ts.After(after) {
 			return false
 		}
@@ -178,9 +178,9 @@ func lineIDTime(line []byte) (string, time.Time) {
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
 	found := int64(-1)
-	r := f.format.rules()
-	err := f.scanBack(ctx, from, to, r.boundaryNeedle, func(start int64, line []byte) bool {
-		if r.isBoundary(line) {
+	r := f.format.reader().boundary()
+	err := f.scanBack(ctx, from, to, r.needle, func(start int64, line []byte) bool {
+		if _, _, ok := r.match(line); ok {
 			found = start
 			return true
 		}
@@ -533,7 +533,7 @@ func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
 		next := max(f.size-n, sp.to)
 		older := x.Facts()
 		x = NewExtractorFor(f.format, older)
-		x.addStats(older.Stats)
+		x.b.addStats(older.Stats)
 		if next > sp.to {
 			res.Unread = append(res.Unread, ByteRange{From: sp.to, To: next})
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"time"
 )
 
 // Format is the transcript format of one client, recognised from the file
@@ -23,7 +22,8 @@ const (
 
 // Valid reports whether f is one of the formats read.
 func (f Format) Valid() bool {
-	return f == FormatClaude || f == FormatCodex || f == FormatQwen
+	_, ok := readerOf(f)
+	return ok
 }
 
 // sniffBytes is how much of a file's start DetectFormat looks at first: a
@@ -57,42 +57,29 @@ func DetectFormat(head []byte) (f Format, ok bool) {
 	return FormatClaude, false
 }
 
-// codexTypes are the record types of a Codex rollout line.
-var codexTypes = map[string]bool{
-	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
-	"compacted": true, "world_state": true, "token_usage_record": true,
-}
-
 // lineFormat looks at the top-level keys of one line, as far as the line
-// (possibly cut by the sniff limit) goes.
+// (possibly cut by the sniff limit) goes, and asks the readers in table
+// order which wrote it.
 func lineFormat(line []byte) (Format, bool) {
 	var typ string
-	typed, payload, qwen := false, false, false
+	typed := false
+	keys := map[string]bool{}
 	walkObject(line, 0, func(key []byte, vs int) (int, error) {
 		ve, err := skipValue(line, vs)
 		if err != nil {
 			return ve, err
 		}
-		switch string(key) {
-		case "type":
-			if !typed {
-				typed = true
-				typ, _ = span{vs, ve}.str(line)
-			}
-		case "payload":
-			payload = true
-		case "provenance", "systemPayload":
-			qwen = true
+		if string(key) == "type" && !typed {
+			typed = true
+			typ, _ = span{vs, ve}.str(line)
 		}
+		keys[string(key)] = true
 		return ve, nil
 	})
-	switch {
-	case typ == "session_meta" || payload && codexTypes[typ]:
-		return FormatCodex, true
-	case qwen:
-		return FormatQwen, true
-	case typ != "":
-		return FormatClaude, true
+	for _, row := range readers {
+		if row.reader.detect(typ, keys) {
+			return row.format, true
+		}
 	}
 	return "", false
 }
@@ -118,44 +105,11 @@ func cutObject(buf []byte) bool {
 	return i < len(last) && last[i] == '{'
 }
 
-// rules are what the backward scans of a format look for: a needle that
-// starts every candidate line's key (the byte before it must be '"'), and
-// the whole-line test.
-type rules struct {
-	boundaryNeedle []byte
-	isBoundary     func(line []byte) bool
-	responseNeedle []byte
-	response       func(line []byte) (time.Time, bool)
-	// idTime is a boundary line's id (to count one written twice once;
-	// "" for none) and timestamp.
-	idTime func(line []byte) (string, time.Time)
-}
-
-var formatRules = map[Format]*rules{
-	FormatClaude: {boundaryNeedle, IsBoundaryLine, responseNeedle, ResponseLine, lineIDTime},
-	FormatCodex:  {[]byte(`compacted"`), isCodexBoundary, []byte(`response_item"`), codexResponse, codexIDTime},
-	FormatQwen:   {[]byte(`chat_compression"`), isQwenBoundary, responseNeedle, qwenResponse, qwenIDTime},
-}
-
-func (f Format) rules() *rules {
-	if r, ok := formatRules[f]; ok {
-		return r
-	}
-	return formatRules[FormatClaude]
-}
-
 // IsBoundaryLineOf reports whether line (without its '\n') is a compaction
 // boundary in format f (TR-3, TR-39, TR-45).
-func IsBoundaryLineOf(f Format, line []byte) bool { return f.rules().isBoundary(line) }
-
-// NewExtractorFor returns an Extractor for transcripts of format f that
-// continues from seed, as NewExtractor does for Claude Code's.
-func NewExtractorFor(f Format, seed *Facts) *Extractor {
-	x := NewExtractor(seed)
-	if f.Valid() {
-		x.format = f
-	}
-	return x
+func IsBoundaryLineOf(f Format, line []byte) bool {
+	_, _, ok := f.reader().boundary().match(line)
+	return ok
 }
 
 // topFields walks the top level of a line and fills out[k] with the span of

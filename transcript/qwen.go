@@ -93,8 +93,17 @@ func qwenResponse(line []byte) (time.Time, bool) {
 	return t, err == nil
 }
 
-// qwenLine handles one chat record (TR-44..TR-49).
-func (x *Extractor) qwenLine(line []byte, last bool) {
+// qwenLines turns Qwen Code's chat records into facts.
+type qwenLines struct {
+	*builder
+	// model and window are the model and context window the newest
+	// response named, for the usage.
+	model  string
+	window int64
+}
+
+// line handles one chat record (TR-44..TR-49).
+func (x *qwenLines) line(line []byte, last bool) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if skipSpace(line, 0) == len(line) {
 		return
@@ -154,7 +163,7 @@ const qwenHookContext = "<qwen:"
 // when the record has it (the text as typed), else the text parts that are
 // not the client's own (<qwen:…> hook context); inline data becomes
 // [image].
-func (x *Extractor) qwenPrompt(line []byte, top *[nQwenTop]span, t time.Time) {
+func (x *qwenLines) qwenPrompt(line []byte, top *[nQwenTop]span, t time.Time) {
 	const limit = MaxPromptChars + TailChars
 	var d [1]span
 	if top[qwSystemPayload].ok() && line[top[qwSystemPayload].s] == '{' &&
@@ -214,7 +223,7 @@ var qwenUsageKeys = []string{"promptTokenCount", "cachedContentTokenCount"}
 
 // qwenAssistant takes the context fill and the tool calls of a model
 // response (TR-48, TR-49).
-func (x *Extractor) qwenAssistant(line []byte, top *[nQwenTop]span, t time.Time) {
+func (x *qwenLines) qwenAssistant(line []byte, top *[nQwenTop]span, t time.Time) {
 	model, _ := top[qwModel].str(line)
 	if model != "" {
 		x.model = model
@@ -247,7 +256,7 @@ func (x *Extractor) qwenAssistant(line []byte, top *[nQwenTop]span, t time.Time)
 }
 
 // qwenCall starts waiting for a tool call's result (TR-29's bounds apply).
-func (x *Extractor) qwenCall(line []byte, id, name string, args span, t time.Time) {
+func (x *qwenLines) qwenCall(line []byte, id, name string, args span, t time.Time) {
 	pc, in, ok := x.startCall(line, id, name, args, t)
 	if !ok {
 		return
@@ -277,7 +286,7 @@ var qwenResultKeys = []string{"callId", "status", "resultDisplay", "error"}
 // toolCallResult.status "success", "error", or "cancelled" (declined or
 // aborted: counted as rejected); a shell result's resultDisplay gives the
 // exit code and the output.
-func (x *Extractor) qwenToolResult(line []byte, top *[nQwenTop]span, t time.Time) {
+func (x *qwenLines) qwenToolResult(line []byte, top *[nQwenTop]span, t time.Time) {
 	var r [4]span
 	tr := top[qwToolResult]
 	if !tr.ok() || line[tr.s] != '{' || !tr.fields(line, qwenResultKeys, r[:]) {

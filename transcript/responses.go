@@ -32,9 +32,9 @@ func (f *File) NewestResponseAfter(ctx context.Context, from int64, after time.T
 // NewestResponseIn is NewestResponseAfter for the responses that start
 // within [from, to) (TR-34).
 func (f *File) NewestResponseIn(ctx context.Context, from, to int64, after time.Time) (t time.Time, ok bool, err error) {
-	r := f.format.rules()
-	err = f.scanBack(ctx, from, to, r.responseNeedle, func(_ int64, line []byte) bool {
-		if rt, yes := r.response(line); yes && rt.After(after) {
+	r := f.format.reader().response()
+	err = f.scanBack(ctx, from, to, r.needle, func(_ int64, line []byte) bool {
+		if _, rt, yes := r.match(line); yes && rt.After(after) {
 			t, ok = rt, true
 			return true
 		}
