@@ -153,9 +153,6 @@ func newBuilder(seed *Facts) *builder {
 	return x
 }
 
-
-
-
 // addStats adds the counts of an earlier pass whose facts seeded x, so
 // that Stats cover every byte read (a seed's stats are otherwise not
 // carried: a chain's earlier snapshot read other bytes in another run).
