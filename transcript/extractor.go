@@ -1,20 +1,14 @@
 package transcript
 
+import "github.com/compact-guard/compact-guard/transcript/internal/facts"
+
 // Extractor turns transcript lines, fed in file order, into Facts. It keeps
 // only the bounded facts and the pending tool calls, never a line: Feed may be
 // given a buffer that is reused afterwards. The zero value is not usable;
 // call NewExtractor.
 type Extractor struct {
-	b     *builder
-	lines lineHandler // the format's line handler, feeding b
-}
-
-// lineHandler is a format's line handler (see Reader.lines).
-type lineHandler interface {
-	// line handles one line, without its '\n' and at most MaxLineBytes
-	// long; last is set for a final line without '\n' (torn when it is
-	// not complete JSON).
-	line(line []byte, last bool)
+	b     *facts.Builder
+	lines facts.LineHandler // the format's line handler, feeding b
 }
 
 // NewExtractor returns an Extractor for Claude Code's transcripts that
@@ -29,8 +23,8 @@ func NewExtractor(seed *Facts) *Extractor { return NewExtractorFor(FormatClaude,
 // continues from seed, as NewExtractor does for Claude Code's; an unknown
 // format is read as Claude Code's.
 func NewExtractorFor(f Format, seed *Facts) *Extractor {
-	b := newBuilder(seed)
-	return &Extractor{b: b, lines: f.reader().lines(b)}
+	b := facts.NewBuilder(seed)
+	return &Extractor{b: b, lines: f.reader().Lines(b)}
 }
 
 // Feed takes one line of the transcript, without its '\n' (a trailing '\r'
@@ -48,8 +42,7 @@ func (x *Extractor) FeedLast(line []byte) { x.feed(line, true) }
 // SkipLong counts a line over MaxLineBytes that the caller passed over
 // without reading it.
 func (x *Extractor) SkipLong() {
-	x.b.st.Lines++
-	x.b.st.SkippedLong++
+	x.b.SkipLong()
 }
 
 func (x *Extractor) feed(line []byte, last bool) {
@@ -57,10 +50,10 @@ func (x *Extractor) feed(line []byte, last bool) {
 		x.SkipLong()
 		return
 	}
-	x.b.st.Lines++
-	x.lines.line(line, last)
+	x.b.CountLine()
+	x.lines.Line(line, last)
 }
 
 // Facts returns what has been extracted so far, as a fresh value the caller
 // may keep; the Extractor can go on being fed.
-func (x *Extractor) Facts() *Facts { return x.b.facts() }
+func (x *Extractor) Facts() *Facts { return x.b.Facts() }

@@ -93,10 +93,6 @@ func (f *File) Close() error { return f.f.Close() }
 // boundaryChunk is how much the backward scan reads at a time.
 const boundaryChunk = 1 << 20
 
-// boundaryNeedle is searched for; the byte before it must be '"'. It starts
-// with a rarer byte than '"' so the search runs at memchr speed.
-var boundaryNeedle = []byte(`compact_boundary"`)
-
 // LastBoundary returns the offset of the start of the last compact_boundary
 // line (type "system", subtype "compact_boundary", not a sidechain, at most
 // MaxLineBytes long), or -1 when there is none. It reads backwards from the
@@ -134,9 +130,9 @@ func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error) {
 	var out []int64
 	var ids []string
-	r := f.format.reader().boundary()
-	err := f.scanBack(ctx, from, to, r.needle, func(start int64, line []byte) bool {
-		id, ts, ok := r.match(line)
+	r := f.format.reader().Boundary()
+	err := f.scanBack(ctx, from, to, r.Needle, func(start int64, line []byte) bool {
+		id, ts, ok := r.Match(line)
 		if !ok {
 			return false
 		}
@@ -158,29 +154,13 @@ func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.T
 	return out, err
 }
 
-// lineIDTime is the top-level uuid and timestamp of an entry line, "" and
-// zero for none.
-func lineIDTime(line []byte) (string, time.Time) {
-	var e entry
-	if classify(line, true, &e) != lineEntry {
-		return "", time.Time{}
-	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	id, _ := e.top[kUUID].str(line)
-	var t time.Time
-	if s, ok := e.top[kTimestamp].str(line); ok {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return id, t
-}
-
 // lastBoundaryIn returns the start of the last boundary line that starts in
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
 	found := int64(-1)
-	r := f.format.reader().boundary()
-	err := f.scanBack(ctx, from, to, r.needle, func(start int64, line []byte) bool {
-		if _, _, ok := r.match(line); ok {
+	r := f.format.reader().Boundary()
+	err := f.scanBack(ctx, from, to, r.Needle, func(start int64, line []byte) bool {
+		if _, _, ok := r.Match(line); ok {
 			found = start
 			return true
 		}
@@ -533,7 +513,7 @@ func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
 		next := max(f.size-n, sp.to)
 		older := x.Facts()
 		x = NewExtractorFor(f.format, older)
-		x.b.addStats(older.Stats)
+		x.b.AddStats(older.Stats)
 		if next > sp.to {
 			res.Unread = append(res.Unread, ByteRange{From: sp.to, To: next})
 		}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
 	"io"
 )
 
@@ -64,20 +65,20 @@ func lineFormat(line []byte) (Format, bool) {
 	var typ string
 	typed := false
 	keys := map[string]bool{}
-	walkObject(line, 0, func(key []byte, vs int) (int, error) {
-		ve, err := skipValue(line, vs)
+	jsonspan.WalkObject(line, 0, func(key []byte, vs int) (int, error) {
+		ve, err := jsonspan.SkipValue(line, vs)
 		if err != nil {
 			return ve, err
 		}
 		if string(key) == "type" && !typed {
 			typed = true
-			typ, _ = span{vs, ve}.str(line)
+			typ, _ = jsonspan.Span{S: vs, E: ve}.Str(line)
 		}
 		keys[string(key)] = true
 		return ve, nil
 	})
 	for _, row := range readers {
-		if row.reader.detect(typ, keys) {
+		if row.reader.Detect(typ, keys) {
 			return row.format, true
 		}
 	}
@@ -101,58 +102,13 @@ func sniff(r io.ReaderAt, n int64) (Format, bool) {
 // object: only reading further can tell what that line is.
 func cutObject(buf []byte) bool {
 	last := buf[bytes.LastIndexByte(buf, '\n')+1:]
-	i := skipSpace(last, 0)
+	i := jsonspan.SkipSpace(last, 0)
 	return i < len(last) && last[i] == '{'
 }
 
 // IsBoundaryLineOf reports whether line (without its '\n') is a compaction
 // boundary in format f (TR-3, TR-39, TR-45).
 func IsBoundaryLineOf(f Format, line []byte) bool {
-	_, _, ok := f.reader().boundary().match(line)
+	_, _, ok := f.reader().Boundary().Match(line)
 	return ok
-}
-
-// topFields walks the top level of a line and fills out[k] with the span of
-// keys[k] (the first occurrence of typeKey, later duplicates of the others,
-// as encoding/json does); it stops early, without checking the rest, once
-// the value of typeKey fails keep. It returns false when the line is not a
-// JSON object (or, with strict, not a whole valid one).
-func topFields(line []byte, keys []string, typeKey int, keep func(typ []byte) bool, strict bool, out []span) (stopped, ok bool) {
-	for i := range out {
-		out[i] = span{}
-	}
-	i := skipSpace(line, 0)
-	if i == len(line) || line[i] != '{' {
-		return false, false
-	}
-	typed := false
-	end, err := walkObject(line, i, func(key []byte, vs int) (int, error) {
-		ve, err := skipValue(line, vs)
-		if err != nil {
-			return ve, err
-		}
-		for k, name := range keys {
-			if string(key) != name {
-				continue
-			}
-			if k == typeKey {
-				if typed {
-					break
-				}
-				typed = true
-				if !keep(unquoteRawKey(line[vs:ve])) {
-					stopped = true
-					if !strict {
-						return -1, nil
-					}
-				}
-			}
-			out[k] = span{vs, ve}
-		}
-		return ve, nil
-	})
-	if err != nil || end >= 0 && skipSpace(line, end) != len(line) {
-		return false, false
-	}
-	return stopped, true
 }

@@ -1,6 +1,13 @@
 package transcript
 
-import "time"
+import (
+	"time"
+
+	"github.com/compact-guard/compact-guard/transcript/claude"
+	"github.com/compact-guard/compact-guard/transcript/codex"
+	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/qwen"
+)
 
 // readers is the table of the formats read, one row per client, in the
 // order DetectFormat asks them (TR-37): the first reader that recognises a
@@ -9,42 +16,52 @@ import "time"
 // decides nothing.
 var readers = []struct {
 	format Format
-	reader reader
+	reader Reader
 }{
-	{FormatCodex, codexReader{}},
-	{FormatQwen, qwenReader{}},
-	{FormatClaude, claudeReader{}},
+	{FormatCodex, codex.Reader{}},
+	{FormatQwen, qwen.Reader{}},
+	{FormatClaude, claude.Reader{}},
 }
 
-// reader is what transcript needs of one client's format: how to tell its
-// lines, how to turn them into facts, and how to find its compactions and
-// model responses scanning backwards.
-type reader interface {
-	// detect reports whether a line whose first top-level "type" is typ
+// A Reader reads the transcripts of one client: it tells the client's
+// lines, turns them into facts, and finds its compactions and model
+// responses for the backward scans. Each lives in a folder of its own
+// under transcript/ and is one row of the readers table.
+type Reader interface {
+	// Detect reports whether a line whose first top-level "type" is typ
 	// ("" for none) and whose top-level keys are keys was written by this
 	// client.
-	detect(typ string, keys map[string]bool) bool
-	// lines returns the handler that turns the format's lines, fed in file
-	// order, into facts built in b.
-	lines(b *builder) lineHandler
-	// boundary finds compaction boundaries; match returns the boundary's
-	// id ("" for none: a boundary written twice is counted once by it) and
+	Detect(typ string, keys map[string]bool) bool
+	// Lines returns the handler that turns the format's lines, fed in
+	// file order, into facts built in b.
+	Lines(b *facts.Builder) facts.LineHandler
+	// Boundary finds compaction boundaries; its Match returns the
+	// boundary's id ("" for none: a boundary written twice counts once by
+	// it) and time.
+	Boundary() facts.LineRule
+	// Response finds model responses; its Match returns the response's
 	// time.
-	boundary() lineRule
-	// response finds model responses; match returns the response's time.
-	response() lineRule
+	Response() facts.LineRule
 }
 
-// lineRule is what a backward scan looks for: a needle that every
-// candidate line holds (the byte before it must be '"'), and the whole-line
-// test, which returns the line's id and time.
-type lineRule struct {
-	needle []byte
-	match  func(line []byte) (id string, t time.Time, ok bool)
+// A FillReader is a Reader whose responses carry the context fill, which
+// NewestFill reads back (TR-51); a format without one has no fill to read.
+type FillReader interface {
+	Reader
+	// SkipHead reports, from the first bytes of a long line, that it is
+	// neither a response nor a boundary.
+	SkipHead(head []byte) bool
+	// Candidate reports whether a line may be a response or a boundary.
+	Candidate(line []byte) bool
+	// Usage is a response line's fill, time and client release.
+	Usage(line []byte) (u Usage, at time.Time, version string, ok bool)
+	// BoundaryFill is a boundary line's fill after the compaction and its
+	// time.
+	BoundaryFill(line []byte) (tokens int64, at time.Time)
 }
 
 // readerOf is the table's reader for f.
-func readerOf(f Format) (reader, bool) {
+func readerOf(f Format) (Reader, bool) {
 	for _, row := range readers {
 		if row.format == f {
 			return row.reader, true
@@ -54,9 +71,9 @@ func readerOf(f Format) (reader, bool) {
 }
 
 // reader is f's reader, Claude Code's for an unknown format.
-func (f Format) reader() reader {
+func (f Format) reader() Reader {
 	if r, ok := readerOf(f); ok {
 		return r
 	}
-	return claudeReader{}
+	return claude.Reader{}
 }

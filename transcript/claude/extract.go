@@ -1,13 +1,14 @@
-package transcript
+package claude
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
@@ -15,10 +16,10 @@ import (
 // keys and, from one descent into "message", of the fields the extractor
 // uses there, so that no part of a line is walked more often than needed.
 type entry struct {
-	top     [nTop]span
-	model   span // message.model
-	usage   span // message.usage
-	content span // message.content
+	top     [nTop]jsonspan.Span
+	model   jsonspan.Span // message.model
+	usage   jsonspan.Span // message.usage
+	content jsonspan.Span // message.content
 	blocks  []block
 }
 
@@ -27,14 +28,14 @@ const maxBlocks = 1000
 
 // block is one message content block, as spans into the line.
 type block struct {
-	typ     span
-	text    span // text blocks
-	id      span // tool_use
-	useID   span // tool_result: tool_use_id
-	name    span // tool_use
-	input   span // tool_use
-	isError bool // tool_result
-	content span // tool_result
+	typ     jsonspan.Span
+	text    jsonspan.Span // text blocks
+	id      jsonspan.Span // tool_use
+	useID   jsonspan.Span // tool_result: tool_use_id
+	name    jsonspan.Span // tool_use
+	input   jsonspan.Span // tool_use
+	isError bool          // tool_result
+	content jsonspan.Span // tool_result
 }
 
 // Top-level keys the extractor looks at, in x.top.
@@ -70,42 +71,42 @@ func interesting(typ []byte) bool {
 	return false
 }
 
-// claudeLines turns Claude Code's entries into facts.
-type claudeLines struct {
-	*builder
+// lines turns Claude Code's entries into facts.
+type lines struct {
+	*facts.Builder
 	// boundaryIDs are the uuids of the boundaries counted, so that one
 	// written twice counts once.
 	boundaryIDs map[string]bool
-	e           entry // the line being handled
+	ent         entry // the line being handled
 }
 
-// line handles one entry line (specs/transcript.md).
-func (x *claudeLines) line(line []byte, last bool) {
-	switch classify(line, last, &x.e) {
+// Line handles one entry line (specs/transcript.md).
+func (x *lines) Line(line []byte, last bool) {
+	switch classify(line, last, &x.ent) {
 	case lineCorrupt:
-		x.bad(last)
+		x.Bad(last)
 		return
 	case lineEntry:
 	default:
 		return
 	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	top := &x.e.top
-	if top[kSidechain].isTrue(line) {
+	top := &x.ent.top
+	if top[kSidechain].IsTrue(line) {
 		return
 	}
-	x.st.Decoded++
+	x.Decoded()
 	t := x.note(line)
 	switch {
-	case top[kType].strEq(line, "user"):
+	case top[kType].StrEq(line, "user"):
 		x.user(line, t)
-	case top[kType].strEq(line, "assistant"):
+	case top[kType].StrEq(line, "assistant"):
 		x.assistant(line, t)
-	case top[kType].strEq(line, "system"):
-		if top[kSubtype].strEq(line, "compact_boundary") {
+	case top[kType].StrEq(line, "system"):
+		if top[kSubtype].StrEq(line, "compact_boundary") {
 			x.boundary(line)
 		}
-	case top[kType].strEq(line, "last-prompt"):
+	case top[kType].StrEq(line, "last-prompt"):
 		x.lastPromptEntry(line)
 	}
 }
@@ -128,31 +129,31 @@ const (
 // after it.
 func classify(line []byte, strict bool, e *entry) lineClass {
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	i := skipSpace(line, 0)
+	i := jsonspan.SkipSpace(line, 0)
 	if i == len(line) {
 		return lineBlank
 	}
 	if line[i] != '{' {
 		// Valid JSON that is not an object is no entry; anything else is
 		// damage.
-		end, err := skipValue(line, i)
-		if err != nil || skipSpace(line, end) != len(line) {
+		end, err := jsonspan.SkipValue(line, i)
+		if err != nil || jsonspan.SkipSpace(line, end) != len(line) {
 			return lineCorrupt
 		}
 		return lineOther
 	}
-	e.top = [nTop]span{}
-	e.model, e.usage, e.content = span{}, span{}, span{}
+	e.top = [nTop]jsonspan.Span{}
+	e.model, e.usage, e.content = jsonspan.Span{}, jsonspan.Span{}, jsonspan.Span{}
 	e.blocks = e.blocks[:0]
 	typed, skipped := false, false
-	end, err := walkObject(line, i, func(key []byte, vs int) (int, error) {
+	end, err := jsonspan.WalkObject(line, i, func(key []byte, vs int) (int, error) {
 		k := topKey(key)
 		if k == kMessage && line[vs] == '{' && !skipped {
 			ve, err := e.message(line, vs)
-			e.top[k] = span{vs, ve}
+			e.top[k] = jsonspan.Span{S: vs, E: ve}
 			return ve, err
 		}
-		ve, err := skipValue(line, vs)
+		ve, err := jsonspan.SkipValue(line, vs)
 		if err != nil || k < 0 {
 			return ve, err
 		}
@@ -163,20 +164,20 @@ func classify(line []byte, strict bool, e *entry) lineClass {
 				return ve, nil
 			}
 			typed = true
-			if !interesting(unquoteRawKey(line[vs:ve])) {
+			if !interesting(jsonspan.UnquoteRawKey(line[vs:ve])) {
 				skipped = true
 				if !strict {
 					return -1, nil
 				}
 			}
 		}
-		e.top[k] = span{vs, ve}
+		e.top[k] = jsonspan.Span{S: vs, E: ve}
 		return ve, nil
 	})
-	if err != nil || end >= 0 && skipSpace(line, end) != len(line) {
+	if err != nil || end >= 0 && jsonspan.SkipSpace(line, end) != len(line) {
 		return lineCorrupt
 	}
-	if skipped || !e.top[kType].isString(line) {
+	if skipped || !e.top[kType].IsString(line) {
 		return lineOther
 	}
 	return lineEntry
@@ -185,42 +186,42 @@ func classify(line []byte, strict bool, e *entry) lineClass {
 // message walks the message object at b[i], recording model, usage, content
 // and the content blocks; it returns the index past the object.
 func (e *entry) message(b []byte, i int) (int, error) {
-	e.model, e.usage, e.content = span{}, span{}, span{}
+	e.model, e.usage, e.content = jsonspan.Span{}, jsonspan.Span{}, jsonspan.Span{}
 	e.blocks = e.blocks[:0]
-	return walkObject(b, i, func(key []byte, vs int) (int, error) {
+	return jsonspan.WalkObject(b, i, func(key []byte, vs int) (int, error) {
 		switch string(key) {
 		case "content":
 			if b[vs] == '[' {
 				ve, err := e.contentBlocks(b, vs)
-				e.content = span{vs, ve}
+				e.content = jsonspan.Span{S: vs, E: ve}
 				return ve, err
 			}
-			ve, err := skipValue(b, vs)
-			e.content = span{vs, ve}
+			ve, err := jsonspan.SkipValue(b, vs)
+			e.content = jsonspan.Span{S: vs, E: ve}
 			return ve, err
 		case "model":
-			ve, err := skipValue(b, vs)
-			e.model = span{vs, ve}
+			ve, err := jsonspan.SkipValue(b, vs)
+			e.model = jsonspan.Span{S: vs, E: ve}
 			return ve, err
 		case "usage":
-			ve, err := skipValue(b, vs)
-			e.usage = span{vs, ve}
+			ve, err := jsonspan.SkipValue(b, vs)
+			e.usage = jsonspan.Span{S: vs, E: ve}
 			return ve, err
 		}
-		return skipValue(b, vs)
+		return jsonspan.SkipValue(b, vs)
 	})
 }
 
 func (e *entry) contentBlocks(b []byte, i int) (int, error) {
 	e.blocks = e.blocks[:0]
-	return walkArray(b, i, func(vs int) (int, error) {
+	return jsonspan.WalkArray(b, i, func(vs int) (int, error) {
 		if b[vs] != '{' || len(e.blocks) >= maxBlocks {
-			return skipValue(b, vs)
+			return jsonspan.SkipValue(b, vs)
 		}
 		var bl block
-		ve, err := walkObject(b, vs, func(key []byte, vs int) (int, error) {
-			ve, err := skipValue(b, vs)
-			sp := span{vs, ve}
+		ve, err := jsonspan.WalkObject(b, vs, func(key []byte, vs int) (int, error) {
+			ve, err := jsonspan.SkipValue(b, vs)
+			sp := jsonspan.Span{S: vs, E: ve}
 			switch string(key) {
 			case "type":
 				bl.typ = sp
@@ -235,7 +236,7 @@ func (e *entry) contentBlocks(b []byte, i int) (int, error) {
 			case "input":
 				bl.input = sp
 			case "is_error":
-				bl.isError = sp.isTrue(b)
+				bl.isError = sp.IsTrue(b)
 			case "content":
 				bl.content = sp
 			}
@@ -246,20 +247,6 @@ func (e *entry) contentBlocks(b []byte, i int) (int, error) {
 		}
 		return ve, err
 	})
-}
-
-// unquoteRawKey returns the bytes of a string value for a type comparison,
-// unescaping only when needed.
-func unquoteRawKey(v []byte) []byte {
-	if len(v) < 2 || v[0] != '"' {
-		return nil
-	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return inner
-	}
-	s, _ := unquote(v)
-	return []byte(s)
 }
 
 func topKey(key []byte) int {
@@ -303,32 +290,21 @@ func topKey(key []byte) int {
 }
 
 // note records cwd, git branch and time from an entry and returns its time.
-func (x *claudeLines) note(line []byte) time.Time {
-	top := &x.e.top
-	if s, ok := top[kCwd].str(line); ok && s != "" {
-		x.cwd = s
+func (x *lines) note(line []byte) time.Time {
+	top := &x.ent.top
+	x.NoteCwd(line, top[kCwd])
+	if s, ok := top[kGitBranch].Str(line); ok {
+		x.NoteBranch(s)
 	}
-	if s, ok := top[kGitBranch].str(line); ok && s != "" {
-		x.gitBranch = s
-	}
-	var t time.Time
-	if s, ok := top[kTimestamp].str(line); ok {
-		if v, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			t = v
-			if t.After(x.lastTime) {
-				x.lastTime = t
-			}
-		}
-	}
-	return t
+	return x.NoteTime(line, top[kTimestamp])
 }
 
 // boundary handles a compact_boundary: one more compaction, and the usage
 // before it no longer describes the context.
-func (x *claudeLines) boundary(line []byte) {
+func (x *lines) boundary(line []byte) {
 	// The same boundary entry written twice (seen with 2.1.119 writing a
 	// session's transcript late) is one compaction (TR-27).
-	if id, ok := x.e.top[kUUID].str(line); ok && id != "" {
+	if id, ok := x.ent.top[kUUID].Str(line); ok && id != "" {
 		if x.boundaryIDs == nil {
 			x.boundaryIDs = map[string]bool{}
 		}
@@ -337,50 +313,46 @@ func (x *claudeLines) boundary(line []byte) {
 		}
 		x.boundaryIDs[id] = true
 	}
-	x.compactions++
+	x.Compaction()
 	model := ""
-	if x.usage != nil {
-		model = x.usage.Model
+	if u := x.Usage(); u != nil {
+		model = u.Model
 	}
-	x.usage = nil
-	var f [1]span
-	if x.e.top[kCompactMetadata].fields(line, []string{"postTokens"}, f[:]) {
-		if n, ok := f[0].int64(line); ok && n >= 0 {
-			x.usage = &Usage{Tokens: n, Model: model, FromBoundary: true}
+	x.SetUsage(nil)
+	var f [1]jsonspan.Span
+	if x.ent.top[kCompactMetadata].Fields(line, []string{"postTokens"}, f[:]) {
+		if n, ok := f[0].Int64(line); ok && n >= 0 {
+			x.SetUsage(&facts.Usage{Tokens: n, Model: model, FromBoundary: true})
 		}
 	}
 }
 
-func (x *claudeLines) lastPromptEntry(line []byte) {
-	s, more, ok := unquotePrefix(x.e.top[kLastPrompt].raw(line), MaxPromptChars+TailChars)
+func (x *lines) lastPromptEntry(line []byte) {
+	s, more, ok := jsonspan.UnquotePrefix(x.ent.top[kLastPrompt].Raw(line), facts.MaxPromptChars+facts.TailChars)
 	if !ok || strings.TrimSpace(s) == "" {
 		return
 	}
-	s, more, tail := splitTail(s, more, MaxPromptChars)
+	s, more, tail := facts.SplitTail(s, more, facts.MaxPromptChars)
 	text := textcut.Marked(s, more)
-	if x.sameAsTyped(text) {
-		x.lpText, x.lpTrunc, x.lpTail = "", false, ""
-		return
-	}
-	x.lpText, x.lpTrunc, x.lpTail = text, more, tail
+	x.LastPrompt(text, more, tail)
 }
 
-func (x *claudeLines) assistant(line []byte, t time.Time) {
-	e := &x.e
-	model, _ := e.model.str(line)
-	if e.usage.ok() && model != "<synthetic>" && !e.top[kAPIError].isTrue(line) {
-		var u [3]span
-		if e.usage.fields(line, usageKeys, u[:]) {
-			in, _ := u[0].int64(line)
-			cc, _ := u[1].int64(line)
-			cr, _ := u[2].int64(line)
-			x.usage = &Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}
+func (x *lines) assistant(line []byte, t time.Time) {
+	e := &x.ent
+	model, _ := e.model.Str(line)
+	if e.usage.OK() && model != "<synthetic>" && !e.top[kAPIError].IsTrue(line) {
+		var u [3]jsonspan.Span
+		if e.usage.Fields(line, usageKeys, u[:]) {
+			in, _ := u[0].Int64(line)
+			cc, _ := u[1].Int64(line)
+			cr, _ := u[2].Int64(line)
+			x.SetUsage(&facts.Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model})
 		}
 	}
 	for _, b := range e.blocks {
-		if b.typ.strEq(line, "tool_use") {
-			id, _ := b.id.str(line)
-			name, _ := b.name.str(line)
+		if b.typ.StrEq(line, "tool_use") {
+			id, _ := b.id.Str(line)
+			name, _ := b.name.Str(line)
 			x.toolUse(line, id, name, b.input, t)
 		}
 	}
@@ -388,57 +360,57 @@ func (x *claudeLines) assistant(line []byte, t time.Time) {
 
 var usageKeys = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
 
-func (x *claudeLines) toolUse(line []byte, id, name string, input span, t time.Time) {
-	pc, in, ok := x.startCall(line, id, name, input, t)
+func (x *lines) toolUse(line []byte, id, name string, input jsonspan.Span, t time.Time) {
+	pc, in, ok := x.StartCall(line, id, name, input, t)
 	if !ok {
 		return
 	}
 	switch name {
 	case "Write", "Edit", "MultiEdit":
-		p, more := cut(line, in[iFilePath], MaxPathChars)
-		pc.path = textcut.Marked(p, more)
+		p, more := facts.Cut(line, in[facts.InFilePath], facts.MaxPathChars)
+		pc.Path = textcut.Marked(p, more)
 	case "NotebookEdit":
-		p, more := cut(line, in[iNotebookPath], MaxPathChars)
-		pc.path = textcut.Marked(p, more)
+		p, more := facts.Cut(line, in[facts.InNotebookPath], facts.MaxPathChars)
+		pc.Path = textcut.Marked(p, more)
 	case "Bash", "PowerShell":
-		x.startCommand(line, pc, name, in, t)
-		pc.bg = in[iBackground].isTrue(line)
+		x.StartCommand(line, pc, name, in, t)
+		pc.Background = in[facts.InBackground].IsTrue(line)
 	case "TodoWrite":
-		pc.todos, pc.todoOK = todoList(line, in[iTodos])
+		pc.Todos, pc.TodosOK = facts.TodoList(line, in[facts.InTodos])
 	case "TaskCreate":
-		s, more, stail := cutTail(line, in[iSubject], MaxTaskChars)
-		a, amore, atail := cutTail(line, in[iActiveForm], MaxTaskChars)
-		pc.task = &Task{Subject: textcut.Marked(s, more), Status: "pending", ActiveForm: textcut.Marked(a, amore),
-			subjectTail: stail, activeFormTail: atail}
+		s, more, stail := facts.CutTail(line, in[facts.InSubject], facts.MaxTaskChars)
+		a, amore, atail := facts.CutTail(line, in[facts.InActiveForm], facts.MaxTaskChars)
+		pc.Task = new(facts.TaskWithTails(facts.Task{Subject: textcut.Marked(s, more), Status: "pending",
+			ActiveForm: textcut.Marked(a, amore)}, stail, atail))
 	case "TaskUpdate":
-		u := &taskUpdate{id: idString(line, in[iTaskID])}
-		u.status, _ = cut(line, in[iStatus], MaxTaskChars)
-		s, more, stail := cutTail(line, in[iSubject], MaxTaskChars)
-		u.subject, u.subjectTail = textcut.Marked(s, more), stail
-		a, amore, atail := cutTail(line, in[iActiveForm], MaxTaskChars)
-		u.activeForm, u.activeFormTail = textcut.Marked(a, amore), atail
-		pc.upd = u
+		u := &facts.TaskUpdate{ID: facts.IDString(line, in[facts.InTaskID])}
+		u.Status, _ = facts.Cut(line, in[facts.InStatus], facts.MaxTaskChars)
+		s, more, stail := facts.CutTail(line, in[facts.InSubject], facts.MaxTaskChars)
+		u.Subject, u.SubjectTail = textcut.Marked(s, more), stail
+		a, amore, atail := facts.CutTail(line, in[facts.InActiveForm], facts.MaxTaskChars)
+		u.ActiveForm, u.ActiveFormTail = textcut.Marked(a, amore), atail
+		pc.Update = u
 	case "ExitPlanMode":
-		if in[iPlan].isString(line) {
-			p, more, tail := cutTail(line, in[iPlan], MaxPlanChars)
-			pc.plan = &Plan{Text: textcut.Marked(p, more), Truncated: more, Time: t, tail: tail}
+		if in[facts.InPlan].IsString(line) {
+			p, more, tail := facts.CutTail(line, in[facts.InPlan], facts.MaxPlanChars)
+			pc.Plan = new(facts.PlanWithTail(facts.Plan{Text: textcut.Marked(p, more), Truncated: more, Time: t}, tail))
 		}
 	}
-	x.waitFor(id, name, pc)
+	x.WaitFor(id, name, pc)
 }
 
-func (x *claudeLines) user(line []byte, t time.Time) {
-	e := &x.e
-	if !e.content.ok() {
+func (x *lines) user(line []byte, t time.Time) {
+	e := &x.ent
+	if !e.content.OK() {
 		return
 	}
-	if e.content.isString(line) {
+	if e.content.IsString(line) {
 		x.maybePrompt(line, []block{{text: e.content}}, t)
 		return
 	}
 	results := 0
 	for _, b := range e.blocks {
-		if b.typ.strEq(line, "tool_result") {
+		if b.typ.StrEq(line, "tool_result") {
 			results++
 		}
 	}
@@ -450,19 +422,19 @@ func (x *claudeLines) user(line []byte, t time.Time) {
 	// one line it cannot be attributed, so it is then left out.
 	tur := e.top[kToolUseResult]
 	if results > 1 {
-		tur = span{}
+		tur = jsonspan.Span{}
 	}
 	for _, b := range e.blocks {
-		if b.typ.strEq(line, "tool_result") {
-			id, _ := b.useID.str(line)
+		if b.typ.StrEq(line, "tool_result") {
+			id, _ := b.useID.Str(line)
 			x.toolResult(line, id, b.isError, b.content, tur, t)
 		}
 	}
 }
 
-// harnessMarkers start user text that the harness wrote, not the user
+// HarnessMarkers start user text that the harness wrote, not the user
 // (reference §4.5 point 4).
-var harnessMarkers = []string{
+var HarnessMarkers = []string{
 	"<command-name>", "<command-message>", "<command-args>",
 	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
 	"Caveat: The messages below were generated by the user while running local commands",
@@ -476,7 +448,7 @@ var harnessMarkers = []string{
 
 func isHarnessText(s string) bool {
 	s = strings.TrimLeft(s, " \t\r\n")
-	for _, m := range harnessMarkers {
+	for _, m := range HarnessMarkers {
 		if strings.HasPrefix(s, m) {
 			return true
 		}
@@ -488,42 +460,42 @@ func isHarnessText(s string) bool {
 // not meta, not a compact summary, no toolUseResult, not written by the
 // system (promptSource "system", origin task-notification), and not starting
 // with a harness marker.
-func (x *claudeLines) maybePrompt(line []byte, blocks []block, t time.Time) {
-	top := &x.e.top
-	if top[kMeta].isTrue(line) || top[kCompactSummary].isTrue(line) || top[kToolUseResult].ok() {
+func (x *lines) maybePrompt(line []byte, blocks []block, t time.Time) {
+	top := &x.ent.top
+	if top[kMeta].IsTrue(line) || top[kCompactSummary].IsTrue(line) || top[kToolUseResult].OK() {
 		return
 	}
-	if top[kPromptSource].strEq(line, "system") {
+	if top[kPromptSource].StrEq(line, "system") {
 		return
 	}
-	if top[kOrigin].ok() {
-		var k [1]span
-		if top[kOrigin].fields(line, []string{"kind"}, k[:]) && k[0].strEq(line, "task-notification") {
+	if top[kOrigin].OK() {
+		var k [1]jsonspan.Span
+		if top[kOrigin].Fields(line, []string{"kind"}, k[:]) && k[0].StrEq(line, "task-notification") {
 			return
 		}
 	}
 	// Blocks are read up to the limit plus the tail (see TailChars).
-	const limit = MaxPromptChars + TailChars
+	const limit = facts.MaxPromptChars + facts.TailChars
 	var parts, texts []string
 	total, more, first, content := 0, false, true, false
 	for _, b := range blocks {
 		var piece string
 		switch {
-		case !b.typ.ok() || b.typ.strEq(line, "text"):
+		case !b.typ.OK() || b.typ.StrEq(line, "text"):
 			if total > limit {
 				more = true
 				continue
 			}
-			s, m := cut(line, b.text, limit)
+			s, m := facts.Cut(line, b.text, limit)
 			if first && isHarnessText(s) {
 				return
 			}
 			first, more = false, more || m
 			content = content || strings.TrimSpace(s) != ""
 			piece = s
-			kept, _ := textcut.Runes(s, MaxPromptChars)
+			kept, _ := textcut.Runes(s, facts.MaxPromptChars)
 			texts = append(texts, kept)
-		case b.typ.strEq(line, "image"):
+		case b.typ.StrEq(line, "image"):
 			piece, content = "[image]", true
 		default:
 			continue
@@ -534,34 +506,34 @@ func (x *claudeLines) maybePrompt(line []byte, blocks []block, t time.Time) {
 	if !content {
 		return
 	}
-	x.keepPrompt(parts, texts, more, t)
+	x.KeepPrompt(parts, texts, more, t)
 }
 
 var resultKeys = []string{"interrupted", "backgroundTaskId", "task", "taskId", "success"}
 
-func (x *claudeLines) toolResult(line []byte, id string, isError bool, content, tur span, t time.Time) {
-	pc, ok := x.pending[id]
+func (x *lines) toolResult(line []byte, id string, isError bool, content, tur jsonspan.Span, t time.Time) {
+	pc, ok := x.Pending(id)
 	if !ok {
 		return
 	}
-	x.settle(id, pc)
+	x.Settle(id, pc)
 
 	turStr := ""
-	if tur.isString(line) {
-		turStr, _ = cut(line, tur, 2000)
+	if tur.IsString(line) {
+		turStr, _ = facts.Cut(line, tur, 2000)
 	}
-	var r [5]span
-	if tur.ok() && line[tur.s] == '{' && (pc.cmd != nil || pc.task != nil || pc.upd != nil) {
+	var r [5]jsonspan.Span
+	if tur.OK() && line[tur.S] == '{' && (pc.Cmd != nil || pc.Task != nil || pc.Update != nil) {
 		// Only these calls need the structured result, which can be as
 		// large as the output itself.
-		tur.fields(line, resultKeys, r[:])
+		tur.Fields(line, resultKeys, r[:])
 	}
 	failed := isError || strings.HasPrefix(turStr, "Error") || strings.HasPrefix(turStr, "InputValidationError")
 	// A successful result is only looked at for an interruption marker; the
 	// text of a failure is needed whole (its first lines).
 	n := 40
 	if failed {
-		n = ErrorOutputChars
+		n = facts.ErrorOutputChars
 	}
 	errText := resultText(line, content, n)
 	if errText == "" {
@@ -571,77 +543,76 @@ func (x *claudeLines) toolResult(line []byte, id string, isError bool, content, 
 	rejected := strings.HasPrefix(lead, "The user doesn't want to") ||
 		turStr == "User rejected tool use" ||
 		strings.HasPrefix(turStr, "Error: The user doesn't want to")
-	interrupted := r[0].isTrue(line) || strings.HasPrefix(lead, "[Request interrupted")
+	interrupted := r[0].IsTrue(line) || strings.HasPrefix(lead, "[Request interrupted")
 	ok = !failed && !rejected && !interrupted
 
-	if pc.cmd != nil {
-		c := pc.cmd
+	if pc.Cmd != nil {
+		c := pc.Cmd
 		switch {
 		case rejected:
-			c.Outcome = OutcomeRejected
+			c.Outcome = facts.OutcomeRejected
 		case interrupted:
-			c.Outcome = OutcomeInterrupted
+			c.Outcome = facts.OutcomeInterrupted
 		case failed:
-			c.Outcome = OutcomeError
-			c.ExitCode, c.ErrorLine, c.errorTail = exitCode(errText)
-		case pc.bg || r[1].ok() && string(r[1].raw(line)) != "null":
-			c.Outcome = OutcomeBackground
+			c.Outcome = facts.OutcomeError
+			code, line, tail := exitCode(errText)
+			c.ExitCode = code
+			facts.SetErrorLine(c, line, tail)
+		case pc.Background || r[1].OK() && string(r[1].Raw(line)) != "null":
+			c.Outcome = facts.OutcomeBackground
 		default:
-			c.Outcome = OutcomeOK
+			c.Outcome = facts.OutcomeOK
 		}
 	}
 	if (failed || rejected) && !interrupted {
-		errLine, errTail := errorSummary(errText)
-		x.addFailure(Failure{Tool: pc.tool, Input: pc.input,
-			Error: errLine, Rejected: rejected, Time: pc.time, inputTail: pc.inTail, errorTail: errTail})
+		errLine, errTail := facts.ErrorSummary(errText)
+		x.Fail(facts.Failure{Tool: pc.Tool, Input: pc.Input,
+			Error: errLine, Rejected: rejected, Time: pc.Time}, pc.InputTail, errTail)
 	}
 	if !ok {
 		return
 	}
 	switch {
-	case pc.path != "":
-		x.editFile(pc.path, pc.tool, pc.time)
-	case pc.tool == "TodoWrite" && pc.todoOK:
-		x.todos = pc.todos
-	case pc.task != nil:
-		task := *pc.task
-		var f [1]span
-		if r[2].fields(line, []string{"id"}, f[:]) {
-			task.ID = idString(line, f[0])
+	case pc.Path != "":
+		x.EditFile(pc.Path, pc.Tool, pc.Time)
+	case pc.Tool == "TodoWrite" && pc.TodosOK:
+		x.SetTodos(pc.Todos)
+	case pc.Task != nil:
+		task := *pc.Task
+		var f [1]jsonspan.Span
+		if r[2].Fields(line, []string{"id"}, f[:]) {
+			task.ID = facts.IDString(line, f[0])
 		}
-		x.tasks = append(x.tasks, task)
-		if n := len(x.tasks); n > MaxTasks {
-			x.tasks = slices.Delete(x.tasks, 0, n-MaxTasks)
-		}
-	case pc.upd != nil:
-		if string(r[4].raw(line)) == "false" {
+		x.AddTask(task)
+	case pc.Update != nil:
+		if string(r[4].Raw(line)) == "false" {
 			return
 		}
-		u := *pc.upd
-		if u.id == "" {
-			u.id = idString(line, r[3])
+		u := *pc.Update
+		if u.ID == "" {
+			u.ID = facts.IDString(line, r[3])
 		}
-		x.updateTask(u)
-	case pc.plan != nil:
-		x.plan = pc.plan
+		x.UpdateTask(u)
+	case pc.Plan != nil:
+		x.SetPlan(pc.Plan)
 	}
 }
 
 // resultText returns the first n runes of a tool_result's text: the string
 // content, or the first text block of an array content.
-func resultText(line []byte, content span, n int) string {
-	if content.isString(line) {
-		s, _ := cut(line, content, n)
+func resultText(line []byte, content jsonspan.Span, n int) string {
+	if content.IsString(line) {
+		s, _ := facts.Cut(line, content, n)
 		return s
 	}
-	if !content.ok() || line[content.s] != '[' {
+	if !content.OK() || line[content.S] != '[' {
 		return ""
 	}
 	var out string
-	var f [2]span
-	eachElem(line[:content.e], content.s, func(vs, ve int) bool {
-		if (span{vs, ve}).fields(line, []string{"type", "text"}, f[:]) && f[0].strEq(line, "text") {
-			out, _ = cut(line, f[1], n)
+	var f [2]jsonspan.Span
+	jsonspan.EachElem(line[:content.E], content.S, func(vs, ve int) bool {
+		if (jsonspan.Span{S: vs, E: ve}).Fields(line, []string{"type", "text"}, f[:]) && f[0].StrEq(line, "text") {
+			out, _ = facts.Cut(line, f[1], n)
 			return false
 		}
 		return true
@@ -652,7 +623,7 @@ func resultText(line []byte, content span, n int) string {
 // exitCode reads "Exit code N" at the start of an error output, and the
 // line of the output that says what failed (TR-21, chooseErrorLine).
 func exitCode(text string) (*int, string, string) {
-	lines := nonEmptyLines(text, 1)
+	lines := facts.NonEmptyLines(text, 1)
 	if len(lines) == 0 {
 		return nil, "", ""
 	}
@@ -663,6 +634,6 @@ func exitCode(text string) (*int, string, string) {
 			code = &n
 		}
 	}
-	s, tail := clip(chooseErrorLine(outputLines(text), false), MaxErrorChars)
+	s, tail := facts.Clip(facts.ChooseErrorLine(facts.OutputLines(text), false), facts.MaxErrorChars)
 	return code, s, tail
 }

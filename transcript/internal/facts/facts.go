@@ -1,8 +1,8 @@
-// Package transcript reads a Claude Code session transcript (JSONL) and
-// extracts the mechanically verifiable facts compact-guard records: typed
-// prompts, edited files, commands, tasks, failures, the approved plan and the
-// context fill. It reads nothing on disk but the transcript itself.
-package transcript
+// Package facts holds what the transcript readers share: the facts a
+// reading yields (re-exported by package transcript), the Builder every
+// reader's line handler feeds, and the cutting and error-line helpers they
+// use. It is internal to transcript/: callers name transcript.Facts.
+package facts
 
 import (
 	"strings"

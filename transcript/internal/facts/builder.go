@@ -1,4 +1,4 @@
-package transcript
+package facts
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 	"golang.org/x/text/unicode/norm"
 )
@@ -36,10 +37,10 @@ const (
 	MaxPathChars = 4096
 )
 
-// builder holds what every reader builds Facts from: the bounded lists,
+// Builder holds what every reader builds Facts from: the bounded lists,
 // the pending tool calls and the counts. A reader's line handler feeds it;
 // it keeps no line, so a line's buffer may be reused.
-type builder struct {
+type Builder struct {
 	st Stats
 
 	prompts     []Prompt
@@ -65,7 +66,7 @@ type builder struct {
 	gitBranch   string
 	lastTime    time.Time
 
-	pending      map[string]*pendingCall
+	pending      map[string]*Call
 	pendingBytes int      // sum of pendingCall.size
 	order        []string // pending ids, oldest first (may hold answered ids)
 	// done holds the ids of the last MaxPending answered calls, so that a
@@ -80,36 +81,40 @@ type fileRec struct {
 	seq int64
 }
 
-// pendingCall is a tool_use waiting for its tool_result.
-type pendingCall struct {
-	size   int // bytes held, roughly
-	tool   string
-	input  string // short form for Failure.Input
-	inTail string // see TailChars
-	time   time.Time
-	path   string   // file tools
-	cmd    *Command // Bash, PowerShell
-	bg     bool     // run_in_background
-	todos  []Task   // TodoWrite
-	todoOK bool
-	task   *Task // TaskCreate
-	upd    *taskUpdate
-	plan   *Plan // ExitPlanMode
+// Call is a tool call waiting for its result.
+type Call struct {
+	size      int // bytes held, roughly
+	Tool      string
+	Input     string // short form for Failure.Input
+	InputTail string // see TailChars
+	Time      time.Time
+	Path      string   // file tools
+	Cmd       *Command // shell calls
+	// Background is set for a call run in the background.
+	Background bool
+	Todos      []Task // a todo list's new state
+	TodosOK    bool
+	Task       *Task // a task created
+	Update     *TaskUpdate
+	Plan       *Plan // a plan approved
 }
 
-type taskUpdate struct {
-	id                          string
-	status                      string
-	subject                     string
-	activeForm                  string
-	subjectTail, activeFormTail string
+// TaskUpdate is what a task update call changes; empty fields stay.
+type TaskUpdate struct {
+	ID                          string
+	Status                      string
+	Subject                     string
+	ActiveForm                  string
+	SubjectTail, ActiveFormTail string
 }
 
-// newBuilder returns a builder that continues from seed (see NewExtractor).
-func newBuilder(seed *Facts) *builder {
-	x := &builder{
+// NewBuilder returns a Builder that continues from seed, the facts of an
+// earlier reading of the same session (nil: start empty); see
+// transcript.NewExtractor for what is carried forward.
+func NewBuilder(seed *Facts) *Builder {
+	x := &Builder{
 		files:   make(map[string]*fileRec),
-		pending: make(map[string]*pendingCall),
+		pending: make(map[string]*Call),
 		done:    make(map[string]struct{}),
 	}
 	if seed == nil {
@@ -153,10 +158,10 @@ func newBuilder(seed *Facts) *builder {
 	return x
 }
 
-// addStats adds the counts of an earlier pass whose facts seeded x, so
+// AddStats adds the counts of an earlier pass whose facts seeded x, so
 // that Stats cover every byte read (a seed's stats are otherwise not
 // carried: a chain's earlier snapshot read other bytes in another run).
-func (x *builder) addStats(s Stats) {
+func (x *Builder) AddStats(s Stats) {
 	x.st.BytesRead += s.BytesRead
 	x.st.Lines += s.Lines
 	x.st.Decoded += s.Decoded
@@ -164,7 +169,9 @@ func (x *builder) addStats(s Stats) {
 	x.st.Corrupt += s.Corrupt
 }
 
-func (x *builder) bad(last bool) {
+// Bad counts a line that is not JSON; a final line without '\n' (last)
+// is torn instead.
+func (x *Builder) Bad(last bool) {
 	if last {
 		x.st.TornLastLine = true
 		return
@@ -175,12 +182,13 @@ func (x *builder) bad(last bool) {
 // sameAsTyped compares ignoring whitespace: Claude Code 2.1.328 writes
 // lastPrompt with every line break turned into a space, while the user entry
 // keeps the prompt as typed.
-func (x *builder) sameAsTyped(text string) bool {
-	t := withoutSpace(text)
-	return t == withoutSpace(x.lastTyped) || t == withoutSpace(x.lastTypedTx)
+func (x *Builder) sameAsTyped(text string) bool {
+	t := WithoutSpace(text)
+	return t == WithoutSpace(x.lastTyped) || t == WithoutSpace(x.lastTypedTx)
 }
 
-func withoutSpace(s string) string {
+// WithoutSpace is s without its white space.
+func WithoutSpace(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
 			return -1
@@ -189,28 +197,28 @@ func withoutSpace(s string) string {
 	}, s)
 }
 
-// cut unquotes at most n runes of a string value; more reports the rest.
-func cut(line []byte, sp span, n int) (string, bool) {
-	if !sp.isString(line) {
+// Cut unquotes at most n runes of a string value; more reports the rest.
+func Cut(line []byte, sp jsonspan.Span, n int) (string, bool) {
+	if !sp.IsString(line) {
 		return "", false
 	}
-	s, more, ok := unquotePrefix(sp.raw(line), n)
+	s, more, ok := jsonspan.UnquotePrefix(sp.Raw(line), n)
 	if !ok {
 		return "", false
 	}
 	return s, more
 }
 
-// cutTail is cut that also returns up to TailChars characters that follow
+// CutTail is cut that also returns up to TailChars characters that follow
 // the cut.
-func cutTail(line []byte, sp span, n int) (string, bool, string) {
-	s, more := cut(line, sp, n+TailChars)
-	return splitTail(s, more, n)
+func CutTail(line []byte, sp jsonspan.Span, n int) (string, bool, string) {
+	s, more := Cut(line, sp, n+TailChars)
+	return SplitTail(s, more, n)
 }
 
-// splitTail cuts s, read up to n+TailChars characters (more: there was
+// SplitTail cuts s, read up to n+TailChars characters (more: there was
 // more), at n characters, and returns what follows as the tail.
-func splitTail(s string, more bool, n int) (string, bool, string) {
+func SplitTail(s string, more bool, n int) (string, bool, string) {
 	kept, cut := textcut.Runes(s, n)
 	if !cut {
 		return s, more, ""
@@ -226,31 +234,31 @@ var inputKeys = []string{"run_in_background", "todos", "activeForm", "status", "
 	"description", "subject", "taskId", "path"}
 
 const (
-	iBackground = iota
-	iTodos
-	iActiveForm
-	iStatus
-	iPlan
-	iCommand // first short-form field
-	iFilePath
-	iNotebookPath
-	iPattern
-	iURL
-	iQuery
-	iSkill
-	iDescription
-	iSubject
-	iTaskID
-	iPath
-	nInput
-	iShort = iCommand
+	InBackground = iota
+	InTodos
+	InActiveForm
+	InStatus
+	InPlan
+	InCommand // first short-form field
+	InFilePath
+	InNotebookPath
+	InPattern
+	InURL
+	InQuery
+	InSkill
+	InDescription
+	InSubject
+	InTaskID
+	InPath
+	NInput
+	iShort = InCommand
 )
 
-// startCall begins a tool call of any transcript format: nil, false for a
+// StartCall begins a tool call of any transcript format: nil, false for a
 // call without an id, or one already answered or waiting (the same call
 // written again before its result: the first stands). in holds the spans
 // of the input's keys the readers use.
-func (x *builder) startCall(line []byte, id, name string, input span, t time.Time) (pc *pendingCall, in [nInput]span, ok bool) {
+func (x *Builder) StartCall(line []byte, id, name string, input jsonspan.Span, t time.Time) (pc *Call, in [NInput]jsonspan.Span, ok bool) {
 	if id == "" {
 		return nil, in, false
 	}
@@ -260,35 +268,35 @@ func (x *builder) startCall(line []byte, id, name string, input span, t time.Tim
 	if _, waiting := x.pending[id]; waiting {
 		return nil, in, false
 	}
-	input.fields(line, inputKeys, in[:])
-	pc = &pendingCall{tool: name, time: t}
-	pc.input, pc.inTail = shortInput(line, input, in[iShort:])
+	input.Fields(line, inputKeys, in[:])
+	pc = &Call{Tool: name, Time: t}
+	pc.Input, pc.InputTail = ShortInput(line, input, in[iShort:])
 	return pc, in, true
 }
 
-// startCommand records a shell call's command, outcome unknown until its
+// StartCommand records a shell call's command, outcome unknown until its
 // result comes.
-func (x *builder) startCommand(line []byte, pc *pendingCall, tool string, in [nInput]span, t time.Time) {
-	c, more, ctail := cutTail(line, in[iCommand], MaxCommandChars)
-	d, dmore, dtail := cutTail(line, in[iDescription], MaxDescriptionChars)
-	pc.cmd = &Command{Tool: tool, Command: textcut.Marked(c, more), Truncated: more,
+func (x *Builder) StartCommand(line []byte, pc *Call, tool string, in [NInput]jsonspan.Span, t time.Time) {
+	c, more, ctail := CutTail(line, in[InCommand], MaxCommandChars)
+	d, dmore, dtail := CutTail(line, in[InDescription], MaxDescriptionChars)
+	pc.Cmd = &Command{Tool: tool, Command: textcut.Marked(c, more), Truncated: more,
 		Description: textcut.Marked(d, dmore), Outcome: OutcomeUnknown, Time: t,
 		commandTail: ctail, descriptionTail: dtail}
-	x.addCommand(pc.cmd)
+	x.AddCommand(pc.Cmd)
 }
 
-// waitFor queues a started call for its result, counting what it holds
+// WaitFor queues a started call for its result, counting what it holds
 // against MaxPendingBytes (TR-29).
-func (x *builder) waitFor(id, name string, pc *pendingCall) {
-	pc.size = 64 + len(id) + len(name) + len(pc.input) + len(pc.inTail) + len(pc.path)
-	for _, td := range pc.todos {
+func (x *Builder) WaitFor(id, name string, pc *Call) {
+	pc.size = 64 + len(id) + len(name) + len(pc.Input) + len(pc.InputTail) + len(pc.Path)
+	for _, td := range pc.Todos {
 		pc.size += 48 + len(td.Subject) + len(td.Status) + len(td.ActiveForm) + len(td.subjectTail) + len(td.activeFormTail)
 	}
-	if pc.plan != nil {
-		pc.size += len(pc.plan.Text) + len(pc.plan.tail)
+	if pc.Plan != nil {
+		pc.size += len(pc.Plan.Text) + len(pc.Plan.tail)
 	}
-	if pc.cmd != nil {
-		pc.size += len(pc.cmd.Command) + len(pc.cmd.Description) + len(pc.cmd.commandTail) + len(pc.cmd.descriptionTail)
+	if pc.Cmd != nil {
+		pc.size += len(pc.Cmd.Command) + len(pc.Cmd.Description) + len(pc.Cmd.commandTail) + len(pc.Cmd.descriptionTail)
 	}
 	x.order = append(x.order, id)
 	x.pending[id] = pc
@@ -298,7 +306,7 @@ func (x *builder) waitFor(id, name string, pc *pendingCall) {
 
 // prunePending forgets the oldest calls beyond MaxPending and compacts the
 // order queue, which also holds ids already answered.
-func (x *builder) prunePending() {
+func (x *Builder) prunePending() {
 	for (len(x.pending) > MaxPending || x.pendingBytes > MaxPendingBytes) && len(x.order) > 0 {
 		id := x.order[0]
 		x.order = x.order[1:]
@@ -319,29 +327,29 @@ func (x *builder) prunePending() {
 }
 
 // idString reads an id that may be written as a string or a number.
-func idString(line []byte, sp span) string {
-	if s, ok := sp.str(line); ok {
+func IDString(line []byte, sp jsonspan.Span) string {
+	if s, ok := sp.Str(line); ok {
 		return s
 	}
-	if sp.ok() && (line[sp.s] == '-' || line[sp.s] >= '0' && line[sp.s] <= '9') {
-		return string(sp.raw(line))
+	if sp.OK() && (line[sp.S] == '-' || line[sp.S] >= '0' && line[sp.S] <= '9') {
+		return string(sp.Raw(line))
 	}
 	return ""
 }
 
-// shortInput renders a tool input for the failure list: its most telling
+// ShortInput renders a tool input for the failure list: its most telling
 // field when it has one, else the start of its JSON; and its tail (see
 // TailChars).
-func shortInput(line []byte, input span, preferred []span) (string, string) {
-	if !input.ok() {
+func ShortInput(line []byte, input jsonspan.Span, preferred []jsonspan.Span) (string, string) {
+	if !input.OK() {
 		return "", ""
 	}
 	for _, sp := range preferred {
-		if s, more, tail := cutTail(line, sp, MaxFailureInputChars); s != "" {
+		if s, more, tail := CutTail(line, sp, MaxFailureInputChars); s != "" {
 			return textcut.Marked(s, more), tail
 		}
 	}
-	raw := input.raw(line)
+	raw := input.Raw(line)
 	// Past the limit, the tail's bytes tell Bytes whether a character
 	// straddles it, without copying a megabyte input.
 	raw = raw[:min(len(raw), MaxFailureInputChars+TailChars*utf8.UTFMax)]
@@ -353,20 +361,20 @@ func shortInput(line []byte, input span, preferred []span) (string, string) {
 	return textcut.Marked(kept, cut), tail
 }
 
-func todoList(line []byte, sp span) ([]Task, bool) {
-	if !sp.ok() || line[sp.s] != '[' {
+func TodoList(line []byte, sp jsonspan.Span) ([]Task, bool) {
+	if !sp.OK() || line[sp.S] != '[' {
 		return nil, false
 	}
 	todos := []Task{}
-	var f [3]span
-	_, err := eachElem(line[:sp.e], sp.s, func(vs, ve int) bool {
+	var f [3]jsonspan.Span
+	_, err := jsonspan.EachElem(line[:sp.E], sp.S, func(vs, ve int) bool {
 		if len(todos) >= MaxTasks {
 			return false
 		}
-		if (span{vs, ve}).fields(line, []string{"content", "status", "activeForm"}, f[:]) {
-			c, more, ctail := cutTail(line, f[0], MaxTaskChars)
-			st, _ := cut(line, f[1], MaxTaskChars)
-			a, amore, atail := cutTail(line, f[2], MaxTaskChars)
+		if (jsonspan.Span{S: vs, E: ve}).Fields(line, []string{"content", "status", "activeForm"}, f[:]) {
+			c, more, ctail := CutTail(line, f[0], MaxTaskChars)
+			st, _ := Cut(line, f[1], MaxTaskChars)
+			a, amore, atail := CutTail(line, f[2], MaxTaskChars)
 			todos = append(todos, Task{Subject: textcut.Marked(c, more), Status: st, ActiveForm: textcut.Marked(a, amore),
 				subjectTail: ctail, activeFormTail: atail})
 		}
@@ -375,31 +383,31 @@ func todoList(line []byte, sp span) ([]Task, bool) {
 	return todos, err == nil
 }
 
-func (x *builder) trimCommands() {
+func (x *Builder) trimCommands() {
 	if n := len(x.commands); n > MaxCommands {
 		x.commands = slices.Delete(x.commands, 0, n-MaxCommands)
 	}
 }
 
-func (x *builder) trimPrompts() {
+func (x *Builder) trimPrompts() {
 	if n := len(x.prompts); n > MaxPrompts {
 		x.prompts = slices.Delete(x.prompts, 0, n-MaxPrompts)
 	}
 }
 
-// keepPrompt records a typed prompt made of parts (texts: its text parts
+// KeepPrompt records a typed prompt made of parts (texts: its text parts
 // alone, each cut at MaxPromptChars), read up to MaxPromptChars+TailChars
 // characters each (more: there was more): cut, deduplicated against a
 // re-emitted copy and the last-prompt stand-in, counted (TR-17, TR-18).
-func (x *builder) keepPrompt(parts, texts []string, more bool, t time.Time) {
-	text, more, tail := splitTail(strings.Join(parts, "\n"), more, MaxPromptChars)
+func (x *Builder) KeepPrompt(parts, texts []string, more bool, t time.Time) {
+	text, more, tail := SplitTail(strings.Join(parts, "\n"), more, MaxPromptChars)
 	tail, _ = textcut.Runes(tail, TailChars)
 	p := Prompt{Text: textcut.Marked(text, more), Time: t, Truncated: more, tail: tail}
 	if !t.IsZero() && slices.ContainsFunc(x.prompts, func(q Prompt) bool { return q.Text == p.Text && q.Time.Equal(t) }) {
 		// The same prompt at the same time: written again, not typed again.
 		return
 	}
-	if n := len(x.prompts); n > 0 && x.prompts[n-1].FromLastPrompt && withoutSpace(x.prompts[n-1].Text) == withoutSpace(p.Text) {
+	if n := len(x.prompts); n > 0 && x.prompts[n-1].FromLastPrompt && WithoutSpace(x.prompts[n-1].Text) == WithoutSpace(p.Text) {
 		x.prompts[n-1] = p
 	} else {
 		x.prompts = append(x.prompts, p)
@@ -411,7 +419,7 @@ func (x *builder) keepPrompt(parts, texts []string, more bool, t time.Time) {
 }
 
 // addFailure records a failed or rejected call (TR-24).
-func (x *builder) addFailure(f Failure) {
+func (x *Builder) addFailure(f Failure) {
 	x.failures = append(x.failures, f)
 	x.totals.Failures++
 	if n := len(x.failures); n > MaxFailures {
@@ -419,8 +427,8 @@ func (x *builder) addFailure(f Failure) {
 	}
 }
 
-// editFile records one successful edit of path (TR-19).
-func (x *builder) editFile(path, tool string, t time.Time) {
+// EditFile records one successful edit of path (TR-19).
+func (x *Builder) EditFile(path, tool string, t time.Time) {
 	x.fileSeq++
 	if f, found := x.files[fileKey(path)]; found {
 		f.Edits++
@@ -431,16 +439,16 @@ func (x *builder) editFile(path, tool string, t time.Time) {
 	x.pruneFiles()
 }
 
-// addCommand records a command call (TR-20); its outcome may be set later.
-func (x *builder) addCommand(c *Command) {
+// AddCommand records a command call (TR-20); its outcome may be set later.
+func (x *Builder) AddCommand(c *Command) {
 	x.commands = append(x.commands, c)
 	x.totals.Commands++
 	x.trimCommands()
 }
 
-func (x *builder) updateTask(u taskUpdate) {
-	i := slices.IndexFunc(x.tasks, func(t Task) bool { return t.ID == u.id })
-	if u.status == "deleted" {
+func (x *Builder) UpdateTask(u TaskUpdate) {
+	i := slices.IndexFunc(x.tasks, func(t Task) bool { return t.ID == u.ID })
+	if u.Status == "deleted" {
 		if i >= 0 {
 			x.tasks = slices.Delete(x.tasks, i, i+1)
 		}
@@ -448,7 +456,7 @@ func (x *builder) updateTask(u taskUpdate) {
 	}
 	if i < 0 {
 		// Created in a part of the transcript that was not read.
-		x.tasks = append(x.tasks, Task{ID: u.id})
+		x.tasks = append(x.tasks, Task{ID: u.ID})
 		i = len(x.tasks) - 1
 		if n := len(x.tasks); n > MaxTasks {
 			x.tasks = slices.Delete(x.tasks, 0, n-MaxTasks)
@@ -456,14 +464,14 @@ func (x *builder) updateTask(u taskUpdate) {
 		}
 	}
 	t := &x.tasks[i]
-	if u.status != "" {
-		t.Status = u.status
+	if u.Status != "" {
+		t.Status = u.Status
 	}
-	if u.subject != "" {
-		t.Subject, t.subjectTail = u.subject, u.subjectTail
+	if u.Subject != "" {
+		t.Subject, t.subjectTail = u.Subject, u.SubjectTail
 	}
-	if u.activeForm != "" {
-		t.ActiveForm, t.activeFormTail = u.activeForm, u.activeFormTail
+	if u.ActiveForm != "" {
+		t.ActiveForm, t.activeFormTail = u.ActiveForm, u.ActiveFormTail
 	}
 }
 
@@ -474,7 +482,7 @@ func fileKey(path string) string { return norm.NFC.String(path) }
 
 func byRecency(a, b *fileRec) int { return cmp.Compare(b.seq, a.seq) }
 
-func (x *builder) pruneFiles() {
+func (x *Builder) pruneFiles() {
 	if len(x.files) <= 2*MaxFiles {
 		return
 	}
@@ -488,25 +496,25 @@ func (x *builder) pruneFiles() {
 	}
 }
 
-// errorSummary is the first line of an error, with "Exit code N" joined to
+// ErrorSummary is the first line of an error, with "Exit code N" joined to
 // the line of the output that says what failed (TR-24, chooseErrorLine).
-func errorSummary(text string) (string, string) {
-	lines := nonEmptyLines(text, 2)
+func ErrorSummary(text string) (string, string) {
+	lines := NonEmptyLines(text, 2)
 	if len(lines) == 0 {
 		return "", ""
 	}
 	s := lines[0]
 	if strings.HasPrefix(strings.TrimPrefix(s, "Error: "), "Exit code ") && len(lines) > 1 {
-		if l := chooseErrorLine(outputLines(text), false); l != "" {
+		if l := ChooseErrorLine(OutputLines(text), false); l != "" {
 			s += ": " + l
 		}
 	}
-	return clip(s, MaxErrorChars)
+	return Clip(s, MaxErrorChars)
 }
 
-// clip cuts s at n runes with the marker, and returns the tail (see
+// Clip cuts s at n runes with the marker, and returns the tail (see
 // TailChars).
-func clip(s string, n int) (string, string) {
+func Clip(s string, n int) (string, string) {
 	kept, cut := textcut.Runes(s, n)
 	if !cut {
 		return s, ""
@@ -515,12 +523,12 @@ func clip(s string, n int) (string, string) {
 	return textcut.Marked(kept, true), tail
 }
 
-// nonEmptyLines returns up to n non-empty lines of s, with tool_use_error
+// NonEmptyLines returns up to n non-empty lines of s, with tool_use_error
 // tags and terminal escape sequences removed.
-func nonEmptyLines(s string, n int) []string {
+func NonEmptyLines(s string, n int) []string {
 	var out []string
 	for l := range strings.Lines(s) {
-		l = stripANSI(l)
+		l = StripANSI(l)
 		l = strings.ReplaceAll(l, "<tool_use_error>", "")
 		l = strings.ReplaceAll(l, "</tool_use_error>", "")
 		l = strings.TrimSpace(l)
@@ -535,8 +543,8 @@ func nonEmptyLines(s string, n int) []string {
 	return out
 }
 
-// stripANSI removes CSI escape sequences (colours) from terminal output.
-func stripANSI(s string) string {
+// StripANSI removes CSI escape sequences (colours) from terminal output.
+func StripANSI(s string) string {
 	if strings.IndexByte(s, 0x1b) < 0 {
 		return s
 	}
@@ -555,9 +563,9 @@ func stripANSI(s string) string {
 	return b.String()
 }
 
-// facts returns what has been built so far, as a fresh value the caller
-// may keep; the builder can go on being fed.
-func (x *builder) facts() *Facts {
+// Facts returns what has been built so far, as a fresh value the caller
+// may keep; the Builder can go on being fed.
+func (x *Builder) Facts() *Facts {
 	f := &Facts{
 		Prompts:     slices.Clone(x.prompts),
 		Files:       make([]FileEdit, 0, len(x.files)),
@@ -579,7 +587,7 @@ func (x *builder) facts() *Facts {
 		f.Failures = []Failure{}
 	}
 	if x.lpText != "" && !slices.ContainsFunc(f.Prompts, func(p Prompt) bool {
-		return withoutSpace(p.Text) == withoutSpace(x.lpText)
+		return WithoutSpace(p.Text) == WithoutSpace(x.lpText)
 	}) {
 		f.Prompts = append(f.Prompts, Prompt{Text: x.lpText, Truncated: x.lpTrunc, FromLastPrompt: true, tail: x.lpTail})
 		f.Totals.Prompts++
@@ -610,9 +618,9 @@ func (x *builder) facts() *Facts {
 	return f
 }
 
-// noteTime parses a line's timestamp and keeps the latest (TR-28).
-func (x *builder) noteTime(line []byte, sp span) time.Time {
-	s, ok := sp.str(line)
+// NoteTime parses a line's timestamp and keeps the latest (TR-28).
+func (x *Builder) NoteTime(line []byte, sp jsonspan.Span) time.Time {
+	s, ok := sp.Str(line)
 	if !ok {
 		return time.Time{}
 	}
@@ -626,22 +634,22 @@ func (x *builder) noteTime(line []byte, sp span) time.Time {
 	return t
 }
 
-// noteCwd keeps a non-empty working directory.
-func (x *builder) noteCwd(line []byte, sp span) {
-	if s, ok := sp.str(line); ok && s != "" {
+// NoteCwd keeps a non-empty working directory.
+func (x *Builder) NoteCwd(line []byte, sp jsonspan.Span) {
+	if s, ok := sp.Str(line); ok && s != "" {
 		x.cwd = s
 	}
 }
 
-// outputErrorLine is the line of a string value (a command's output, stdout
+// OutputErrorLine is the line of a string value (a command's output, stdout
 // and stderr mixed) that says what failed (chooseErrorLine, TR-42), else
 // its last non-empty line (the error is usually at the end), with terminal
 // colours removed, cut at MaxErrorChars; only its last 16 KiB are decoded.
-func outputErrorLine(line []byte, sp span) (string, string) {
-	if !sp.isString(line) {
+func OutputErrorLine(line []byte, sp jsonspan.Span) (string, string) {
+	if !sp.IsString(line) {
 		return "", ""
 	}
-	inner := line[sp.s+1 : sp.e-1]
+	inner := line[sp.S+1 : sp.E-1]
 	const window = 16 << 10
 	from := max(0, len(inner)-window)
 	// Start decoding after a line break escape, so that no escape is cut.
@@ -653,12 +661,12 @@ func outputErrorLine(line []byte, sp span) (string, string) {
 		}
 		seg = seg[i+2:]
 	}
-	s, ok := unquote(append(append([]byte{'"'}, seg...), '"'))
+	s, ok := jsonspan.Unquote(append(append([]byte{'"'}, seg...), '"'))
 	if !ok {
 		return "", ""
 	}
-	if l := chooseErrorLine(outputLines(s), true); l != "" {
-		return clip(l, MaxErrorChars)
+	if l := ChooseErrorLine(OutputLines(s), true); l != "" {
+		return Clip(l, MaxErrorChars)
 	}
 	return "", ""
 }
@@ -683,22 +691,22 @@ func nextNewlineEscape(b []byte) int {
 	return -1
 }
 
-// resultTextOf returns the first 4,000 characters of a string value, or of
+// ResultTextOf returns the first 4,000 characters of a string value, or of
 // the message of an {"message": …} object.
-func resultTextOf(line []byte, sp span) string {
-	if sp.ok() && line[sp.s] == '{' {
-		var m [1]span
-		if sp.fields(line, []string{"message"}, m[:]) {
+func ResultTextOf(line []byte, sp jsonspan.Span) string {
+	if sp.OK() && line[sp.S] == '{' {
+		var m [1]jsonspan.Span
+		if sp.Fields(line, []string{"message"}, m[:]) {
 			sp = m[0]
 		}
 	}
-	s, _ := cut(line, sp, 4000)
+	s, _ := Cut(line, sp, 4000)
 	return s
 }
 
-// settle takes an answered call off the pending list and remembers its id
+// Settle takes an answered call off the pending list and remembers its id
 // (TR-29).
-func (x *builder) settle(id string, pc *pendingCall) {
+func (x *Builder) Settle(id string, pc *Call) {
 	delete(x.pending, id)
 	x.pendingBytes -= pc.size
 	x.done[id] = struct{}{}

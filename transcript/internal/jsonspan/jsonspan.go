@@ -1,4 +1,7 @@
-package transcript
+// Package jsonspan walks JSON without building values: a line's keys and
+// values are spans of its bytes, decoded only when used, so a reader's cost
+// follows what it looks at (TR-56). It is internal to transcript/.
+package jsonspan
 
 import (
 	"bytes"
@@ -24,15 +27,15 @@ const maxDepth = 10000
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func skipSpace(b []byte, i int) int {
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	return i
 }
 
-// skipString returns the index just past the string starting at b[i] == '"'.
-func skipString(b []byte, i int) (int, error) {
+// SkipString returns the index just past the string starting at b[i] == '"'.
+func SkipString(b []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
 		q := nextQuote(b, i)
@@ -71,16 +74,16 @@ func nextQuote(b []byte, i int) int {
 // structural marks the bytes skipValue must look at inside containers.
 var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
-// skipValue returns the index just past the JSON value starting at b[i]
+// SkipValue returns the index just past the JSON value starting at b[i]
 // (after optional white space).
-func skipValue(b []byte, i int) (int, error) {
-	i = skipSpace(b, i)
+func SkipValue(b []byte, i int) (int, error) {
+	i = SkipSpace(b, i)
 	if i >= len(b) {
 		return 0, errSyntax
 	}
 	switch c := b[i]; c {
 	case '"':
-		return skipString(b, i)
+		return SkipString(b, i)
 	case '{', '[':
 		return skipContainer(b, i)
 	case 't':
@@ -121,7 +124,7 @@ func skipContainer(b []byte, i int) (int, error) {
 		}
 		switch c {
 		case '"':
-			j, err := skipString(b, i)
+			j, err := SkipString(b, i)
 			if err != nil {
 				return 0, err
 			}
@@ -153,18 +156,18 @@ func skipContainer(b []byte, i int) (int, error) {
 	return 0, errSyntax
 }
 
-// walkObject walks the object starting at b[i] (after optional white
+// WalkObject walks the object starting at b[i] (after optional white
 // space). For each member fn gets the raw key (quotes removed; unescaped only
 // when it holds an escape) and the index where the value starts; fn consumes
 // the value and returns the index just past it, or -1 to stop the walk, which
 // then returns (-1, nil). Otherwise walkObject returns the index just past
 // the object.
-func walkObject(b []byte, i int, fn func(key []byte, vs int) (int, error)) (int, error) {
-	i = skipSpace(b, i)
+func WalkObject(b []byte, i int, fn func(key []byte, vs int) (int, error)) (int, error) {
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
 		return 0, errSyntax
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, nil
 	}
@@ -172,22 +175,22 @@ func walkObject(b []byte, i int, fn func(key []byte, vs int) (int, error)) (int,
 		if i >= len(b) || b[i] != '"' {
 			return 0, errSyntax
 		}
-		ke, err := skipString(b, i)
+		ke, err := SkipString(b, i)
 		if err != nil {
 			return 0, err
 		}
 		key := b[i+1 : ke-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			// Escaped keys are legal JSON; compare them unescaped.
-			if s, ok := unquote(b[i:ke]); ok {
+			if s, ok := Unquote(b[i:ke]); ok {
 				key = []byte(s)
 			}
 		}
-		i = skipSpace(b, ke)
+		i = SkipSpace(b, ke)
 		if i >= len(b) || b[i] != ':' {
 			return 0, errSyntax
 		}
-		vs := skipSpace(b, i+1)
+		vs := SkipSpace(b, i+1)
 		if vs >= len(b) {
 			return 0, errSyntax
 		}
@@ -198,7 +201,7 @@ func walkObject(b []byte, i int, fn func(key []byte, vs int) (int, error)) (int,
 		if ve < 0 {
 			return -1, nil
 		}
-		i = skipSpace(b, ve)
+		i = SkipSpace(b, ve)
 		if i >= len(b) {
 			return 0, errSyntax
 		}
@@ -208,17 +211,17 @@ func walkObject(b []byte, i int, fn func(key []byte, vs int) (int, error)) (int,
 		if b[i] != ',' {
 			return 0, errSyntax
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 
-// walkArray walks the array starting at b[i] like walkObject walks objects.
-func walkArray(b []byte, i int, fn func(vs int) (int, error)) (int, error) {
-	i = skipSpace(b, i)
+// WalkArray walks the array starting at b[i] like walkObject walks objects.
+func WalkArray(b []byte, i int, fn func(vs int) (int, error)) (int, error) {
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != '[' {
 		return 0, errSyntax
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1, nil
 	}
@@ -233,7 +236,7 @@ func walkArray(b []byte, i int, fn func(vs int) (int, error)) (int, error) {
 		if ve < 0 {
 			return -1, nil
 		}
-		i = skipSpace(b, ve)
+		i = SkipSpace(b, ve)
 		if i >= len(b) {
 			return 0, errSyntax
 		}
@@ -243,15 +246,15 @@ func walkArray(b []byte, i int, fn func(vs int) (int, error)) (int, error) {
 		if b[i] != ',' {
 			return 0, errSyntax
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 
-// eachField calls fn for every member of the object at b[i] with the raw
+// EachField calls fn for every member of the object at b[i] with the raw
 // key and the value's span; fn returns false to stop early.
-func eachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, error) {
-	return walkObject(b, i, func(key []byte, vs int) (int, error) {
-		ve, err := skipValue(b, vs)
+func EachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, error) {
+	return WalkObject(b, i, func(key []byte, vs int) (int, error) {
+		ve, err := SkipValue(b, vs)
 		if err != nil || !fn(key, vs, ve) {
 			return -1, err
 		}
@@ -259,11 +262,11 @@ func eachField(b []byte, i int, fn func(key []byte, vs, ve int) bool) (int, erro
 	})
 }
 
-// eachElem calls fn for every element of the array at b[i] with the
+// EachElem calls fn for every element of the array at b[i] with the
 // element's span; fn returns false to stop early.
-func eachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
-	return walkArray(b, i, func(vs int) (int, error) {
-		ve, err := skipValue(b, vs)
+func EachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
+	return WalkArray(b, i, func(vs int) (int, error) {
+		ve, err := SkipValue(b, vs)
 		if err != nil || !fn(vs, ve) {
 			return -1, err
 		}
@@ -271,47 +274,47 @@ func eachElem(b []byte, i int, fn func(vs, ve int) bool) (int, error) {
 	})
 }
 
-// span is a raw JSON value inside a line; the zero span means "absent".
-type span struct{ s, e int }
+// Span is a raw JSON value inside a line; the zero span means "absent".
+type Span struct{ S, E int }
 
-func (sp span) ok() bool { return sp.e > sp.s }
+func (sp Span) OK() bool { return sp.E > sp.S }
 
-func (sp span) raw(b []byte) []byte { return b[sp.s:sp.e] }
+func (sp Span) Raw(b []byte) []byte { return b[sp.S:sp.E] }
 
-// isString reports whether the value is a JSON string.
-func (sp span) isString(b []byte) bool { return sp.ok() && b[sp.s] == '"' }
+// IsString reports whether the value is a JSON string.
+func (sp Span) IsString(b []byte) bool { return sp.OK() && b[sp.S] == '"' }
 
-// isTrue reports whether the value is the literal true.
-func (sp span) isTrue(b []byte) bool { return sp.ok() && string(b[sp.s:sp.e]) == "true" }
+// IsTrue reports whether the value is the literal true.
+func (sp Span) IsTrue(b []byte) bool { return sp.OK() && string(b[sp.S:sp.E]) == "true" }
 
-// str unquotes a string value; ok is false for anything else.
-func (sp span) str(b []byte) (string, bool) {
-	if !sp.isString(b) {
+// Str unquotes a string value; ok is false for anything else.
+func (sp Span) Str(b []byte) (string, bool) {
+	if !sp.IsString(b) {
 		return "", false
 	}
-	return unquote(b[sp.s:sp.e])
+	return Unquote(b[sp.S:sp.E])
 }
 
-// strEq reports whether the value is a JSON string equal to want; the common
+// StrEq reports whether the value is a JSON string equal to want; the common
 // unescaped case compares bytes in place.
-func (sp span) strEq(b []byte, want string) bool {
-	if !sp.isString(b) {
+func (sp Span) StrEq(b []byte, want string) bool {
+	if !sp.IsString(b) {
 		return false
 	}
-	inner := b[sp.s+1 : sp.e-1]
+	inner := b[sp.S+1 : sp.E-1]
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner) == want
 	}
-	s, ok := unquote(b[sp.s:sp.e])
+	s, ok := Unquote(b[sp.S:sp.E])
 	return ok && s == want
 }
 
-// int64 parses an integer value; floats are truncated, anything else fails.
-func (sp span) int64(b []byte) (int64, bool) {
-	if !sp.ok() {
+// Int64 parses an integer value; floats are truncated, anything else fails.
+func (sp Span) Int64(b []byte) (int64, bool) {
+	if !sp.OK() {
 		return 0, false
 	}
-	raw := string(b[sp.s:sp.e])
+	raw := string(b[sp.S:sp.E])
 	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
 		return n, true
 	}
@@ -321,19 +324,19 @@ func (sp span) int64(b []byte) (int64, bool) {
 	return 0, false
 }
 
-// fields fills out[k] with the span of key names[k] in the object at sp;
+// Fields fills out[k] with the span of key names[k] in the object at sp;
 // later duplicates win, as with encoding/json.
-func (sp span) fields(b []byte, names []string, out []span) bool {
+func (sp Span) Fields(b []byte, names []string, out []Span) bool {
 	for k := range out {
-		out[k] = span{}
+		out[k] = Span{}
 	}
-	if !sp.ok() || b[sp.s] != '{' {
+	if !sp.OK() || b[sp.S] != '{' {
 		return false
 	}
-	_, err := eachField(b[:sp.e], sp.s, func(key []byte, vs, ve int) bool {
+	_, err := EachField(b[:sp.E], sp.S, func(key []byte, vs, ve int) bool {
 		for k, n := range names {
 			if string(key) == n {
-				out[k] = span{vs, ve}
+				out[k] = Span{vs, ve}
 				break
 			}
 		}
@@ -342,17 +345,17 @@ func (sp span) fields(b []byte, names []string, out []span) bool {
 	return err == nil
 }
 
-// unquote decodes a complete JSON string literal (with quotes). Invalid UTF-8
+// Unquote decodes a complete JSON string literal (with quotes). Invalid UTF-8
 // becomes U+FFFD as with encoding/json.
-func unquote(lit []byte) (string, bool) {
-	s, _, ok := unquotePrefix(lit, -1)
+func Unquote(lit []byte) (string, bool) {
+	s, _, ok := UnquotePrefix(lit, -1)
 	return s, ok
 }
 
-// unquotePrefix decodes at most maxRunes runes of a JSON string literal
+// UnquotePrefix decodes at most maxRunes runes of a JSON string literal
 // (maxRunes < 0: all). more reports that runes were left undecoded, so a
 // prompt of megabytes costs only the prefix that is kept.
-func unquotePrefix(lit []byte, maxRunes int) (s string, more bool, ok bool) {
+func UnquotePrefix(lit []byte, maxRunes int) (s string, more bool, ok bool) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", false, false
 	}
@@ -487,4 +490,63 @@ func hex4(b []byte) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// TopFields walks the top level of a line and fills out[k] with the span of
+// keys[k] (the first occurrence of typeKey, later duplicates of the others,
+// as encoding/json does); it stops early, without checking the rest, once
+// the value of typeKey fails keep. It returns false when the line is not a
+// JSON object (or, with strict, not a whole valid one).
+func TopFields(line []byte, keys []string, typeKey int, keep func(typ []byte) bool, strict bool, out []Span) (stopped, ok bool) {
+	for i := range out {
+		out[i] = Span{}
+	}
+	i := SkipSpace(line, 0)
+	if i == len(line) || line[i] != '{' {
+		return false, false
+	}
+	typed := false
+	end, err := WalkObject(line, i, func(key []byte, vs int) (int, error) {
+		ve, err := SkipValue(line, vs)
+		if err != nil {
+			return ve, err
+		}
+		for k, name := range keys {
+			if string(key) != name {
+				continue
+			}
+			if k == typeKey {
+				if typed {
+					break
+				}
+				typed = true
+				if !keep(UnquoteRawKey(line[vs:ve])) {
+					stopped = true
+					if !strict {
+						return -1, nil
+					}
+				}
+			}
+			out[k] = Span{vs, ve}
+		}
+		return ve, nil
+	})
+	if err != nil || end >= 0 && SkipSpace(line, end) != len(line) {
+		return false, false
+	}
+	return stopped, true
+}
+
+// UnquoteRawKey returns the bytes of a string value for a type comparison,
+// unescaping only when needed.
+func UnquoteRawKey(v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return nil
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	s, _ := Unquote(v)
+	return []byte(s)
 }

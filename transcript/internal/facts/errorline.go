@@ -1,4 +1,4 @@
-package transcript
+package facts
 
 import (
 	"strings"
@@ -10,16 +10,16 @@ import (
 // the line that says what failed — often its last — is within it.
 const ErrorOutputChars = 32 << 10
 
-// outputLines are the non-empty lines of a command's output as a reader
+// OutputLines are the non-empty lines of a command's output as a reader
 // sees them (TR-62): terminal colour sequences and <tool_use_error> tags
 // removed, a line rewritten with carriage returns shown as its last
 // rewrite (what the terminal left), right-trimmed but indented as written
 // (a Python traceback's frames are indented), and the client's own
 // "Exit code N" lines left out.
-func outputLines(text string) []string {
+func OutputLines(text string) []string {
 	var out []string
 	for l := range strings.Lines(text) {
-		l = strings.TrimRight(stripANSI(l), " \t\r\n")
+		l = strings.TrimRight(StripANSI(l), " \t\r\n")
 		l = strings.ReplaceAll(strings.ReplaceAll(l, "<tool_use_error>", ""), "</tool_use_error>", "")
 		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
 			segs := strings.Split(l, "\r")
@@ -49,7 +49,7 @@ func isExitCodeLine(s string) bool {
 	return strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }
 
-// chooseErrorLine is the line of a failed command's output that says what
+// ChooseErrorLine is the line of a failed command's output that says what
 // failed (TR-62 to TR-64), trimmed; "" for an output with no line. The
 // first rule that finds a line decides:
 //
@@ -74,7 +74,7 @@ func isExitCodeLine(s string) bool {
 // passed over when matching. So stdout printed before the failure ("all
 // tests passed", "hello") is not taken for it, whichever order the client
 // wrote the two streams in.
-func chooseErrorLine(lines []string, lastFallback bool) string {
+func ChooseErrorLine(lines []string, lastFallback bool) string {
 	if len(lines) == 0 {
 		return ""
 	}
