@@ -29,7 +29,7 @@ type PrecompactOptions struct {
 	NoRedact      bool
 	// NoHint keeps stdout empty: no summary hint (PC-31).
 	NoHint bool
-	// GitPath is passed to snapshot.ReadGit ("" = git from PATH).
+	// GitPath is passed to gitstate.Read ("" = git from PATH).
 	GitPath  string
 	CodePage int
 	Getenv   func(string) string
