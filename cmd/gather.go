@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/gitstate"
+	"github.com/compact-guard/compact-guard/snapshot/redact"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -89,7 +91,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	if gitTimeout <= 0 {
 		gitTimeout = defaultGitTimeout
 	}
-	gitOpts := snapshot.GitOptions{Timeout: gitTimeout, GitPath: opts.GitPath}
+	gitOpts := gitstate.Options{Timeout: gitTimeout, GitPath: opts.GitPath}
 
 	gitCh := make(chan *snapshot.Git, 1)
 	if gitDir != "" {
@@ -229,7 +231,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
 		for i := range warnings {
-			warnings[i], _ = snapshot.Redact(warnings[i])
+			warnings[i], _ = redact.Text(warnings[i])
 		}
 	}
 	rec.Warnings = warnings
@@ -472,13 +474,13 @@ func (s settler) run() settled {
 	return settled{Quiet: true, Waited: s.now().Sub(start), Grew: last - first}
 }
 
-func readGitSafe(ctx context.Context, dir string, opt snapshot.GitOptions) (g *snapshot.Git) {
+func readGitSafe(ctx context.Context, dir string, opt gitstate.Options) (g *snapshot.Git) {
 	defer func() {
 		if r := recover(); r != nil {
 			g = &snapshot.Git{Error: fmt.Sprintf("git: panic: %v", r)}
 		}
 	}()
-	return snapshot.ReadGit(ctx, dir, opt)
+	return gitstate.Read(ctx, dir, opt)
 }
 
 // fillFromFacts copies the extracted facts into the record.

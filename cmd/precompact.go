@@ -32,7 +32,7 @@ type PrecompactOptions struct {
 	// Settle is how long a Claude Code transcript must stay unchanged
 	// before it is read (PC-36); zero reads it at once.
 	Settle time.Duration
-	// GitPath is passed to snapshot.ReadGit ("" = git from PATH).
+	// GitPath is passed to gitstate.Read ("" = git from PATH).
 	GitPath  string
 	CodePage int
 	Getenv   func(string) string

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // Defaults for Options.
@@ -146,7 +147,7 @@ type Rejection struct {
 // opens only a regular file, and never blocks: a .json swapped for a FIFO
 // after the folder was listed would otherwise hang the hook. The file must
 // be the user's and closed to writes by others (SEC-13).
-var openFile = func(name string) (io.ReadCloser, error) { return snapshot.OpenTrusted(name) }
+var openFile = func(name string) (io.ReadCloser, error) { return trust.OpenTrusted(name) }
 
 type candidate struct {
 	base string
@@ -173,7 +174,7 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 	}
 	// A folder precompact would refuse to write to is not read from either
 	// (SEC-14): anyone who can write to it could have put the records there.
-	err := snapshot.CheckPrivateDir(o.Dir)
+	err := trust.CheckPrivateDir(o.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -257,7 +258,7 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 				reason = "no .md file"
 			} else if !isReg {
 				reason = ".md is not a regular file"
-			} else if err := snapshot.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
+			} else if err := trust.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
 				reason = ".md " + untrustedReason(err)
 			}
 		}
@@ -281,7 +282,7 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 		var dl *snapshot.Delivery
 		if delivered[c.base] {
 			d, derr := snapshot.ReadDelivery(o.Dir, c.base, o.SessionID)
-			if errors.Is(derr, snapshot.ErrUntrusted) {
+			if errors.Is(derr, trust.ErrUntrusted) {
 				// Not the user's: ignored, as if absent, and said (SEC-16).
 				rejected = append(rejected, Rejection{c.base + snapshot.DeliverySuffix, "ignored: " + untrustedReason(derr)})
 				d, derr = nil, nil
@@ -366,7 +367,7 @@ func CheckFailure(ctx context.Context, o Options, f *snapshot.Failure) (reason, 
 // record is usable.
 func readRecord(path, base string, name snapshot.Name, sessionID string) (*snapshot.Record, string) {
 	f, err := openFile(path)
-	if errors.Is(err, snapshot.ErrUntrusted) {
+	if errors.Is(err, trust.ErrUntrusted) {
 		return nil, untrustedReason(err)
 	}
 	if err != nil {
@@ -403,7 +404,7 @@ func readRecord(path, base string, name snapshot.Name, sessionID string) (*snaps
 // is another user's or open to writes by others, without its path (the log
 // names the snapshot already); the error's text otherwise.
 func untrustedReason(err error) string {
-	var ue *snapshot.UntrustedError
+	var ue *trust.UntrustedError
 	if errors.As(err, &ue) {
 		return "not trusted: " + ue.Why
 	}
