@@ -224,7 +224,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
-	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) {
+	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) && !wentOnDue(p.HookEventName, st, start) {
 		dry := watch.State{}
 		if st != nil {
 			dry = *st
@@ -237,7 +237,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	var texts []string
 	var block string
 	st, uerr := store.Update(sid, func(st *watch.State) bool {
-		changed := false
+		changed := st.NoteWentOn(p.HookEventName, start) // SS-27
 		if p.HookEventName == watch.UserPromptSubmit && st.Pending != nil {
 			text, why := run.fallback(ctx, st)
 			entry.Detail = why

@@ -116,6 +116,11 @@ type Options struct {
 	// Event is the hook running selection, "SessionStart" (also for "")
 	// or "PostCompact" (SS-15).
 	Event string
+	// WentOn is the first tool call's or prompt's hook run after the
+	// session's newest PreCompact, as watch recorded it, nil when none is
+	// known: a snapshot taken before it is not this compaction's, even
+	// while the transcript does not show the session going on (SS-26).
+	WentOn *WentOn
 }
 
 // Choice is the selected snapshot.
@@ -414,6 +419,9 @@ type compactionCheck struct {
 	promptID string
 	order    Order
 	event    string
+	// wentOn is Options.WentOn where the client's order lets it tell
+	// (SS-28), else nil.
+	wentOn *WentOn
 	// skipped says why the transcript was not consulted (SS-9).
 	skipped string
 }
@@ -423,7 +431,7 @@ func newCheck(o Options) *compactionCheck {
 	if ev == "" {
 		ev = "SessionStart"
 	}
-	return &compactionCheck{t: o.Transcript, promptID: o.PromptID, order: Orders[agentOr(o.Agent)], event: ev}
+	return &compactionCheck{t: o.Transcript, promptID: o.PromptID, order: Orders[agentOr(o.Agent)], event: ev, wentOn: wentOnFor(o)}
 }
 
 // ownBoundaryBetween reports whether the client writes a compaction's
@@ -441,6 +449,9 @@ func (c *compactionCheck) ownBoundaryBetween(handled string) bool {
 func (c *compactionCheck) check(ctx context.Context, tk Taken) (string, error) {
 	if c.promptID != "" && tk.PromptID != "" && tk.PromptID != c.promptID {
 		return fmt.Sprintf("taken during another prompt (prompt_id %s, this compaction's is %s)", tk.PromptID, c.promptID), nil
+	}
+	if r := c.wentOnAfter(tk); r != "" {
+		return r, nil
 	}
 	if c.t == nil {
 		if c.skipped == "" {

@@ -81,6 +81,10 @@ type State struct {
 	// Ownership is when the session started and the handoff blocks it
 	// claimed (WA-30, owner.go).
 	Ownership
+
+	// WentOn says whether a tool call or a prompt came after the newest
+	// PreCompact run (selectsnap SS-26, SS-27); wenton.go.
+	WentOn *WentOn `json:"went_on,omitempty"`
 }
 
 // ResidueDue is a compaction whose residue is due (WA-14): the snapshot
