@@ -59,7 +59,7 @@ var agentWindowLine = map[string]string{
 	"qwen":  "context at 28% of the window (9,000 of 32,000 tokens)",
 }
 
-// spec: SF-5 (agent), SS-16, TR-37, WA-41
+// spec: SF-5 (agent), SS-16, TR-37, WA-41, PO-38
 // A Codex or Qwen Code session's precompact records its agent, prompt id
 // and facts; postcompact of that client points at it, and postcompact of
 // a session of another client with the same id does not.
@@ -104,6 +104,19 @@ func TestAgentSessionsThroughTheHooks(t *testing.T) {
 			// Code's inferred 200,000.
 			if want := agentWindowLine[agent]; !strings.Contains(out.String(), want) {
 				t.Errorf("pointer lacks %q: %q", want, out.String())
+			}
+			// PO-38: Qwen Code shows ">" as "&gt;"; its quotes carry "|".
+			var hook struct {
+				Out struct {
+					Text string `json:"additionalContext"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal([]byte(out.String()), &hook); err != nil {
+				t.Fatal(err)
+			}
+			mark := map[string]string{"codex": "\n> edit hello.txt\n", "qwen": "\n| edit hello.txt\n"}[agent]
+			if !strings.Contains(hook.Out.Text, mark) || agent == "qwen" && strings.Contains(hook.Out.Text, "\n>") {
+				t.Errorf("the prompt's quote for %s is not %q:\n%s", agent, mark, hook.Out.Text)
 			}
 
 			// The same session id and path, now a transcript of Claude Code.

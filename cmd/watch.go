@@ -293,7 +293,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	case block != "":
 		out, oerr2 = restore.BlockOutput(block)
 	case len(texts) > 0:
-		out, oerr2 = restore.EventOutput(p.HookEventName, strings.Join(texts, "\n\n"))
+		out, oerr2 = restore.EventOutput(p.HookEventName, restore.ForClient(sessionAgent(p, f), strings.Join(texts, "\n\n"))) // PO-38
 	default:
 		if entry.Detail != "" {
 			entry.Outcome = outcomeNone
