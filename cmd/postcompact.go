@@ -228,7 +228,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
-	out, jerr := restore.NoticeOutput(text, message)
+	out, jerr := restore.NoticeOutput(restore.ForClient(sessionAgent(p, f), text), message) // PO-38
 	if jerr != nil {
 		entry.Outcome, entry.Detail = outcomeFailed, "encoding hook output: "+jerr.Error()
 		return nil

@@ -293,7 +293,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	case block != "":
 		out, oerr2 = restore.BlockOutput(block)
 	case len(texts) > 0:
-		out, oerr2 = restore.EventOutput(p.HookEventName, strings.Join(texts, "\n\n"))
+		out, oerr2 = restore.EventOutput(p.HookEventName, restore.ForClient(sessionAgent(p, f), strings.Join(texts, "\n\n"))) // PO-38
 	default:
 		if entry.Detail != "" {
 			entry.Outcome = outcomeNone
@@ -530,7 +530,7 @@ func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p Payload, n
 		in.Started = transcriptStarted(rec.TranscriptPath) // HO-11
 	}
 	if u := rec.Context; u != nil && !u.FromBoundary {
-		in.Fill, in.Model = u.Tokens, u.Model
+		in.Fill, in.Model, in.ClientWindow = u.Tokens, u.Model, u.Window // WA-41
 	}
 	if n, ok := snapshot.ParseName(rec.Coverage.Previous); ok {
 		in.Previous = n.Time
