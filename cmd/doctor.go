@@ -21,6 +21,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 	"github.com/compact-guard/compact-guard/snapshot/textesc"
 )
 
@@ -41,7 +42,7 @@ type DoctorOptions struct {
 	Host       settings.Host
 	Now        func() time.Time
 	// SelfTest runs the round trip (doctorSelfTest); tests substitute it.
-	SelfTest func() doctorCheck
+	SelfTest func() health.Result
 	// ClaudeVersion asks the Claude Code on PATH for its release
 	// (claudeVersion); tests substitute it.
 	ClaudeVersion func() (version, from string)
@@ -140,30 +141,15 @@ func markStyle(w io.Writer, getenv func(string) string) (fancy, color bool) {
 	return true, getenv("NO_COLOR") == ""
 }
 
-type checkStatus int
-
-const (
-	checkOK checkStatus = iota
-	checkInfo
-	checkWarn
-	checkFail
-)
-
-// doctorCheck is one line of doctor's report.
-type doctorCheck struct {
-	Status checkStatus
-	Text   string
-	Fix    string
-}
-
-func (c doctorCheck) line(fancy, color bool) string {
-	marks := map[checkStatus][2]string{
-		checkOK:   {"✓", "[ok]  "},
-		checkInfo: {"·", "[info]"},
-		checkWarn: {"!", "[warn]"},
-		checkFail: {"✗", "[FAIL]"},
+// resultLine is one line of doctor's report, with its fix under it.
+func resultLine(c health.Result, fancy, color bool) string {
+	marks := map[health.Status][2]string{
+		health.OK:   {"✓", "[ok]  "},
+		health.Info: {"·", "[info]"},
+		health.Warn: {"!", "[warn]"},
+		health.Fail: {"✗", "[FAIL]"},
 	}
-	colors := map[checkStatus]string{checkOK: "32", checkInfo: "2", checkWarn: "33", checkFail: "31"}
+	colors := map[health.Status]string{health.OK: "32", health.Info: "2", health.Warn: "33", health.Fail: "31"}
 	m, pad := marks[c.Status][1], "       "
 	if fancy {
 		m, pad = marks[c.Status][0], "  "
@@ -182,14 +168,14 @@ func (c doctorCheck) line(fancy, color bool) string {
 }
 
 func doctorRun(opts *DoctorOptions) error {
-	var checks []doctorCheck
-	add := func(c ...doctorCheck) { checks = append(checks, c...) }
+	var checks []health.Result
+	add := func(c ...health.Result) { checks = append(checks, c...) }
 
 	exe, exeErr := opts.Executable()
 	if exeErr != nil {
-		add(doctorCheck{Status: checkWarn, Text: fmt.Sprintf("compact-guard %s: %v", Version, exeErr)})
+		add(health.Result{Status: health.Warn, Text: fmt.Sprintf("compact-guard %s: %v", Version, exeErr)})
 	} else {
-		add(doctorCheck{Status: checkOK, Text: fmt.Sprintf("compact-guard %s (%s, %s/%s) at %s", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, exe)})
+		add(health.Result{Status: health.OK, Text: fmt.Sprintf("compact-guard %s (%s, %s/%s) at %s", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, exe)})
 	}
 
 	add(checkSettings(opts, exe)...)
@@ -201,7 +187,7 @@ func doctorRun(opts *DoctorOptions) error {
 	add(checkLog(logPath(dir), opts.Now()))
 	add(checkTurnedDown(logPath(dir), opts.Now()))
 	if opts.NoSelfTest {
-		add(doctorCheck{Status: checkInfo, Text: "round trip skipped (--no-self-test)"})
+		add(health.Result{Status: health.Info, Text: "round trip skipped (--no-self-test)"})
 	} else {
 		add(opts.SelfTest())
 	}
@@ -209,11 +195,11 @@ func doctorRun(opts *DoctorOptions) error {
 	failed, warned := 0, 0
 	var b strings.Builder
 	for _, c := range checks {
-		b.WriteString(c.line(opts.Fancy, opts.Color))
+		b.WriteString(resultLine(c, opts.Fancy, opts.Color))
 		switch c.Status {
-		case checkFail:
+		case health.Fail:
 			failed++
-		case checkWarn:
+		case health.Warn:
 			warned++
 		}
 	}
@@ -278,8 +264,8 @@ type registration struct {
 	H      settings.Entry
 }
 
-func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
-	var out []doctorCheck
+func checkSettings(opts *DoctorOptions, exe string) []health.Result {
+	var out []health.Result
 	var regs []registration
 	var hintEnvs []settingsValue // DR-16
 	projDir, _ := settings.ProjectDir(opts.Host)
@@ -292,7 +278,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		data, _, err := settings.ReadFile(src.Path)
 		if errors.Is(err, os.ErrNotExist) {
 			if src.Ignored == "" {
-				out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s: not found", src.Label, src.Path)})
+				out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s %s: not found", src.Label, src.Path)})
 			}
 			continue
 		}
@@ -308,7 +294,7 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		found := doc.Entries(exe)
 		if src.Ignored != "" {
 			if len(found) > 0 {
-				out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s %s holds compact-guard hooks, but %s", src.Label, src.Path, src.Ignored),
+				out = append(out, health.Result{Status: health.Warn, Text: fmt.Sprintf("%s %s holds compact-guard hooks, but %s", src.Label, src.Path, src.Ignored),
 					Fix: fmt.Sprintf("run 'compact-guard install' (it writes to $CLAUDE_CONFIG_DIR/settings.json), then 'compact-guard uninstall --settings %s'", shellQuote(src.Path))})
 			}
 			continue
@@ -318,14 +304,14 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		}
 		for _, key := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 			if src.Agent.IsClaude() && doc.IsTrue(key) {
-				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
+				out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("%s %s: %q is true: Claude Code runs none of these hooks", src.Label, src.Path, key),
 					Fix: fmt.Sprintf("remove %q from %s", key, src.Path)})
 			}
 		}
 		if len(found) == 0 {
-			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s: no compact-guard hooks", src.Label, src.Path)})
+			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s %s: no compact-guard hooks", src.Label, src.Path)})
 		} else {
-			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s %s:", src.Label, src.Path)})
+			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s %s:", src.Label, src.Path)})
 		}
 		for _, h := range found {
 			regs = append(regs, registration{src, h})
@@ -358,7 +344,7 @@ func installFix(src settingsSource) string {
 
 // checkRegistration judges one hook entry of ours. All its problems go on
 // its one line, the worst deciding the mark.
-func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string, host settings.Host) doctorCheck {
+func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string, host settings.Host) health.Result {
 	matcher := h.Matcher
 	if !h.HasMatcher {
 		matcher = "*"
@@ -368,11 +354,11 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 		timeout = "timeout " + h.Timeout + " s"
 	}
 	cmdline := strings.TrimSpace(h.Command + " " + strings.Join(h.ExecArgs, " "))
-	res := doctorCheck{Status: checkOK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, cmdline, timeout)}
+	res := health.Result{Status: health.OK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, cmdline, timeout)}
 	var whys, fixes, installNotes []string
 	inst := installFix(src)
 	needInstall := false
-	report := func(st checkStatus, why, fix string) {
+	report := func(st health.Status, why, fix string) {
 		res.Status = max(res.Status, st)
 		whys = append(whys, why)
 		// One install run mends several problems: say it once.
@@ -385,8 +371,8 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 			fixes = append(fixes, fix)
 		}
 	}
-	fail := func(why, fix string) { report(checkFail, why, fix) }
-	warn := func(why, fix string) { report(checkWarn, why, fix) }
+	fail := func(why, fix string) { report(health.Fail, why, fix) }
+	warn := func(why, fix string) { report(health.Warn, why, fix) }
 
 	spec, subs := hookSpec(h.Event, h.Sub)
 	if len(subs) == 0 {
@@ -432,10 +418,10 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v), installFix(src))
 		}
 	}
-	if p := hookArgProblem(h.Args, src.Path); p.Status != checkOK {
+	if p := hookArgProblem(h.Args, src.Path); p.Status != health.OK {
 		report(p.Status, p.Text, p.Fix)
 	}
-	if p := foreignEntryProblem(src, h); p.Status != checkOK {
+	if p := foreignEntryProblem(src, h); p.Status != health.OK {
 		report(p.Status, p.Text, p.Fix)
 	}
 	if h.If {
@@ -473,46 +459,46 @@ func checkRegistration(src settingsSource, h settings.Entry, exe, projDir string
 // message and do nothing, at every compaction, unseen. It also rejects
 // values the flags accept but the hook cannot use (--keep 0, --lang de).
 // The zero doctorCheck (checkOK) means no problem.
-func hookArgProblem(args []string, file string) doctorCheck {
+func hookArgProblem(args []string, file string) health.Result {
 	fixIn := func(words string) string { return fmt.Sprintf("remove or correct %s in %s", words, file) }
 	// A word the shell expands may be valid in Claude Code's environment.
-	st := checkFail
+	st := health.Fail
 	if slices.ContainsFunc(args, func(a string) bool { return strings.ContainsAny(a, "$`") }) {
-		st = checkWarn
+		st = health.Warn
 	}
 	ios := &IO{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
 	c, rest, err := NewRootCmd(ios).Find(args)
 	if err != nil {
-		return doctorCheck{Status: st, Text: "its arguments do not parse: " + err.Error(), Fix: fixIn("the arguments")}
+		return health.Result{Status: st, Text: "its arguments do not parse: " + err.Error(), Fix: fixIn("the arguments")}
 	}
 	c.InitDefaultHelpFlag()
 	if err := c.ParseFlags(rest); err != nil {
 		text := fmt.Sprintf("compact-guard %s would reject its arguments (%v) and do nothing", c.Name(), err)
-		if st == checkWarn {
+		if st == health.Warn {
 			text = fmt.Sprintf("compact-guard %s rejects its arguments as written (%v); only the shell's expansion can make them valid", c.Name(), err)
 		}
-		return doctorCheck{Status: st, Text: text, Fix: fixIn(offendingWords(err, rest))}
+		return health.Result{Status: st, Text: text, Fix: fixIn(offendingWords(err, rest))}
 	}
 	f := c.Flags()
 	if h := f.Lookup("help"); h != nil && h.Changed {
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("compact-guard %s would print its help and do nothing", c.Name()), Fix: fixIn("--help")}
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("compact-guard %s would print its help and do nothing", c.Name()), Fix: fixIn("--help")}
 	}
 	if k := f.Lookup("keep"); k != nil && k.Changed {
 		if n, err := f.GetInt("keep"); err == nil && n < 1 {
-			return doctorCheck{Status: checkFail, Text: fmt.Sprintf("--keep %d: at least 1 snapshot must be kept", n), Fix: fixIn("--keep " + k.Value.String())}
+			return health.Result{Status: health.Fail, Text: fmt.Sprintf("--keep %d: at least 1 snapshot must be kept", n), Fix: fixIn("--keep " + k.Value.String())}
 		}
 	}
 	if l := f.Lookup("lang"); l != nil && l.Changed {
 		if _, err := snapshot.ParseLang(l.Value.String()); err != nil {
-			return doctorCheck{Status: st, Text: fmt.Sprintf("--lang %s: %v; the hook falls back to the environment's language", l.Value.String(), err),
+			return health.Result{Status: st, Text: fmt.Sprintf("--lang %s: %v; the hook falls back to the environment's language", l.Value.String(), err),
 				Fix: fixIn("--lang " + l.Value.String())}
 		}
 	}
 	if pos := f.Args(); len(pos) > 0 {
-		return doctorCheck{Status: checkWarn, Text: fmt.Sprintf("compact-guard %s ignores the argument(s) %s", c.Name(), strings.Join(pos, " ")),
+		return health.Result{Status: health.Warn, Text: fmt.Sprintf("compact-guard %s ignores the argument(s) %s", c.Name(), strings.Join(pos, " ")),
 			Fix: fixIn(strings.Join(pos, " "))}
 	}
-	return doctorCheck{}
+	return health.Result{}
 }
 
 // pflagInvalid and pflagUnknown take apart pflag's errors, to name the words
@@ -555,7 +541,7 @@ func offendingWords(err error, args []string) string {
 	return "the arguments"
 }
 
-func finishCheck(c doctorCheck, whys, fixes []string) doctorCheck {
+func finishCheck(c health.Result, whys, fixes []string) health.Result {
 	if len(whys) > 0 {
 		c.Text += ": " + strings.Join(whys, "; ")
 		c.Fix = strings.Join(fixes, "; ")
@@ -658,8 +644,8 @@ func watchMissing(event string, agent settings.Agent) string {
 // checkCoverage reports the hooks missing from every file, and the same hook
 // registered more than once with different commands (identical handlers run
 // once; different ones run twice).
-func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
-	var out []doctorCheck
+func checkCoverage(regs []registration, agent settings.Agent) []health.Result {
+	var out []health.Result
 	install := "run 'compact-guard install" + agentFlag(agent) + "'"
 	for _, s := range settings.Hooks {
 		if !s.For(agent) {
@@ -673,16 +659,16 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 		}
 		switch {
 		case len(where) == 0 && s.Event == "PostCompact":
-			out = append(out, doctorCheck{Status: checkWarn, Text: "no PostCompact hook runs compact-guard postcompact: snapshots do not record that the compaction completed",
+			out = append(out, health.Result{Status: health.Warn, Text: "no PostCompact hook runs compact-guard postcompact: snapshots do not record that the compaction completed",
 				Fix: install})
 		case len(where) == 0 && s.Event == "PreCompact":
-			out = append(out, doctorCheck{Status: checkFail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
+			out = append(out, health.Result{Status: health.Fail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
 				Fix: install})
 		case len(where) == 0 && s.Sub == "watch":
-			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, watchMissing(s.Event, agent)),
+			out = append(out, health.Result{Status: health.Warn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, watchMissing(s.Event, agent)),
 				Fix: install})
 		case len(where) == 0:
-			out = append(out, doctorCheck{Status: checkFail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,
+			out = append(out, health.Result{Status: health.Fail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,
 				Fix: install})
 		case len(where) > 1:
 			cmds := map[string]bool{}
@@ -694,7 +680,7 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 			// A plugin beside a settings file is reported with its own fix
 			// (checkPluginDuplicates).
 			if len(cmds) > 1 && !slices.ContainsFunc(where, func(r registration) bool { return r.Source.Plugin != "" }) {
-				out = append(out, doctorCheck{Status: checkWarn,
+				out = append(out, health.Result{Status: health.Warn,
 					Text: fmt.Sprintf("%s runs compact-guard %s %d times (%s) with different commands", s.Event, s.Sub, len(where), strings.Join(labels, ", ")),
 					Fix:  duplicateFix(where)})
 			}
@@ -705,7 +691,7 @@ func checkCoverage(regs []registration, agent settings.Agent) []doctorCheck {
 
 // ---- snapshot folder ----
 
-func checkSnapshotDir(dir string) doctorCheck {
+func checkSnapshotDir(dir string) health.Result {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		parent := dir
@@ -716,16 +702,16 @@ func checkSnapshotDir(dir string) doctorCheck {
 			}
 		}
 		if werr := probeWritable(parent); werr != nil {
-			return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s does not exist and cannot be created: %v", dir, werr),
+			return health.Result{Status: health.Fail, Text: fmt.Sprintf("snapshot folder %s does not exist and cannot be created: %v", dir, werr),
 				Fix: "make " + parent + " writable, or choose another folder with COMPACT_GUARD_DIR in Claude Code's environment"}
 		}
-		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("snapshot folder %s: not created yet (the first snapshot creates it, mode 0700)", dir)}
+		return health.Result{Status: health.OK, Text: fmt.Sprintf("snapshot folder %s: not created yet (the first snapshot creates it, mode 0700)", dir)}
 	}
 	if err != nil {
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: %v", dir, err)}
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("snapshot folder %s: %v", dir, err)}
 	}
 	if !st.IsDir() {
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not a folder", dir), Fix: "move it away"}
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("snapshot folder %s is not a folder", dir), Fix: "move it away"}
 	}
 	// precompact refuses a folder another user owns or others can write
 	// to, or one in a folder others can rename it in, and postcompact reads
@@ -736,18 +722,18 @@ func checkSnapshotDir(dir string) doctorCheck {
 		if errors.As(err, &ue) && strings.HasPrefix(ue.Fix, "chmod ") {
 			fix = ue.Fix
 		}
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s: compact-guard refuses it: %v", dir, err), Fix: fix}
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("snapshot folder %s: compact-guard refuses it: %v", dir, err), Fix: fix}
 	}
 	if err := probeWritable(dir); err != nil {
 		why, fix := unwritableDir(dir, st.Mode().Perm(), err)
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("snapshot folder %s is not writable: %s (%v)", dir, why, err), Fix: fix}
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("snapshot folder %s is not writable: %s (%v)", dir, why, err), Fix: fix}
 	}
 	count, newest := countSnapshots(dir)
 	what := "no snapshots yet"
 	if count > 0 {
 		what = fmt.Sprintf("%d snapshot(s), newest %s", count, newest.Local().Format("2006-01-02 15:04"))
 	}
-	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("snapshot folder %s: writable, private (%s)", dir, what)}
+	return health.Result{Status: health.OK, Text: fmt.Sprintf("snapshot folder %s: writable, private (%s)", dir, what)}
 }
 
 func probeWritable(dir string) error {
@@ -786,11 +772,11 @@ func countSnapshots(dir string) (int, time.Time) {
 // PostCompact run confirmed them) from those whose compaction never did:
 // Claude Code can fire PreCompact for a compaction it then skips. It is
 // information, not a failure; ok is false when there is nothing to say.
-func checkConfirmations(dir string, now time.Time) (doctorCheck, bool) {
+func checkConfirmations(dir string, now time.Time) (health.Result, bool) {
 	st := &snapshot.Store{Dir: dir}
 	entries, err := st.Entries()
 	if err != nil || len(entries) == 0 {
-		return doctorCheck{}, false
+		return health.Result{}, false
 	}
 	confirmed, skipped, pending := 0, 0, 0
 	for _, e := range entries {
@@ -810,7 +796,7 @@ func checkConfirmations(dir string, now time.Time) (doctorCheck, bool) {
 	if pending > 0 {
 		text += fmt.Sprintf(", %d too recent to tell", pending)
 	}
-	return doctorCheck{Status: checkInfo, Text: text}, true
+	return health.Result{Status: health.Info, Text: text}, true
 }
 
 // ---- log ----
@@ -851,13 +837,13 @@ func parseLogLine(s string) (logLine, bool) {
 // by snapshot.AppendLog.
 const maxLogLines = 100000
 
-func checkLog(path string, now time.Time) doctorCheck {
+func checkLog(path string, now time.Time) health.Result {
 	lines, err := snapshot.RecentLogLines(path, maxLogLines)
 	if err != nil {
-		return doctorCheck{Status: checkWarn, Text: fmt.Sprintf("log %s: %v", path, err)}
+		return health.Result{Status: health.Warn, Text: fmt.Sprintf("log %s: %v", path, err)}
 	}
 	if lines == nil {
-		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("log %s: no hook runs recorded yet", path)}
+		return health.Result{Status: health.OK, Text: fmt.Sprintf("log %s: no hook runs recorded yet", path)}
 	}
 	since := now.Add(-24 * time.Hour)
 	runs, warned, failed := 0, 0, 0
@@ -877,7 +863,7 @@ func checkLog(path string, now time.Time) doctorCheck {
 		}
 	}
 	if failed > 0 {
-		return doctorCheck{Status: checkWarn,
+		return health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("log %s: %d of %d hook runs in the last 24 h failed; newest %s %s: %s", path, failed, runs, last.At.Local().Format("2006-01-02 15:04"), last.Command, truncateRunes(last.Detail, 300)),
 			Fix:  "read the log; a failure stops being reported 24 h after it happened"}
 	}
@@ -885,7 +871,7 @@ func checkLog(path string, now time.Time) doctorCheck {
 	if warned > 0 {
 		text += fmt.Sprintf(" (%d with warnings)", warned)
 	}
-	return doctorCheck{Status: checkOK, Text: text}
+	return health.Result{Status: health.OK, Text: text}
 }
 
 // ---- round trip ----
@@ -893,10 +879,10 @@ func checkLog(path string, now time.Time) doctorCheck {
 // doctorSelfTest feeds a synthetic session through precompact and
 // postcompact in a temporary folder, with an empty environment, as Claude
 // Code would run them.
-func doctorSelfTest() doctorCheck {
+func doctorSelfTest() health.Result {
 	start := time.Now()
-	fail := func(format string, a ...any) doctorCheck {
-		return doctorCheck{Status: checkFail, Text: "round trip: " + fmt.Sprintf(format, a...),
+	fail := func(format string, a ...any) health.Result {
+		return health.Result{Status: health.Fail, Text: "round trip: " + fmt.Sprintf(format, a...),
 			Fix: "report it with the output of 'compact-guard version'"}
 	}
 	tmp, err := os.MkdirTemp("", "compact-guard-doctor-")
@@ -976,7 +962,7 @@ func doctorSelfTest() doctorCheck {
 	if !strings.Contains(hookOut.HookSpecificOutput.AdditionalContext, md) {
 		return fail("postcompact's pointer does not name %s: %q", md, truncateRunes(hookOut.HookSpecificOutput.AdditionalContext, 300))
 	}
-	return doctorCheck{Status: checkOK, Text: fmt.Sprintf("round trip: precompact wrote %s and named it in its summary hint, postcompact pointed at it (%d ms)", md, time.Since(start).Milliseconds())}
+	return health.Result{Status: health.OK, Text: fmt.Sprintf("round trip: precompact wrote %s and named it in its summary hint, postcompact pointed at it (%d ms)", md, time.Since(start).Milliseconds())}
 }
 
 // syntheticTranscript is a minimal session: one typed prompt and one

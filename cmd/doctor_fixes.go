@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // doctor's fixes must work (DR-19): each says what is wrong, where, and a
@@ -32,8 +33,8 @@ func shellQuote(s string) string {
 // settingsReadProblem is the line of a settings file that exists but
 // cannot be read (IN-22): not a regular file, larger than any settings
 // file, or unreadable.
-func settingsReadProblem(src settingsSource, err error) doctorCheck {
-	c := doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s cannot be read: %v", src.Label, src.Path, err)}
+func settingsReadProblem(src settingsSource, err error) health.Result {
+	c := health.Result{Status: health.Fail, Text: fmt.Sprintf("%s %s cannot be read: %v", src.Label, src.Path, err)}
 	c.Fix = unreadableFix(src.Path, err) + ", then " + installFix(src)
 	return c
 }
@@ -73,8 +74,8 @@ func jsonRule(a settings.Agent) string {
 // settingsParseProblem is the line of a settings file that does not parse
 // (DR-5, DR-19): where, what the parser says, how to correct it, and the
 // backup install made before its last change when one parses.
-func settingsParseProblem(src settingsSource, err error, backups string) doctorCheck {
-	c := doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v; %s reads no hook from it", src.Label, src.Path, err, src.Agent.Title())}
+func settingsParseProblem(src settingsSource, err error, backups string) health.Result {
+	c := health.Result{Status: health.Fail, Text: fmt.Sprintf("%s %s: %v; %s reads no hook from it", src.Label, src.Path, err, src.Agent.Title())}
 	var se *settings.SyntaxError
 	if errors.As(err, &se) {
 		c.Fix = fmt.Sprintf("correct line %d, column %d of %s (%s)", se.Line, se.Col, src.Path, jsonRule(src.Agent))
@@ -112,7 +113,7 @@ func parsableBackup(src settingsSource, backups string) string {
 // file that install writes could not be read, the fix repairs it first,
 // since install refuses a file it cannot parse; another broken file is
 // named, since its hooks were not counted.
-func foldCoverage(cov []doctorCheck, broken []settingsSource) []doctorCheck {
+func foldCoverage(cov []health.Result, broken []settingsSource) []health.Result {
 	last, n := -1, 0
 	for i, c := range cov {
 		if strings.HasPrefix(c.Fix, "run 'compact-guard install") && strings.HasPrefix(c.Text, "no ") {
@@ -133,7 +134,7 @@ func foldCoverage(cov []doctorCheck, broken []settingsSource) []doctorCheck {
 			fix += "; " + b.Path + " could not be read, so its hooks are not counted"
 		}
 	}
-	out := append([]doctorCheck(nil), cov...)
+	out := append([]health.Result(nil), cov...)
 	for i := range out {
 		if strings.HasPrefix(out[i].Fix, "run 'compact-guard install") && strings.HasPrefix(out[i].Text, "no ") {
 			out[i].Fix = ""

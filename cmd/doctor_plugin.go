@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // doctor's view of Claude Code plugins (specs/install.md PL-6..PL-8): the
@@ -124,7 +125,7 @@ func pluginHooksPaths(root string) []string {
 // compact-guard and judges each such entry. Their registrations join the
 // settings files' ones for the coverage checks; a hook registered both by
 // a plugin and by a settings file is reported here, with the fix.
-func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]registration, []doctorCheck) {
+func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]registration, []health.Result) {
 	cfg, err := pluginConfigDir(opts.Host)
 	if err != nil {
 		return nil, nil
@@ -132,13 +133,13 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 	listPath := filepath.Join(cfg, "plugins", "installed_plugins.json")
 	plugins, err := readInstalledPlugins(listPath)
 	if err != nil {
-		return nil, []doctorCheck{{Status: checkWarn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
+		return nil, []health.Result{{Status: health.Warn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
 			Fix: "run 'claude plugin list' to see whether Claude Code can read it"}}
 	}
 	projDir, _ := settings.ProjectDir(opts.Host)
 	srcs := settingsSources(opts.Host)
 	var regs []registration
-	var out []doctorCheck
+	var out []health.Result
 	for _, p := range plugins {
 		var found []settings.Entry
 		var hooksPath string
@@ -160,7 +161,7 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 		}
 		label := fmt.Sprintf("plugin %s %s (%s scope)", p.ID, p.Version, p.Scope)
 		if p.ProjectPath != "" && projDir != "" && !sameFile(p.ProjectPath, projDir) {
-			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s is installed for %s, not this project", label, p.ProjectPath)})
+			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s is installed for %s, not this project", label, p.ProjectPath)})
 			continue
 		}
 		if on, from := pluginEnabled(p.ID, srcs); !on {
@@ -168,10 +169,10 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 			if from != "" {
 				why = "disabled in " + from
 			}
-			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", label, why)})
+			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", label, why)})
 			continue
 		}
-		out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s at %s:", label, p.InstallPath)})
+		out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s at %s:", label, p.InstallPath)})
 		src := settingsSource{Label: "plugin " + p.ID, Path: hooksPath, Plugin: p.ID}
 		for _, h := range found {
 			regs = append(regs, registration{src, h})
@@ -184,17 +185,17 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 
 // checkPluginEntry judges one hook of a plugin: the program it runs, for
 // the launcher the binary for this machine, the sub-command and matcher.
-func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
+func checkPluginEntry(p installedPlugin, h settings.Entry) health.Result {
 	matcher := h.Matcher
 	if !h.HasMatcher {
 		matcher = "*"
 	}
 	cmdline := strings.TrimSpace(h.Command + " " + strings.Join(h.ExecArgs, " "))
-	res := doctorCheck{Status: checkOK, Text: fmt.Sprintf("  %s [%s] runs %s", h.Event, matcher, cmdline)}
+	res := health.Result{Status: health.OK, Text: fmt.Sprintf("  %s [%s] runs %s", h.Event, matcher, cmdline)}
 	reinstall := "run 'claude plugin update " + p.ID + "', or uninstall and install it again"
 	var whys, fixes []string
 	fail := func(why string) {
-		res.Status = checkFail
+		res.Status = health.Fail
 		whys = append(whys, why)
 		if len(fixes) == 0 {
 			fixes = append(fixes, reinstall)
@@ -228,12 +229,12 @@ func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
 // compact-guard beside an enabled plugin: the client runs both handlers
 // (their commands differ), so every hook fires twice, two snapshots per
 // compaction and two pointers.
-func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []doctorCheck {
+func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []health.Result {
 	if len(pluginRegs) == 0 {
 		return nil
 	}
 	plugin := pluginRegs[0].Source.Plugin
-	var out []doctorCheck
+	var out []health.Result
 	seen := map[string]bool{}
 	for _, r := range settingsRegs {
 		if seen[r.Source.Path] {
@@ -260,7 +261,7 @@ func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []doctorChec
 		} else {
 			uninstall += "'"
 		}
-		out = append(out, doctorCheck{Status: checkWarn,
+		out = append(out, health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s: each of these hooks fires twice",
 				plugin, r.Source.Label, r.Source.Path, strings.Join(events, ", ")),
 			Fix: fmt.Sprintf("keep one: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // checkTurnedDown warns about postcompact runs of the last 24 hours that
@@ -14,10 +15,10 @@ import (
 // (or any fresh one, when they handed out none): that compaction's own
 // snapshot was damaged, made from another transcript, from the future, or
 // not taken for it at all (DR-13).
-func checkTurnedDown(path string, now time.Time) doctorCheck {
+func checkTurnedDown(path string, now time.Time) health.Result {
 	lines, err := snapshot.RecentLogLines(path, maxLogLines)
 	if err != nil || lines == nil {
-		return doctorCheck{Status: checkOK, Text: "selection: no postcompact run turned down a newer snapshot of its session"}
+		return health.Result{Status: health.OK, Text: "selection: no postcompact run turned down a newer snapshot of its session"}
 	}
 	since := now.Add(-24 * time.Hour)
 	runs, bad := 0, 0
@@ -35,9 +36,9 @@ func checkTurnedDown(path string, now time.Time) doctorCheck {
 		}
 	}
 	if bad == 0 {
-		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("selection: none of %d postcompact runs in the last 24 h turned down a newer snapshot of its session", runs)}
+		return health.Result{Status: health.OK, Text: fmt.Sprintf("selection: none of %d postcompact runs in the last 24 h turned down a newer snapshot of its session", runs)}
 	}
-	return doctorCheck{Status: checkWarn,
+	return health.Result{Status: health.Warn,
 		Text: fmt.Sprintf("selection: %d of %d postcompact runs in the last 24 h turned down a newer snapshot of their session; newest %s %s: %s",
 			bad, runs, last.At.Local().Format("2006-01-02 15:04"), last.Command, truncateRunes(lastTurned, 300)),
 		Fix: "compact-guard audit shows each compaction and the snapshot its pointer named; read the log line for why"}

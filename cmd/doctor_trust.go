@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // What doctor says about trust (specs/install.md DR-15, DR-18): a handler
@@ -22,25 +23,25 @@ import (
 // the file says now; a handler that names compact-guard but is not one
 // install writes is not trusted; a project's file is in a trusted project.
 // Codex skips an untrusted or changed hook without a word.
-func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
+func checkCodexTrust(h settings.Host, exe string) []health.Result {
 	home, err := settings.CodexHome(h)
 	if err != nil {
-		return []doctorCheck{{Status: checkFail, Text: "Codex trust: " + err.Error()}}
+		return []health.Result{{Status: health.Fail, Text: "Codex trust: " + err.Error()}}
 	}
 	path := filepath.Join(home, "config.toml")
 	data, _, err := settings.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return []doctorCheck{{Status: checkFail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
+		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
 			Fix: unreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
 	}
 	cfg, err := settings.ReadCodexConfig(data)
 	if err != nil {
-		return []doctorCheck{{Status: checkFail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
+		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
 			Fix: "correct " + path + " by hand: Codex does not start with a config it cannot parse"}}
 	}
-	var out []doctorCheck
+	var out []health.Result
 	if cfg.Features.Hooks != nil && !*cfg.Features.Hooks {
-		out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
+		out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
 			Fix: "remove 'hooks = false' from [features] in " + path})
 	}
 	for _, src := range agentSources(settings.AgentCodex, h) {
@@ -61,7 +62,7 @@ func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
 		}
 		if ours && src.Scope == settings.ScopeProject {
 			if proj := filepath.Dir(filepath.Dir(src.Path)); !codexProjectTrusted(cfg, proj) {
-				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s is in a project Codex does not trust: it does not load it", src.Path),
+				out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("%s is in a project Codex does not trust: it does not load it", src.Path),
 					Fix: fmt.Sprintf("trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s", proj, proj, path)})
 			}
 		}
@@ -72,24 +73,24 @@ func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
 // codexHandlerTrust judges one handler of a Codex hooks file against
 // config.toml; ok is false when there is nothing to say (a handler that
 // does not name compact-guard).
-func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexConfig, x settings.Handler) (doctorCheck, bool) {
+func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexConfig, x settings.Handler) (health.Result, bool) {
 	key := x.TrustKey(src.Path)
 	st, has := cfg.Hooks.State[key]
 	hashed := has && st.TrustedHash == x.TrustHash()
 	runs := hashed && (st.Enabled == nil || *st.Enabled)
 	switch {
 	case x.Exact && (!has || st.TrustedHash == ""):
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !hashed:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !runs:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
 	case x.Exact && src.Scope == settings.ScopeProject && len(x.Flags()) > 0:
 		return projectFlagsCheck(src, cfgPath, key, x), true
 	case x.Exact:
-		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
+		return health.Result{Status: health.OK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
 	case !x.NamesCompactGuard():
-		return doctorCheck{}, false
+		return health.Result{}, false
 	case runs:
 		// DR-18: Codex runs it, and it is not what install writes — what a
 		// hostile repository commits and an earlier install trusted.
@@ -97,28 +98,28 @@ func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexCo
 		if why == "" {
 			why = "it does not run compact-guard as its program"
 		}
-		return doctorCheck{Status: checkFail,
+		return health.Result{Status: health.Fail,
 			Text: fmt.Sprintf("%s [%s] %q is trusted in %s, but it is not a handler install writes (%s): Codex runs it", x.Event, key, x.Command, cfgPath, why),
 			Fix:  installFix(src) + " (it removes that trust), or remove the [hooks.state." + fmt.Sprintf("%q", key) + "] table from " + cfgPath}, true
 	case x.Ours && x.Unmanaged != "":
-		return doctorCheck{Status: checkWarn,
+		return health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("%s [%s] %q is not trusted, and install trusts only the handlers it writes (%s): Codex skips it", x.Event, key, x.Command, x.Unmanaged),
 			Fix:  "remove it from " + src.Path + " (install registers one of its own)"}, true
 	case x.Ours:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	}
-	return doctorCheck{}, false
+	return health.Result{}, false
 }
 
 // foreignEntryProblem is the warning for an entry that names compact-guard
 // but is not one install writes nor one it can make its own (IN-21):
 // install and uninstall leave it as it is, so install's fix would not
 // mend it. The zero doctorCheck means no problem.
-func foreignEntryProblem(src settingsSource, h settings.Entry) doctorCheck {
+func foreignEntryProblem(src settingsSource, h settings.Entry) health.Result {
 	if h.Installed() || h.Unmanaged == "" {
-		return doctorCheck{}
+		return health.Result{}
 	}
-	return doctorCheck{Status: checkWarn,
+	return health.Result{Status: health.Warn,
 		Text: fmt.Sprintf("it is not an entry install writes (%s): install and uninstall leave it as it is", h.Unmanaged),
 		Fix:  "edit or remove it in " + src.Path + " by hand (install then registers one of its own)"}
 }
@@ -169,7 +170,7 @@ func trustFix(src settingsSource, x settings.Handler) string {
 // versions before IN-31 trusted a committed handler's flags along with it.
 // A flag that loses or leaks the user's snapshots beyond this project
 // fails; any other is a warning.
-func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handler) doctorCheck {
+func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handler) health.Result {
 	flags := x.Flags()
 	var risks []string
 	for _, f := range flags {
@@ -180,11 +181,11 @@ func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handl
 	fix := "run 'compact-guard uninstall" + agentFlag(src.Agent) + " --scope " + src.Scope + "', then 'compact-guard install" + agentFlag(src.Agent) + " --scope " + src.Scope +
 		"' in the project folder (install writes and trusts its own handlers, without these flags)"
 	if len(risks) > 0 {
-		return doctorCheck{Status: checkFail,
+		return health.Result{Status: health.Fail,
 			Text: fmt.Sprintf("%s [%s] is trusted in %s and runs with %s from a project's file, which may come from anyone: %s", x.Event, key, cfgPath, flagTexts(flags), strings.Join(risks, "; ")),
 			Fix:  fix}
 	}
-	return doctorCheck{Status: checkWarn,
+	return health.Result{Status: health.Warn,
 		Text: fmt.Sprintf("%s [%s] is trusted in %s and runs with %s from a project's file, which may come from anyone: check that they are yours", x.Event, key, cfgPath, flagTexts(flags)),
 		Fix:  "unless you chose them, " + fix}
 }
