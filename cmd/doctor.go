@@ -114,7 +114,7 @@ failed, 2 bad flags.`,
 	}
 	c.Flags().BoolVar(&opts.NoSelfTest, "no-self-test", false, "skip the round trip through precompact and postcompact")
 	var agent string
-	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: claude, codex or qwen")
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: "+settings.AgentNames(false))
 	c.PreRunE = func(*cobra.Command, []string) (err error) {
 		if opts.Agent, err = settings.ParseAgent(agent); err != nil {
 			return usageError{err}

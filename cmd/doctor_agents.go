@@ -13,10 +13,7 @@ func agentSources(a settings.Agent, h settings.Host) []settingsSource {
 		if err != nil {
 			continue
 		}
-		label := a.Title() + " " + scope + " hooks"
-		if a == settings.AgentQwen {
-			label = a.Title() + " " + scope + " settings"
-		}
+		label := a.Title() + " " + scope + " " + settings.ClientOf(a).FileNoun
 		out = append(out, settingsSource{Label: label, Scope: scope, Path: p, Agent: a})
 	}
 	return out

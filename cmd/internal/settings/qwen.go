@@ -1,0 +1,21 @@
+package settings
+
+// qwenClient is Qwen Code: $QWEN_HOME/settings.json (else
+// ~/.qwen/settings.json) and <project>/.qwen/settings.json, read with
+// comments stripped (strip-json-comments, then JSON.parse). watch hands
+// over the late pointer only, which needs the prompt and the resume
+// (specs/watch.md WA-1).
+var qwenClient = Client{
+	Agent:    AgentQwen,
+	Title:    "Qwen Code",
+	Scopes:   []string{ScopeUser, ScopeProject},
+	Comments: true,
+	FileNoun: "settings",
+	Watch:    []string{"UserPromptSubmit", "SessionStart"},
+	path:     homeAndProject("QWEN_HOME", ".qwen", "settings.json"),
+}
+
+// QwenHome is $QWEN_HOME, else ~/.qwen.
+func QwenHome(h Host) (string, error) {
+	return homeDir(h, "QWEN_HOME", ".qwen")
+}
