@@ -5,14 +5,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
-
-// settingsValue is a value a settings file gives, and the file.
-type settingsValue struct {
-	Source settingsSource
-	Value  string
-}
 
 // checkHint says, for each PreCompact entry of ours, whether precompact
 // prints the summary hint and why (DR-16): --no-hint in the command, else
@@ -22,10 +18,10 @@ type settingsValue struct {
 // started from the same shell inherits.
 // envs are the settings files' values of COMPACT_GUARD_HINT, in the order
 // doctor read them (user, project, local).
-func checkHint(opts *DoctorOptions, regs []registration, envs []settingsValue) []health.Result {
-	var entries []registration
+func checkHint(opts *DoctorOptions, regs []settings.Registration, envs []settings.Value) []health.Result {
+	var entries []settings.Registration
 	for _, r := range regs {
-		if r.H.Event == "PreCompact" && r.H.Sub == "precompact" {
+		if r.Entry.Event == "PreCompact" && r.Entry.Sub == "precompact" {
 			entries = append(entries, r)
 		}
 	}
@@ -46,7 +42,7 @@ func checkHint(opts *DoctorOptions, regs []registration, envs []settingsValue) [
 		if r.Source.Plugin != "" {
 			where = "plugin " + r.Source.Plugin
 		}
-		out = append(out, hintLine(where, r.H.Args, value, from, set))
+		out = append(out, hintLine(where, r.Entry.Args, value, from, set))
 	}
 	return out
 }

@@ -507,7 +507,7 @@ func TestDoctorReportsEveryProblemOfAnEntry(t *testing.T) {
 func TestDoctorConfirmations(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "snaps")
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if _, ok := checkConfirmations(dir, now); ok {
+	if _, ok := snapshot.CheckConfirmations(dir, now); ok {
 		t.Fatal("a line for a folder without snapshots")
 	}
 	st := &snapshot.Store{Dir: dir, Now: func() time.Time { return now }}
@@ -525,7 +525,7 @@ func TestDoctorConfirmations(t *testing.T) {
 	}
 	save("skipped-00000", now.Add(-time.Hour))
 	save("recent-000000", now.Add(-time.Minute))
-	c, ok := checkConfirmations(dir, now)
+	c, ok := snapshot.CheckConfirmations(dir, now)
 	want := "snapshots: 1 confirmed by PostCompact, 1 never confirmed (the compaction was skipped, or PostCompact did not run), 1 too recent to tell"
 	if !ok || c.Status != health.Info || c.Text != want {
 		t.Errorf("check = %+v, %v; want info %q", c, ok, want)

@@ -157,7 +157,7 @@ func installRun(opts *InstallOptions) error {
 		}
 		if opts.Settings == "" && opts.Scope == settings.ScopeProject && !opts.DryRun {
 			proj := filepath.Dir(filepath.Dir(path))
-			if cfg, err := readCodexConfigFile(tr.Path); err == nil && !codexProjectTrusted(cfg, proj) {
+			if cfg, err := readCodexConfigFile(tr.Path); err == nil && !cfg.TrustsProject(proj) {
 				fmt.Fprintf(opts.IO.ErrOut, "note: Codex loads %s only in a trusted project: trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s\n",
 					path, proj, proj, tr.Path)
 			}
@@ -178,17 +178,8 @@ func installRun(opts *InstallOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is inside the git work tree %s; Claude Code reads .claude/ in the folder it is started in\n", wd, settings.GitRootAbove(wd))
 		}
 	}
-	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", agentFlag(opts.Agent))
+	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", opts.Agent.Flag())
 	return nil
-}
-
-// agentFlag is the --agent flag that repeats a command for agent a, ""
-// for Claude Code.
-func agentFlag(a settings.Agent) string {
-	if a.IsClaude() {
-		return ""
-	}
-	return " --agent " + string(a)
 }
 
 // trustCodexHooks carries out plan in Codex's config.toml (IN-20) and

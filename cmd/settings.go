@@ -179,18 +179,3 @@ func readCodexConfigFile(path string) (*settings.CodexConfig, error) {
 	}
 	return settings.ReadCodexConfig(data)
 }
-
-// codexProjectTrusted reports whether config.toml trusts the project dir
-// or a folder above it: Codex loads a project's .codex/ only then.
-func codexProjectTrusted(cfg *settings.CodexConfig, dir string) bool {
-	for d := dir; ; {
-		if p, ok := cfg.Projects[d]; ok && p.TrustLevel == "trusted" {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
-	}
-}

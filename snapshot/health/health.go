@@ -5,6 +5,12 @@
 // cmd only runs the checks and prints them (specs/install.md DR-*).
 package health
 
+import (
+	"strconv"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
 // Status is how a line counts: the order is the severity, so that the
 // worst of several problems decides a line's mark (max).
 type Status int
@@ -30,3 +36,12 @@ type Result struct {
 // Check is one check of doctor's list: it returns its lines, none when it
 // has nothing to say.
 type Check func() []Result
+
+// ShellQuote quotes a path for a fix line the user pastes into a POSIX
+// shell (as is when the shell reads nothing into it).
+func ShellQuote(s string) string {
+	if q, err := syntax.Quote(s, syntax.LangPOSIX); err == nil {
+		return q
+	}
+	return strconv.Quote(s)
+}

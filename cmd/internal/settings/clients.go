@@ -17,8 +17,8 @@ const (
 )
 
 // Client is what compact-guard knows of one client's configuration: its
-// name, where its hooks file of each scope is and how it reads it, and the
-// watch events it fires. Each client's
+// name, where its hooks file of each scope is and how it reads it, the
+// watch events it fires, and the doctor checks only it needs. Each client's
 // value lives in its own file (claude.go, codex.go, qwen.go); clients is
 // the one table that lists them.
 type Client struct {
@@ -39,12 +39,24 @@ type Client struct {
 	Watch []string
 	// path resolves a scope to its hooks file (IN-19).
 	path func(scope string, h Host) (string, error)
+	// doctor holds the checks only this client needs (doctor.go); its
+	// file sets them.
+	doctor clientChecks
 }
 
 // clients is the one table of clients, in the order help names them. A
 // client is added with a file of its own that defines its Client, and one
 // row here.
 var clients = []*Client{&claudeClient, &codexClient, &qwenClient}
+
+// Flag is the --agent flag that repeats a command for a, "" for Claude
+// Code.
+func (a Agent) Flag() string {
+	if a.IsClaude() {
+		return ""
+	}
+	return " --agent " + string(a)
+}
 
 // Agents lists the clients' names in the order help names them.
 var Agents = func() []Agent {

@@ -19,3 +19,12 @@ var qwenClient = Client{
 func QwenHome(h Host) (string, error) {
 	return homeDir(h, "QWEN_HOME", ".qwen")
 }
+
+// On Qwen Code watch hands over the late pointer only (specs/watch.md
+// WA-1), so that is what doctor says is lost without its registrations.
+func init() {
+	qwenClient.doctor = clientChecks{watchLoss: map[string]string{
+		"UserPromptSubmit": "no pointer handed over late",
+		"SessionStart":     "a resumed session is not noted, so a pointer lost with the process that compacted is not handed over",
+	}}
+}

@@ -22,9 +22,9 @@ package settings
 
 import (
 	"fmt"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/compact-guard/compact-guard/transcript"
 )

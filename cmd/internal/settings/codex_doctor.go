@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
@@ -17,24 +16,34 @@ import (
 // whatever config.toml trusts, so a trusted handler that names compact-guard
 // and is not install's is a failure, whoever trusted it.
 
+// Codex CLI's own doctor checks: only the handlers install can trust count
+// for coverage, and config.toml must trust each of them (DR-15, DR-18).
+func init() {
+	codexClient.doctor = clientChecks{
+		counted: runnable,
+		last:    func(env DoctorEnv) []health.Result { return checkCodexTrust(env) },
+	}
+}
+
 // checkCodexTrust checks that Codex will run each hook install wrote, and
 // nothing else that names compact-guard (DR-15, DR-18): hooks are on; each
 // handler install writes for this binary is trusted with the hash of what
 // the file says now; a handler that names compact-guard but is not one
 // install writes is not trusted; a project's file is in a trusted project.
 // Codex skips an untrusted or changed hook without a word.
-func checkCodexTrust(h settings.Host, exe string) []health.Result {
-	home, err := settings.CodexHome(h)
+func checkCodexTrust(env DoctorEnv) []health.Result {
+	h, exe := env.Host, env.Exe
+	home, err := CodexHome(h)
 	if err != nil {
 		return []health.Result{{Status: health.Fail, Text: "Codex trust: " + err.Error()}}
 	}
 	path := filepath.Join(home, "config.toml")
-	data, _, err := settings.ReadFile(path)
+	data, _, err := ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
 			Fix: unreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
 	}
-	cfg, err := settings.ReadCodexConfig(data)
+	cfg, err := ReadCodexConfig(data)
 	if err != nil {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
 			Fix: "correct " + path + " by hand: Codex does not start with a config it cannot parse"}}
@@ -44,24 +53,24 @@ func checkCodexTrust(h settings.Host, exe string) []health.Result {
 		out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
 			Fix: "remove 'hooks = false' from [features] in " + path})
 	}
-	for _, src := range agentSources(settings.AgentCodex, h) {
-		data, _, err := settings.ReadFile(src.Path)
+	for _, src := range defaultSources(AgentCodex, h) {
+		data, _, err := ReadFile(src.Path)
 		if err != nil {
 			continue // checkSettings reports it
 		}
-		doc, err := settings.ParseFor(settings.AgentCodex, data)
+		doc, err := ParseFor(AgentCodex, data)
 		if err != nil {
 			continue
 		}
 		ours := false
 		for _, x := range doc.Handlers(exe) {
 			ours = ours || x.Ours
-			if c, ok := codexHandlerTrust(src, path, cfg, x); ok {
+			if c, ok := codexHandlerTrust(src, path, cfg, x, env.DefaultKeep); ok {
 				out = append(out, c)
 			}
 		}
-		if ours && src.Scope == settings.ScopeProject {
-			if proj := filepath.Dir(filepath.Dir(src.Path)); !codexProjectTrusted(cfg, proj) {
+		if ours && src.Scope == ScopeProject {
+			if proj := filepath.Dir(filepath.Dir(src.Path)); !cfg.TrustsProject(proj) {
 				out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("%s is in a project Codex does not trust: it does not load it", src.Path),
 					Fix: fmt.Sprintf("trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s", proj, proj, path)})
 			}
@@ -73,7 +82,7 @@ func checkCodexTrust(h settings.Host, exe string) []health.Result {
 // codexHandlerTrust judges one handler of a Codex hooks file against
 // config.toml; ok is false when there is nothing to say (a handler that
 // does not name compact-guard).
-func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexConfig, x settings.Handler) (health.Result, bool) {
+func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, defaultKeep int) (health.Result, bool) {
 	key := x.TrustKey(src.Path)
 	st, has := cfg.Hooks.State[key]
 	hashed := has && st.TrustedHash == x.TrustHash()
@@ -85,8 +94,8 @@ func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexCo
 		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !runs:
 		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
-	case x.Exact && src.Scope == settings.ScopeProject && len(x.Flags()) > 0:
-		return projectFlagsCheck(src, cfgPath, key, x), true
+	case x.Exact && src.Scope == ScopeProject && len(x.Flags()) > 0:
+		return projectFlagsCheck(src, cfgPath, key, x, defaultKeep), true
 	case x.Exact:
 		return health.Result{Status: health.OK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
 	case !x.NamesCompactGuard():
@@ -111,55 +120,26 @@ func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexCo
 	return health.Result{}, false
 }
 
-// foreignEntryProblem is the warning for an entry that names compact-guard
-// but is not one install writes nor one it can make its own (IN-21):
-// install and uninstall leave it as it is, so install's fix would not
-// mend it. The zero doctorCheck means no problem.
-func foreignEntryProblem(src settingsSource, h settings.Entry) health.Result {
-	if h.Installed() || h.Unmanaged == "" {
-		return health.Result{}
-	}
-	return health.Result{Status: health.Warn,
-		Text: fmt.Sprintf("it is not an entry install writes (%s): install and uninstall leave it as it is", h.Unmanaged),
-		Fix:  "edit or remove it in " + src.Path + " by hand (install then registers one of its own)"}
-}
-
 // runnable are the registrations that can run on agent: on Codex only
 // those install writes or can make its own, since Codex runs no hook it
 // does not trust and install trusts only its own (IN-21).
-func runnable(regs []registration, agent settings.Agent) []registration {
-	if agent != settings.AgentCodex {
-		return regs
-	}
-	var out []registration
+func runnable(regs []Registration) []Registration {
+	var out []Registration
 	for _, r := range regs {
-		if r.H.Unmanaged == "" {
+		if r.Entry.Unmanaged == "" {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// duplicateFix is the fix for one registration made by several entries with
-// different commands (DR-5, DR-19): uninstall removes the ones install
-// wrote, so when one of them is an entry install does not manage, that one
-// is the user's to remove by hand.
-func duplicateFix(where []registration) string {
-	for _, r := range where {
-		if !r.H.Installed() && r.H.Unmanaged != "" {
-			return fmt.Sprintf("keep one: edit or remove by hand the entry install does not write (%q in %s), or remove install's with 'compact-guard uninstall'", r.H.Command, r.Source.Path)
-		}
-	}
-	return "keep one: 'compact-guard uninstall --scope project|local' removes the others"
-}
-
 // trustFix is install's fix for a handler install writes that Codex does
 // not run as it stands: for a project's handler with flags it says that
 // install writes its own handler without them (IN-31), since a project's
 // flags are carried over only from a handler config.toml trusts.
-func trustFix(src settingsSource, x settings.Handler) string {
+func trustFix(src Source, x Handler) string {
 	fix := installFix(src)
-	if flags := flagTexts(x.Flags()); src.Scope == settings.ScopeProject && flags != "" {
+	if flags := flagTexts(x.Flags()); src.Scope == ScopeProject && flags != "" {
 		fix += " (it writes its own handler there, without " + flags + ")"
 	}
 	return fix
@@ -170,15 +150,15 @@ func trustFix(src settingsSource, x settings.Handler) string {
 // versions before IN-31 trusted a committed handler's flags along with it.
 // A flag that loses or leaks the user's snapshots beyond this project
 // fails; any other is a warning.
-func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handler) health.Result {
+func projectFlagsCheck(src Source, cfgPath, key string, x Handler, defaultKeep int) health.Result {
 	flags := x.Flags()
 	var risks []string
 	for _, f := range flags {
-		if r := repoFlagRisk(f); r != "" {
+		if r := repoFlagRisk(f, defaultKeep); r != "" {
 			risks = append(risks, r)
 		}
 	}
-	fix := "run 'compact-guard uninstall" + agentFlag(src.Agent) + " --scope " + src.Scope + "', then 'compact-guard install" + agentFlag(src.Agent) + " --scope " + src.Scope +
+	fix := "run 'compact-guard uninstall" + src.Agent.Flag() + " --scope " + src.Scope + "', then 'compact-guard install" + src.Agent.Flag() + " --scope " + src.Scope +
 		"' in the project folder (install writes and trusts its own handlers, without these flags)"
 	if len(risks) > 0 {
 		return health.Result{Status: health.Fail,
@@ -193,7 +173,7 @@ func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handl
 // repoFlagRisk says what flag f, given by a project's file, does to the
 // user's snapshots beyond that project (DR-26), "" for a flag that loses
 // and leaks nothing.
-func repoFlagRisk(f settings.Flag) string {
+func repoFlagRisk(f Flag, defaultKeep int) string {
 	switch f.Name {
 	case "--keep":
 		n, err := strconv.Atoi(f.Value)
@@ -217,7 +197,7 @@ func repoFlagRisk(f settings.Flag) string {
 }
 
 // flagTexts lists flags as the command writes them.
-func flagTexts(flags []settings.Flag) string {
+func flagTexts(flags []Flag) string {
 	texts := make([]string, len(flags))
 	for i, f := range flags {
 		texts[i] = f.Text
