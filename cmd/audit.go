@@ -14,6 +14,7 @@ import (
 	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/snapshot/textesc"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 func init() { register("audit", newCmdAuditDefault) }
@@ -25,6 +26,9 @@ type AuditOptions struct {
 	// ConfigDir is the Claude Code folder whose projects/ hold the
 	// transcripts; "" means $CLAUDE_CONFIG_DIR or ~/.claude.
 	ConfigDir string
+	// Agent narrows the audit to one client's sessions; "" reads every
+	// client's (AU-14).
+	Agent     settings.Agent
 	JSON      bool
 	Session   string
 	Sessions  int
@@ -50,13 +54,22 @@ func newCmdAudit(ios *IO, g *GlobalOptions, runF func(*AuditOptions) error) *cob
 	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Show, for each compaction of your recent sessions, whether its pointer reached the model and named its own snapshot",
-		Long: `Reads the session transcripts Claude Code keeps ($CLAUDE_CONFIG_DIR/projects or
-~/.claude/projects), newest first, and reports for each compaction found: when,
-the trigger, the snapshot compact-guard took for it, whether the transcript
-records that the SessionStart pointer was given to the model, whether that
-pointer named this compaction's own snapshot, what the compaction's summary
-kept of the snapshot's prompts, files and commands, and what the residue
-gave back after it.
+		Long: `Reads the session transcripts the clients keep, newest first: Claude Code's
+($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects), Codex CLI's
+($CODEX_HOME/sessions or ~/.codex/sessions) and Qwen Code's
+($QWEN_HOME/projects or ~/.qwen/projects); --agent keeps one client's. For
+each compaction found it reports: when, the trigger, the snapshot
+compact-guard took for it, whether the pointer reached the model, whether
+that pointer named this compaction's own snapshot, what the compaction's
+summary kept of the snapshot's prompts, files and commands, and what the
+residue gave back after it.
+
+Whether the pointer reached the model is said in each client's terms:
+Claude Code records the SessionStart context's text; Codex CLI records that
+a hook context went into the model's history, with its length, and the
+snapshot is the one compact-guard's delivery record says it handed out;
+Qwen Code records no hook context, so it is not known ("unknown"), and the
+snapshot handed out is named.
 
 It reads at most --sessions transcripts changed within --since, and at most
 --max-read MiB from the end of each; compactions before that are not examined
@@ -76,6 +89,18 @@ did, 2 for a usage error.`,
 	f.IntVar(&opts.Sessions, "sessions", defaultAuditSessions, "how many of the newest transcripts to read")
 	f.DurationVar(&opts.Since, "since", defaultAuditSince, "only transcripts changed within this time")
 	f.Int64Var(&opts.MaxReadMB, "max-read", defaultAuditReadMB, "MiB read from the end of each transcript")
+	var agent string
+	f.StringVar(&agent, "agent", "", "only this client's sessions: "+settings.AgentNames(false)+" (default: every client's)")
+	_ = c.RegisterFlagCompletionFunc("agent", agentCompletions)
+	c.PreRunE = func(*cobra.Command, []string) (err error) {
+		if agent == "" {
+			return nil
+		}
+		if opts.Agent, err = settings.ParseAgent(agent); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
 	return c
 }
 
@@ -87,7 +112,7 @@ func auditRun(opts *AuditOptions) error {
 		return err
 	}
 	rep, err := audit.Run(audit.Options{
-		Dir: opts.Dir, ProjectsDir: projects, Since: opts.Now().Add(-opts.since()),
+		Dir: opts.Dir, ProjectsDir: projects, Sources: opts.sources(projects), Since: opts.Now().Add(-opts.since()),
 		Session: opts.Session, Sessions: opts.sessions(), MaxRead: opts.maxRead(),
 	})
 	if err != nil {
@@ -106,6 +131,24 @@ func auditRun(opts *AuditOptions) error {
 		return exitError{ExitFailure}
 	}
 	return nil
+}
+
+// sources are the folders of the clients audited (AU-14): Claude Code's
+// projects, Codex CLI's sessions and Qwen Code's projects; --agent keeps
+// one. A client whose home cannot be found is left out.
+func (o *AuditOptions) sources(projects string) []audit.Source {
+	var out []audit.Source
+	add := func(a settings.Agent, dir string, err error) {
+		if err == nil && (o.Agent == "" || o.Agent == a) {
+			out = append(out, audit.Source{Agent: transcript.Format(a), Dir: dir})
+		}
+	}
+	add(settings.AgentClaude, projects, nil)
+	codex, err := settings.CodexHome(o.Host)
+	add(settings.AgentCodex, filepath.Join(codex, "sessions"), err)
+	qwen, err := settings.QwenHome(o.Host)
+	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
+	return out
 }
 
 func (o *AuditOptions) projectsDir() (string, error) {
@@ -142,7 +185,11 @@ func (o *AuditOptions) maxRead() int64 {
 
 func printAudit(w io.Writer, rep audit.Report, opts *AuditOptions) {
 	if len(rep.Sessions) == 0 {
-		fmt.Fprintf(w, "no session transcripts changed in the last %s under %s\n", opts.since(), textesc.String(rep.ProjectsDir, false))
+		var dirs []string
+		for _, src := range rep.Sources {
+			dirs = append(dirs, textesc.String(src.Dir, false))
+		}
+		fmt.Fprintf(w, "no session transcripts changed in the last %s under %s\n", opts.since(), strings.Join(dirs, ", "))
 		return
 	}
 	// What comes from a transcript or the file system (the session and its
@@ -154,7 +201,9 @@ func printAudit(w io.Writer, rep audit.Report, opts *AuditOptions) {
 	for _, s := range rep.Sessions {
 		head := fmt.Sprintf("session %s", esc(s.SessionID))
 		if s.Version != "" {
-			head += ", Claude Code " + esc(s.Version)
+			head += ", " + clientTitle(s.Agent) + " " + esc(s.Version)
+		} else if s.Agent != "" && s.Agent != transcript.FormatClaude {
+			head += ", " + clientTitle(s.Agent)
 		}
 		fmt.Fprintf(w, "%s: %d compaction(s)\n  %s\n", head, len(s.Compactions), esc(s.Transcript))
 		if s.Error != "" {
@@ -172,7 +221,7 @@ func printAudit(w io.Writer, rep audit.Report, opts *AuditOptions) {
 			if c.Gone && c.Own {
 				gone++
 			}
-			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), esc(c.Trigger), esc(auditVerdict(c)))
+			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), esc(c.Trigger), esc(auditVerdict(s.Agent, c)))
 			if c.Residue != nil {
 				fmt.Fprintf(w, "      %s\n", esc(auditResidueLine(c.Residue)))
 			}
@@ -192,29 +241,67 @@ func printAudit(w io.Writer, rep audit.Report, opts *AuditOptions) {
 	}
 }
 
-// auditVerdict says in words what happened to one compaction.
-func auditVerdict(c audit.Compaction) string {
+// clientTitle is the client's name for people: Claude Code for a
+// transcript of no known format, as audit read it before.
+func clientTitle(f transcript.Format) string {
+	if t := audit.Title(f); t != "" {
+		return t
+	}
+	return audit.Title(transcript.FormatClaude)
+}
+
+// auditVerdict says in words what happened to one compaction of a
+// session of client agent, in that client's terms (AU-3, AU-15, AU-16).
+func auditVerdict(agent transcript.Format, c audit.Compaction) string {
 	snap := "no snapshot of it in the folder"
 	if c.Snapshot != "" {
 		snap = "snapshot " + c.Snapshot
 	}
+	pointer, note := "pointer delivered", ""
+	switch agent {
+	case transcript.FormatQwen:
+		pointer = "pointer handed out at " + orWord(c.HandedEvent, "a hook")
+		note = " (Qwen Code records no hook context: whether the model saw it is not known)"
+		if c.Named == "" {
+			return snap + "; compact-guard recorded no pointer handed out for it" + note
+		}
+	case transcript.FormatCodex:
+		switch {
+		case c.Delivered == "no" && c.Handed != "":
+			return snap + "; Codex CLI recorded no hook context after it: the pointer compact-guard handed out (" + c.Handed + ") did not reach the model"
+		case c.Delivered == "no":
+			return snap + "; Codex CLI recorded no hook context after it: no pointer reached the model"
+		case c.Delivered == "unknown":
+			return fmt.Sprintf("%s; Codex CLI recorded %d hook context(s) of %d characters, and compact-guard recorded no pointer handed out for this compaction", snap, c.Contexts, c.ContextChars)
+		case c.ContextChars > 0 && c.Named == c.Handed:
+			note = fmt.Sprintf(" (Codex CLI recorded a hook context of %d characters; compact-guard's delivery record names the snapshot)", c.ContextChars)
+		}
+	}
 	switch {
 	case c.Own && c.Gone:
-		return "snapshot " + c.Named + " no longer in the folder; pointer delivered, naming it"
+		return "snapshot " + c.Named + " no longer in the folder; " + pointer + ", naming it" + note
 	case c.Gone && !c.Foreign:
-		return snap + "; pointer delivered, naming " + c.Named + ", no longer in the folder (the compaction's time is not known)"
+		return snap + "; " + pointer + ", naming " + c.Named + ", no longer in the folder (the compaction's time is not known)" + note
 	case c.Gone:
-		return snap + "; pointer delivered, naming " + c.Named + ", another compaction's (no longer in the folder)"
+		return snap + "; " + pointer + ", naming " + c.Named + ", another compaction's (no longer in the folder)" + note
 	case c.Own:
-		return snap + "; pointer delivered, naming it"
+		return snap + "; " + pointer + ", naming it" + note
 	case c.Named != "":
-		return snap + "; pointer delivered, naming " + c.Named + ", another compaction's"
+		return snap + "; " + pointer + ", naming " + c.Named + ", another compaction's" + note
 	case c.Notice:
 		return snap + "; failure notice delivered"
 	case c.Delivered == "no":
 		return snap + "; no pointer in the transcript"
 	}
 	return snap + "; the client records no hook context here (not known whether one was given)"
+}
+
+// orWord is s, else word.
+func orWord(s, word string) string {
+	if s == "" {
+		return word
+	}
+	return s
 }
 
 // auditResidueLine says in one line what the summary kept of the prompts,

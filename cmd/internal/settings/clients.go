@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -143,6 +144,9 @@ func homeDir(h Host, env, dot string) (string, error) {
 			d = filepath.Join(home, d[2:])
 		}
 		return filepath.Abs(d)
+	}
+	if h.Home == nil {
+		return "", errors.New("cannot find the home folder")
 	}
 	home, err := h.Home()
 	if err != nil {
