@@ -131,6 +131,10 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	}
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
+	if why := pluginStandsDown(payload, "precompact", opts.Getenv); why != "" {
+		entry.Outcome, entry.Detail = outcomeNone, why // PL-26: no snapshot, no hint
+		return nil
+	}
 	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
 	entry.Warnings = append(entry.Warnings, warnings...)
 	if rec == nil {
