@@ -277,6 +277,9 @@ func (x *Extractor) feed(line []byte, last bool) {
 	case FormatQwen:
 		x.qwenLine(line, last)
 		return
+	case FormatCopilot:
+		x.copilotLine(line, last)
+		return
 	}
 	switch classify(line, last, &x.e) {
 	case lineCorrupt:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -23,7 +24,7 @@ const (
 
 // Valid reports whether f is one of the formats read.
 func (f Format) Valid() bool {
-	return f == FormatClaude || f == FormatCodex || f == FormatQwen
+	return f == FormatClaude || f == FormatCodex || f == FormatQwen || f == FormatCopilot
 }
 
 // sniffBytes is how much of a file's start DetectFormat looks at first: a
@@ -67,7 +68,7 @@ var codexTypes = map[string]bool{
 // (possibly cut by the sniff limit) goes.
 func lineFormat(line []byte) (Format, bool) {
 	var typ string
-	typed, payload, qwen := false, false, false
+	typed, payload, qwen, data, parentID := false, false, false, false, false
 	walkObject(line, 0, func(key []byte, vs int) (int, error) {
 		ve, err := skipValue(line, vs)
 		if err != nil {
@@ -83,6 +84,10 @@ func lineFormat(line []byte) (Format, bool) {
 			payload = true
 		case "provenance", "systemPayload":
 			qwen = true
+		case "data":
+			data = true
+		case "parentId":
+			parentID = true
 		}
 		return ve, nil
 	})
@@ -91,6 +96,10 @@ func lineFormat(line []byte) (Format, bool) {
 		return FormatCodex, true
 	case qwen:
 		return FormatQwen, true
+	case data && parentID && strings.Contains(typ, "."):
+		// A Copilot CLI event: {"type":"session.start","data":…,"parentId":…}
+		// (TR-65); Claude Code's types have no dot and its parent is parentUuid.
+		return FormatCopilot, true
 	case typ != "":
 		return FormatClaude, true
 	}
@@ -135,6 +144,8 @@ var formatRules = map[Format]*rules{
 	FormatClaude: {boundaryNeedle, IsBoundaryLine, responseNeedle, ResponseLine, lineIDTime},
 	FormatCodex:  {[]byte(`compacted"`), isCodexBoundary, []byte(`response_item"`), codexResponse, codexIDTime},
 	FormatQwen:   {[]byte(`chat_compression"`), isQwenBoundary, responseNeedle, qwenResponse, qwenIDTime},
+	// Copilot CLI (TR-67, TR-68).
+	FormatCopilot: {[]byte(copilotBoundaryType + `"`), isCopilotBoundary, []byte(`assistant.message"`), copilotResponse, copilotIDTime},
 }
 
 func (f Format) rules() *rules {
