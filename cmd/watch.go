@@ -49,7 +49,7 @@ type WatchOptions struct {
 const defaultWatchTimeout = 5 * time.Second
 
 func newCmdWatchDefault(ios *IO, g *GlobalOptions) *cobra.Command {
-	return newCmdWatch(ios, g, watchRun)
+	return newCmdWatch(ios, g, unlessCopilot(watchRun)) // PO-28
 }
 
 func newCmdWatch(ios *IO, g *GlobalOptions, runF func(*WatchOptions) error) *cobra.Command {
@@ -531,6 +531,9 @@ func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p Payload, n
 	}
 	if u := rec.Context; u != nil && !u.FromBoundary {
 		in.Fill, in.Model = u.Tokens, u.Model
+		if u.Window > 0 && rec.Agent == string(transcript.FormatCopilot) {
+			in.Window.Flag = u.Window // TR-71: the client's own window
+		}
 	}
 	if n, ok := snapshot.ParseName(rec.Coverage.Previous); ok {
 		in.Previous = n.Time

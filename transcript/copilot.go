@@ -164,6 +164,9 @@ func (x *Extractor) copilotLine(line []byte, last bool) {
 		if d.fields(line, []string{"tokenLimit"}, f[:]) {
 			if v, ok := f[0].int64(line); ok && v > 0 {
 				x.window = v
+				if x.usage != nil {
+					x.usage.Window = v // the window of the fill it follows
+				}
 			}
 		}
 	case copilotBoundaryType:

@@ -51,7 +51,7 @@ func TestCopilotRecordedSession(t *testing.T) {
 	if len(x.Failures) != 1 || !strings.HasPrefix(x.Failures[0].Error, "Exit code 3: ls: cannot access") {
 		t.Errorf("failures %+v", x.Failures)
 	}
-	if x.Usage == nil || x.Usage.Tokens != 1000 || x.Usage.Model != "gpt-4.1" {
+	if x.Usage == nil || x.Usage.Tokens != 1000 || x.Usage.Model != "gpt-4.1" || x.Usage.Window != 64000 {
 		t.Errorf("usage %+v", x.Usage)
 	}
 	if x.Cwd == "" || !strings.HasSuffix(x.Cwd, "/proj") || x.GitBranch != "master" {

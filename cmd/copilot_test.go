@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copilotFixture is the events.jsonl the real Copilot CLI 1.0.102 wrote
+// (transcript/testdata/copilot1.0.102/README.md) and where its compaction's
+// boundary starts.
+const (
+	copilotFixture   = "../transcript/testdata/copilot1.0.102/manual-compaction.jsonl"
+	copilotFixtureID = "78095ab7-85ab-4ad8-aadf-55dd6303d151"
+	copilotBoundary  = 57868
+)
+
+func runCopilotHook(t *testing.T, opts CopilotOptions, payload map[string]any) string {
+	t.Helper()
+	in, _ := json.Marshal(payload)
+	var out bytes.Buffer
+	opts.IO = &IO{In: bytes.NewReader(in), Out: &out, ErrOut: &bytes.Buffer{}}
+	opts.precompact = precompactRun
+	if err := copilotRun(&opts); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// spec: PO-22, PO-23, PO-24, PO-25, PO-26
+func TestCopilotPointerOnceAfterTheBoundary(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, ".copilot", "session-state", copilotFixtureID, "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(tr), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The client's own clock: precompact ran at 01:27:39.109, the boundary
+	// is stamped 01:27:39.839.
+	clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	opts := CopilotOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(k string) string {
+		if k == "COPILOT_HOME" {
+			return filepath.Join(tmp, ".copilot")
+		}
+		return ""
+	}, Now: func() time.Time { return clock }}
+	if out := runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID,
+		"transcript_path": tr, "trigger": "manual", "custom_instructions": "", "cwd": tmp}); out != "" {
+		t.Errorf("PreCompact printed %q: Copilot ignores it, and precompact prints nothing but its hint", out)
+	}
+	prompt := map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": copilotFixtureID, "prompt": "next", "cwd": tmp}
+	clock = clock.Add(100 * time.Millisecond)
+	if out := runCopilotHook(t, opts, prompt); out != "" {
+		t.Errorf("before the boundary the hook gave %q", out)
+	}
+	if err := os.WriteFile(tr, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(2 * time.Second)
+	out := runCopilotHook(t, opts, prompt)
+	var got struct {
+		AdditionalContext string `json:"additionalContext"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.AdditionalContext == "" {
+		t.Fatalf("no flat additionalContext after the boundary: %q (%v)", out, err)
+	}
+	for _, want := range []string{"PROMPT-ONE", "notes.txt", "ls /nonexistent-xyz; exit 3", "snap_20261202-012739_78095ab7", "of 64,000 tokens"} {
+		if !strings.Contains(got.AdditionalContext, want) {
+			t.Errorf("pointer lacks %q:\n%s", want, got.AdditionalContext)
+		}
+	}
+	t.Logf("pointer:\n%s", got.AdditionalContext)
+	post := map[string]any{"hook_event_name": "PostToolUse", "session_id": copilotFixtureID, "tool_name": "Bash", "cwd": tmp}
+	if out := runCopilotHook(t, opts, post); out != "" {
+		t.Errorf("handed over twice: %q", out)
+	}
+	if out := runCopilotHook(t, opts, prompt); out != "" {
+		t.Errorf("handed over twice: %q", out)
+	}
+}
+
+// spec: PO-24
+// A compaction Copilot started but did not apply gets no pointer, now or
+// later.
+func TestCopilotNoPointerForACompactionThatFailed(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "events.jsonl")
+	failed := `{"type":"session.compaction_complete","data":{"success":false,"error":"model error"},"id":"f1","timestamp":"2026-12-02T01:27:39.839Z","parentId":"x"}` + "\n"
+	if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	opts := CopilotOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: func() time.Time { return clock }}
+	runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID, "transcript_path": tr, "trigger": "auto", "cwd": tmp})
+	if err := os.WriteFile(tr, append(data[:copilotBoundary:copilotBoundary], failed...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(2 * time.Second)
+	for _, ev := range []string{"PostToolUse", "UserPromptSubmit"} {
+		if out := runCopilotHook(t, opts, map[string]any{"hook_event_name": ev, "session_id": copilotFixtureID, "cwd": tmp}); out != "" {
+			t.Errorf("%s gave a pointer for a compaction that did not happen: %q", ev, out)
+		}
+	}
+}
+
+// spec: PO-28
+// Copilot CLI runs the entries compact-guard install wrote for Claude Code
+// in .claude/settings.json: under Copilot they do nothing.
+func TestClaudeEntriesDoNothingUnderCopilot(t *testing.T) {
+	ran := 0
+	run := unlessCopilot(func(*PrecompactOptions) error { ran++; return nil })
+	t.Setenv("COPILOT_CLI", "1")
+	t.Setenv("CLAUDECODE", "")
+	_ = run(&PrecompactOptions{})
+	if ran != 0 {
+		t.Error("a Claude Code entry ran under Copilot CLI")
+	}
+	t.Setenv("CLAUDECODE", "1") // Claude Code started from a Copilot shell
+	_ = run(&PrecompactOptions{})
+	t.Setenv("COPILOT_CLI", "")
+	_ = run(&PrecompactOptions{})
+	if ran != 2 {
+		t.Errorf("ran %d times, want 2 (under Claude Code)", ran)
+	}
+}
