@@ -62,6 +62,16 @@ type CopilotOptions struct {
 	Now      func() time.Time
 	// precompact runs the PreCompact part (tests swap it).
 	precompact func(*PrecompactOptions) error
+	// waitLimit bounds the wait for the events file (PO-29); 0 is
+	// copilotWaitLimit.
+	waitLimit time.Duration
+}
+
+func (o *CopilotOptions) wait() time.Duration {
+	if o.waitLimit > 0 {
+		return o.waitLimit
+	}
+	return copilotWaitLimit
 }
 
 func newCmdCopilotDefault(ios *IO, g *GlobalOptions) *cobra.Command {
@@ -110,7 +120,11 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	switch p.HookEventName {
 	case "PreCompact":
 		// PO-22: the snapshot as precompact writes it, with no hint (the
-		// output reaches neither the summarizer nor the model).
+		// output reaches neither the summarizer nor the model), once the
+		// file holds what came before the hook (PO-29).
+		if p.TranscriptPath != "" {
+			waitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
+		}
 		return opts.precompact(&PrecompactOptions{
 			IO: &IO{In: bytes.NewReader(raw), Out: io.Discard, ErrOut: opts.IO.ErrOut}, Dir: opts.Dir, Lang: opts.Lang,
 			Keep: defaultKeep, StateFileName: defaultStateFileName, Timeout: defaultTimeout, GitTimeout: defaultGitTimeout,
@@ -139,6 +153,9 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	// Most calls come with nothing pending: one small read decides that.
 	if st, lerr := store.Load(p.SessionID); lerr != nil || st == nil || st.Pending == nil {
 		return nil
+	}
+	if tp := copilotTranscript(opts.Getenv, p.SessionID); tp != "" && !waitForOwnHook(ctx, tp, copilotHookType(p.HookEventName), opts.wait()) {
+		entry.Warnings = append(entry.Warnings, "the events file did not show this hook's start within "+opts.wait().String()+": read as it was")
 	}
 	var text, snap string
 	_, uerr := store.Update(p.SessionID, func(st *watch.State) bool {
@@ -223,10 +240,12 @@ func copilotPointer(ctx context.Context, opts *CopilotOptions, p Payload, pend *
 		return "", "", false, ""
 	}
 	defer f.Close()
-	bs, err := f.BoundariesAfter(ctx, pend.TranscriptSize, f.Size(), pend.At.Add(-time.Second), 2)
+	bs, err := f.BoundariesAfter(ctx, pend.TranscriptSize, f.Size(), pend.At, 2)
 	switch {
 	case err != nil:
 		return "", "", false, ""
+	case len(bs) == 0 && copilotCompactionEnded(path, pend.TranscriptSize):
+		return "", "", true, "the compaction precompact noted did not complete"
 	case len(bs) == 0:
 		return "", "", false, "" // PO-24: not compacted (yet)
 	case len(bs) > 1:
@@ -245,6 +264,34 @@ func copilotPointer(ctx context.Context, opts *CopilotOptions, p Payload, pend *
 	text = restore.Pointer(restore.PointerInput{Record: rec, MDPath: choice.MDPath, ProjectDir: project,
 		StateFile: sf, Lang: opts.Lang, MaxChars: defaultMaxChars})
 	return text, rec.Name, true, "pointer handed over at " + p.HookEventName
+}
+
+// copilotHookType is the hookType Copilot writes in events.jsonl for a
+// hook registered as event.
+func copilotHookType(event string) string {
+	switch event {
+	case "UserPromptSubmit":
+		return "userPromptSubmitted"
+	case "PostToolUse":
+		return "postToolUse"
+	case "PostToolUseFailure":
+		return "postToolUseFailure"
+	}
+	return "preCompact"
+}
+
+// copilotCompactionEnded reports whether a session.compaction_complete
+// (applied or not) starts in the 4 MiB after from: with no boundary there,
+// the compaction failed.
+func copilotCompactionEnded(path string, from int64) bool {
+	f, err := snapshot.OpenRegular(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 4<<20)
+	n, _ := f.ReadAt(buf, from)
+	return bytes.Contains(buf[:n], []byte(`"type":"session.compaction_complete"`))
 }
 
 // copilotTranscript is where Copilot CLI keeps a session's events:

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -25,6 +26,9 @@ func runCopilotHook(t *testing.T, opts CopilotOptions, payload map[string]any) s
 	var out bytes.Buffer
 	opts.IO = &IO{In: bytes.NewReader(in), Out: &out, ErrOut: &bytes.Buffer{}}
 	opts.precompact = precompactRun
+	if opts.waitLimit == 0 {
+		opts.waitLimit = time.Millisecond // the fixture's hooks have all ended
+	}
 	if err := copilotRun(&opts); err != nil {
 		t.Fatal(err)
 	}
@@ -135,5 +139,35 @@ func TestClaudeEntriesDoNothingUnderCopilot(t *testing.T) {
 	_ = run(&PrecompactOptions{})
 	if ran != 2 {
 		t.Errorf("ran %d times, want 2 (under Claude Code)", ran)
+	}
+}
+
+// spec: PO-29
+func TestWaitForOwnHook(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "events.jsonl")
+	before := `{"type":"hook.start","data":{"hookInvocationId":"11111111-1111-1111-1111-111111111111","hookType":"postToolUse","input":{}},"id":"a","timestamp":"2026-12-02T01:00:00.000Z","parentId":null}` + "\n" +
+		`{"type":"hook.end","data":{"hookInvocationId":"11111111-1111-1111-1111-111111111111","hookType":"postToolUse","success":true},"id":"b","timestamp":"2026-12-02T01:00:00.100Z","parentId":"a"}` + "\n"
+	if err := os.WriteFile(tr, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if waitForOwnHook(context.Background(), tr, "postToolUse", 30*time.Millisecond) {
+		t.Error("an earlier, ended invocation taken for this one")
+	}
+	own := `{"type":"hook.start","data":{"hookInvocationId":"22222222-2222-2222-2222-222222222222","hookType":"postToolUse","input":{"toolName":"bash"}},"id":"c","timestamp":"2026-12-02T01:00:01.000Z","parentId":"b"}` + "\n"
+	done := make(chan bool)
+	go func() { done <- waitForOwnHook(context.Background(), tr, "postToolUse", 10*time.Second) }()
+	f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(own); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if !<-done {
+		t.Error("the invocation's own hook.start was not seen")
+	}
+	if waitForOwnHook(context.Background(), tr, "preCompact", 30*time.Millisecond) {
+		t.Error("a postToolUse start taken for preCompact")
 	}
 }

@@ -262,15 +262,19 @@ func (x *Extractor) copilotResult(line []byte, d span) {
 
 // copilotUsage keeps a model call's usage (TR-71): the client's own
 // inputTokens, which for the OpenAI-style providers it reports count the
-// cached tokens too, so cacheReadTokens is kept beside them, not added.
+// cached tokens too, so cacheReadTokens is kept beside them, not added;
+// maxPromptTokens is the window the client compacts by.
 func (x *Extractor) copilotUsage(line []byte, d span) {
 	var u [1]span
 	if !d.fields(line, []string{"usage"}, u[:]) || !u[0].ok() || line[u[0].s] != '{' {
 		return
 	}
-	var f [3]span
-	if !u[0].fields(line, []string{"inputTokens", "cacheReadTokens", "model"}, f[:]) {
+	var f [4]span
+	if !u[0].fields(line, []string{"inputTokens", "cacheReadTokens", "model", "maxPromptTokens"}, f[:]) {
 		return
+	}
+	if w, ok := f[3].int64(line); ok && w > 0 {
+		x.window = w
 	}
 	in, ok := f[0].int64(line)
 	if !ok || in < 0 {
