@@ -113,7 +113,7 @@ failed, 2 bad flags.`,
 	}
 	c.Flags().BoolVar(&opts.NoSelfTest, "no-self-test", false, "skip the round trip through precompact and postcompact")
 	var agent string
-	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: claude, codex or qwen")
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: claude, codex, qwen or copilot")
 	c.PreRunE = func(*cobra.Command, []string) (err error) {
 		if opts.Agent, err = settings.ParseAgent(agent); err != nil {
 			return usageError{err}
@@ -279,6 +279,9 @@ type registration struct {
 }
 
 func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
+	if opts.Agent == settings.AgentCopilot {
+		return checkCopilot(opts, exe) // DR-41
+	}
 	var out []doctorCheck
 	var regs []registration
 	var hintEnvs []settingsValue // DR-16

@@ -107,7 +107,7 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error,
 	c.Flags().StringVar(&opts.Scope, "scope", settings.ScopeUser, "settings file to change: user, project or local")
 	c.Flags().StringVar(&opts.Settings, "settings", "", "change this settings file instead of a scope's")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the change as a diff and write nothing")
-	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: claude (Claude Code), codex (Codex CLI) or qwen (Qwen Code)")
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: claude (Claude Code), codex (Codex CLI), qwen (Qwen Code) or copilot (GitHub Copilot CLI)")
 	_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]cobra.Completion{
 		"claude\tClaude Code", "codex\tCodex CLI", "qwen\tQwen Code",
 	}, cobra.ShellCompDirectiveNoFileComp))

@@ -17,7 +17,7 @@ const (
 )
 
 // Agents lists them in the order help names them.
-var Agents = []Agent{AgentClaude, AgentCodex, AgentQwen}
+var Agents = []Agent{AgentClaude, AgentCodex, AgentQwen, AgentCopilot}
 
 // ParseAgent accepts an agent's name ("" is Claude Code).
 func ParseAgent(s string) (Agent, error) {
@@ -29,7 +29,7 @@ func ParseAgent(s string) (Agent, error) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("invalid --agent %q: want claude, codex or qwen", s)
+	return "", fmt.Errorf("invalid --agent %q: want claude, codex, qwen or copilot", s)
 }
 
 // IsClaude reports Claude Code, which the zero Agent stands for.
@@ -42,6 +42,8 @@ func (a Agent) Title() string {
 		return "Codex CLI"
 	case AgentQwen:
 		return "Qwen Code"
+	case AgentCopilot:
+		return "GitHub Copilot CLI"
 	}
 	return "Claude Code"
 }
@@ -105,6 +107,9 @@ func homeDir(h Host, env, dot string) (string, error) {
 // as PathFor says. <project> is the current folder, where the client is
 // started.
 func AgentPathFor(a Agent, scope, explicit string, h Host) (string, error) {
+	if a == AgentCopilot {
+		return CopilotPath(scope, explicit, h)
+	}
 	if a.IsClaude() || explicit != "" {
 		return PathFor(scope, explicit, h)
 	}

@@ -1,0 +1,128 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+)
+
+// doctor --agent copilot (specs/install.md DR-41 to DR-44): compact-guard's
+// Copilot hooks files of both scopes, the project's trust, and Claude Code's
+// entries that Copilot runs too.
+
+// copilotTrusted reports whether Copilot CLI trusts project: config.json's
+// trustedFolders holds it or a folder above it.
+func copilotTrusted(h settings.Host, project string) bool {
+	data, err := readCopilotHooks(copilotConfigPath(h))
+	if err != nil || data == nil {
+		return false
+	}
+	var cfg struct {
+		TrustedFolders []string `json:"trustedFolders"`
+	}
+	if json.Unmarshal(data, &cfg) != nil {
+		return false
+	}
+	for _, t := range cfg.TrustedFolders {
+		rel, err := filepath.Rel(filepath.Clean(t), filepath.Clean(project))
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCopilot is doctor's settings part for Copilot CLI.
+func checkCopilot(opts *DoctorOptions, exe string) []doctorCheck {
+	var out []doctorCheck
+	guarded := false
+	for _, scope := range []string{settings.ScopeUser, settings.ScopeProject} {
+		path, err := settings.CopilotPath(scope, "", opts.Host)
+		if err != nil {
+			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("Copilot CLI %s hooks: %v", scope, err)})
+			continue
+		}
+		label := fmt.Sprintf("Copilot CLI %s hooks %s", scope, path)
+		data, err := readCopilotHooks(path)
+		switch {
+		case err != nil:
+			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s: %v", label, err)})
+			continue
+		case data == nil:
+			out = append(out, doctorCheck{Status: checkInfo, Text: label + ": not found"})
+			continue
+		}
+		st, perr := settings.ReadCopilotFile(data, exe)
+		if perr != nil {
+			out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s: %v", label, perr),
+				Fix: "remove it and run 'compact-guard install --agent copilot --scope " + scope + "'"})
+			continue
+		}
+		fix := "run 'compact-guard install --agent copilot --scope " + scope + "'"
+		if scope == settings.ScopeProject {
+			fix += " in the project folder"
+		}
+		var missing []string
+		for _, e := range settings.CopilotEvents {
+			if !slices.Contains(st.Ours, e.Event) {
+				missing = append(missing, e.Event)
+			}
+		}
+		switch {
+		case len(st.Ours) == 0:
+			out = append(out, doctorCheck{Status: checkWarn, Text: label + ": no compact-guard entry", Fix: fix})
+			continue
+		case len(missing) > 0:
+			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s: %s not registered: %s", label, strings.Join(missing, ", "), copilotLoss(missing)), Fix: fix})
+		case !st.Current:
+			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("%s: registered for %s, not for this binary's layout", label, strings.Join(st.Programs, ", ")), Fix: fix})
+		default:
+			out = append(out, doctorCheck{Status: checkOK, Text: label + ": PreCompact, UserPromptSubmit, PostToolUse"})
+		}
+		guarded = true
+		if scope == settings.ScopeProject {
+			if proj := filepath.Dir(filepath.Dir(filepath.Dir(path))); !copilotTrusted(opts.Host, proj) {
+				out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("Copilot CLI does not trust %s (%s): it runs no hook of its .github/hooks", proj, copilotConfigPath(opts.Host)),
+					Fix: "start copilot in it and trust the folder when asked"})
+			}
+		}
+	}
+	// DR-42: Claude Code's entries that Copilot runs too.
+	if proj, err := settings.ProjectDir(opts.Host); err == nil {
+		for _, name := range []string{"settings.json", "settings.local.json"} {
+			p := filepath.Join(proj, ".claude", name)
+			data, err := readCopilotHooks(p)
+			if err != nil || data == nil {
+				continue
+			}
+			if evs := settings.ClaudeEntriesUnderCopilot(data, exe); len(evs) > 0 {
+				out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s: compact-guard's Claude Code entries (%s) also run under Copilot CLI, where they do nothing: Copilot is guarded by its own entries", p, strings.Join(evs, ", "))})
+			}
+		}
+	}
+	if !guarded {
+		out = append(out, doctorCheck{Status: checkFail, Text: "Copilot CLI: no compact-guard hooks registered: no snapshot at its compactions, no pointer after them",
+			Fix: "run 'compact-guard install --agent copilot' (user) or with --scope project in the project folder"})
+	}
+	return out
+}
+
+// copilotLoss says what each missing registration costs.
+func copilotLoss(missing []string) string {
+	var s []string
+	for _, m := range missing {
+		switch m {
+		case "PreCompact":
+			s = append(s, "no snapshot at a compaction")
+		case "UserPromptSubmit":
+			s = append(s, "no pointer with the next prompt")
+		case "PostToolUse":
+			s = append(s, "no pointer within the turn an automatic compaction happened in")
+		}
+	}
+	return strings.Join(s, "; ")
+}

@@ -1,0 +1,75 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func copilotDoctorText(cs []doctorCheck) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(c.line(false, false))
+	}
+	return b.String()
+}
+
+// spec: DR-41, DR-42, DR-43
+func TestDoctorCopilot(t *testing.T) {
+	root := t.TempDir()
+	opts := &DoctorOptions{Host: instAgentHost(root)}
+	// Only compact-guard's Claude Code entries: Copilot runs them, and they
+	// do nothing there, so Copilot is not guarded.
+	if _, errOut, code := instAgentRun(t, root, false, "--scope", "project"); code != ExitOK {
+		t.Fatalf("claude install: %s", errOut)
+	}
+	got := copilotDoctorText(checkCopilot(opts, instExe))
+	for _, want := range []string{"[FAIL] Copilot CLI: no compact-guard hooks registered", "settings.json: compact-guard's Claude Code entries (PreCompact, SessionStart",
+		"also run under Copilot CLI, where they do nothing"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, got)
+		}
+	}
+	if _, errOut, code := instAgentRun(t, root, false, "--agent", "copilot", "--scope", "project"); code != ExitOK {
+		t.Fatalf("copilot install: %s", errOut)
+	}
+	got = copilotDoctorText(checkCopilot(opts, instExe))
+	for _, want := range []string{"[ok]   Copilot CLI project hooks " + filepath.Join(root, "proj", ".github", "hooks", "compact-guard.json") + ": PreCompact, UserPromptSubmit, PostToolUse",
+		"[warn] Copilot CLI does not trust " + filepath.Join(root, "proj")} {
+		if !strings.Contains(got, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "FAIL") {
+		t.Errorf("a failure with the hooks installed:\n%s", got)
+	}
+	// Trusted: Copilot's config.json names the project.
+	cfg := filepath.Join(root, "home", ".copilot", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"trustedFolders": ["`+filepath.ToSlash(filepath.Join(root, "proj"))+`"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := copilotDoctorText(checkCopilot(opts, instExe)); strings.Contains(got, "does not trust") {
+		t.Errorf("trusted folder reported untrusted:\n%s", got)
+	}
+	// One registration removed by hand: what is lost is said.
+	p := filepath.Join(root, "proj", ".github", "hooks", "compact-guard.json")
+	data, _ := os.ReadFile(p)
+	lines := strings.Split(string(data), "\n")
+	var kept []string
+	for _, l := range lines {
+		if !strings.Contains(l, `"PostToolUse"`) {
+			kept = append(kept, l)
+		}
+	}
+	fixed := strings.Replace(strings.Join(kept, "\n"), `"timeoutSec":15}],`, `"timeoutSec":15}]`, 1)
+	if err := os.WriteFile(p, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := copilotDoctorText(checkCopilot(opts, instExe)); !strings.Contains(got, "PostToolUse not registered: no pointer within the turn an automatic compaction happened in") {
+		t.Errorf("missing registration not said:\n%s", got)
+	}
+}
