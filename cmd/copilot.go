@@ -14,6 +14,7 @@ import (
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -284,7 +285,7 @@ func copilotHookType(event string) string {
 // (applied or not) starts in the 4 MiB after from: with no boundary there,
 // the compaction failed.
 func copilotCompactionEnded(path string, from int64) bool {
-	f, err := snapshot.OpenRegular(path)
+	f, err := trust.OpenRegular(path)
 	if err != nil {
 		return false
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // Copilot CLI writes events.jsonl in batches, a few hundred milliseconds
@@ -68,7 +68,7 @@ func lastHookStart(tail, start, kind []byte) int {
 
 // readTail reads up to n bytes at the end of path, nil when it cannot.
 func readTail(path string, n int64) []byte {
-	f, err := snapshot.OpenRegular(path)
+	f, err := trust.OpenRegular(path)
 	if err != nil {
 		return nil
 	}

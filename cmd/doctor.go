@@ -21,7 +21,8 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func init() {
@@ -733,9 +734,9 @@ func checkSnapshotDir(dir string) doctorCheck {
 	// precompact refuses a folder another user owns or others can write
 	// to, or one in a folder others can rename it in, and postcompact reads
 	// nothing from it: the hooks' own check decides (SEC-14, SEC-15).
-	if err := snapshot.CheckPrivateDir(dir); err != nil {
+	if err := trust.CheckPrivateDir(dir); err != nil {
 		fix := "choose a folder of your own with COMPACT_GUARD_DIR in Claude Code's environment"
-		var ue *snapshot.UntrustedError
+		var ue *trust.UntrustedError
 		if errors.As(err, &ue) && strings.HasPrefix(ue.Fix, "chmod ") {
 			fix = ue.Fix
 		}

@@ -624,6 +624,11 @@ func e2eCheckPointer(t *testing.T, what string, r *e2eAgentRequest, own e2eAgent
 			t.Errorf("%s: the pointer lacks %q:\n%s", what, want, text)
 		}
 	}
+	// PO-38: as the model gets it, no quote mark of ours is escaped (Qwen
+	// Code turns ">" into "&gt;"), and the prompt is quoted.
+	if strings.Contains("\n"+text, "\n&gt;") || !strings.Contains(text, "> "+prompt) && !strings.Contains(text, "| "+prompt) {
+		t.Errorf("%s: the pointer's quotes reached the model as:\n%s", what, text)
+	}
 	all := strings.Join(r.Texts, "\n")
 	for _, s := range snaps {
 		// Whole file names: snapshots taken in the same second are named

@@ -14,8 +14,8 @@ import (
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func init() { register("handoff", newCmdHandoffDefault) }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // Hook outcomes as written to the log; doctor reports lines whose outcome is

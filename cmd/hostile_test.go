@@ -56,7 +56,9 @@ func rbBuild() (string, error) {
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	out, err := exec.Command("go", "build", "-trimpath", "-o", exe, "..").CombinedOutput()
+	// Their transcripts are static: the wait for Claude Code's to settle
+	// (precompact --settle, PC-36) is left out of this build.
+	out, err := exec.Command("go", "build", "-trimpath", "-ldflags=-X github.com/compact-guard/compact-guard/cmd.settleDefault=0s", "-o", exe, "..").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}

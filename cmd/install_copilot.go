@@ -10,6 +10,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // install and uninstall --agent copilot (specs/install.md IN-41 to IN-48):
@@ -24,7 +25,7 @@ const maxCopilotFile = 1 << 20
 // when it is not a regular file (a symlink included: a file compact-guard
 // writes is never one), is larger than maxCopilotFile or cannot be read.
 func readCopilotHooks(path string) ([]byte, error) {
-	f, err := snapshot.OpenRegular(path)
+	f, err := trust.OpenRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
