@@ -311,3 +311,25 @@ func copilotTranscript(getenv func(string) string, sessionID string) string {
 	}
 	return home + string(os.PathSeparator) + "session-state" + string(os.PathSeparator) + sessionID + string(os.PathSeparator) + "events.jsonl"
 }
+
+// copilotPluginArgs maps a hook run of the Claude Code plugin under Copilot
+// CLI to the Copilot hook (PL-10). Copilot loads the plugin's
+// hooks/hooks.json (Claude Code's format) and runs its entries with
+// COPILOT_PLUGIN_ROOT set, but drops the exec form's args (measured,
+// 1.0.102: the program ran without them), so compact-guard starts with no
+// sub-command, or, should a later release pass them, with precompact,
+// postcompact or watch: either way it is "compact-guard copilot", which
+// does what each event needs once. By hand (stdin a terminal) nothing
+// changes.
+func copilotPluginArgs(args []string, getenv func(string) string, in io.Reader) []string {
+	if !underCopilot(getenv) || getenv("COPILOT_PLUGIN_ROOT") == "" || interactive(in) {
+		return args
+	}
+	switch {
+	case len(args) == 0:
+		return []string{"copilot"}
+	case len(args) == 1 && (args[0] == "precompact" || args[0] == "postcompact" || args[0] == "watch"):
+		return []string{"copilot"}
+	}
+	return args
+}

@@ -171,3 +171,38 @@ func TestWaitForOwnHook(t *testing.T) {
 		t.Error("a postToolUse start taken for preCompact")
 	}
 }
+
+// spec: PL-10
+func TestCopilotPluginArgs(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	plugin := env("COPILOT_CLI", "1", "COPILOT_PLUGIN_ROOT", "/p")
+	pipe := strings.NewReader("{}")
+	for _, c := range []struct {
+		args   []string
+		getenv func(string) string
+		want   string
+	}{
+		{nil, plugin, "copilot"},                                        // Copilot 1.0.102 drops the exec form's args
+		{[]string{"precompact"}, plugin, "copilot"},                     // a release that passes them
+		{[]string{"watch"}, plugin, "copilot"},                          //
+		{[]string{"postcompact"}, plugin, "copilot"},                    //
+		{[]string{"list"}, plugin, "list"},                              // not a hook
+		{[]string{"precompact"}, env("COPILOT_CLI", "1"), "precompact"}, // .claude/settings.json: PO-28 says nothing happens
+		{nil, env("COPILOT_PLUGIN_ROOT", "/p"), ""},                     // not under Copilot
+		{nil, env("COPILOT_CLI", "1", "COPILOT_PLUGIN_ROOT", "/p", "CLAUDECODE", "1"), ""},
+	} {
+		got := strings.Join(copilotPluginArgs(c.args, c.getenv, pipe), " ")
+		if got != c.want {
+			t.Errorf("%q: %q, want %q", c.args, got, c.want)
+		}
+	}
+}

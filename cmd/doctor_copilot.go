@@ -91,6 +91,36 @@ func checkCopilot(opts *DoctorOptions, exe string) []doctorCheck {
 			}
 		}
 	}
+	// PL-13: the Claude Code plugin, enabled in Copilot, is a guard of its
+	// own; with a hooks file too, each compaction gets two snapshots.
+	filesGuard := guarded
+	plugins, perr := settings.CopilotPlugins(opts.Host)
+	if perr != nil {
+		out = append(out, doctorCheck{Status: checkWarn, Text: "Copilot CLI plugins: " + perr.Error()})
+	}
+	for _, pl := range plugins {
+		var missing []string
+		for _, e := range settings.CopilotEvents {
+			if !slices.Contains(pl.Events, e.Event) {
+				missing = append(missing, e.Event)
+			}
+		}
+		switch {
+		case pl.Dir == "":
+			out = append(out, doctorCheck{Status: checkWarn, Text: "Copilot CLI plugin " + pl.ID + ": enabled, but its folder was not found",
+				Fix: "run 'copilot plugin update " + pl.ID + "', or uninstall and install it again"})
+		case len(missing) > 0:
+			out = append(out, doctorCheck{Status: checkWarn, Text: fmt.Sprintf("Copilot CLI plugin %s (%s): %s not registered: %s", pl.ID, pl.Dir, strings.Join(missing, ", "), copilotLoss(missing)),
+				Fix: "run 'copilot plugin update " + pl.ID + "'"})
+		default:
+			out = append(out, doctorCheck{Status: checkOK, Text: fmt.Sprintf("Copilot CLI plugin %s (%s): its hooks run compact-guard as Copilot's guard", pl.ID, pl.Dir)})
+			guarded = true
+			if filesGuard {
+				out = append(out, doctorCheck{Status: checkWarn, Text: "Copilot CLI runs compact-guard from the plugin " + pl.ID + " and from a hooks file: two snapshots per compaction (one pointer)",
+					Fix: "keep one: run 'compact-guard uninstall --agent copilot' (and with --scope project) to keep the plugin, or 'copilot plugin uninstall " + pl.ID + "' to keep the file"})
+			}
+		}
+	}
 	// DR-42: Claude Code's entries that Copilot runs too.
 	if proj, err := settings.ProjectDir(opts.Host); err == nil {
 		for _, name := range []string{"settings.json", "settings.local.json"} {

@@ -73,3 +73,36 @@ func TestDoctorCopilot(t *testing.T) {
 		t.Errorf("missing registration not said:\n%s", got)
 	}
 }
+
+// spec: PL-13, PL-14
+// The Claude Code plugin enabled in Copilot from a local marketplace is
+// found and guards the client; with a hooks file too, doctor warns.
+func TestDoctorCopilotPlugin(t *testing.T) {
+	root := t.TempDir()
+	opts := &DoctorOptions{Host: instAgentHost(root)}
+	mkt := filepath.Join(root, "mkt")
+	plug := filepath.Join(mkt, "plugins", "compact-guard")
+	for p, text := range map[string]string{
+		filepath.Join(mkt, ".claude-plugin", "marketplace.json"): `{"name":"compact-guard-tools","plugins":[{"name":"compact-guard","source":"./plugins/compact-guard"}]}`,
+		filepath.Join(plug, "hooks", "hooks.json"):               string(PluginHooksJSON()),
+		filepath.Join(root, "home", ".copilot", "settings.json"): `{"extraKnownMarketplaces":{"compact-guard-tools":{"source":{"source":"directory","path":"` + filepath.ToSlash(mkt) + `"}}},
+  "enabledPlugins":{"compact-guard@compact-guard-tools":true}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := copilotDoctorText(checkCopilot(opts, instExe))
+	if !strings.Contains(got, "[ok]   Copilot CLI plugin compact-guard@compact-guard-tools ("+plug+"): its hooks run compact-guard as Copilot's guard") || strings.Contains(got, "FAIL") {
+		t.Errorf("plugin not recognised:\n%s", got)
+	}
+	if _, errOut, code := instAgentRun(t, root, false, "--agent", "copilot"); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	if got := copilotDoctorText(checkCopilot(opts, instExe)); !strings.Contains(got, "two snapshots per compaction (one pointer)") {
+		t.Errorf("no warning for the plugin and the file together:\n%s", got)
+	}
+}

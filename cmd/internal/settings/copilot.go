@@ -3,10 +3,13 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // GitHub Copilot CLI (specs/install.md IN-41 to IN-48). Copilot reads every
@@ -185,4 +188,97 @@ func ClaudeEntriesUnderCopilot(data []byte, exe string) []string {
 		}
 	}
 	return evs
+}
+
+// CopilotPlugin is a compact-guard plugin Copilot CLI has enabled (PL-13).
+type CopilotPlugin struct {
+	// ID is plugin@marketplace as Copilot records it.
+	ID string
+	// Dir is the plugin's folder, "" when it could not be found.
+	Dir string
+	// Events are the events its hooks/hooks.json registers compact-guard
+	// for.
+	Events []string
+}
+
+// CopilotPlugins lists the enabled plugins named compact-guard in
+// $COPILOT_HOME/settings.json (enabledPlugins), with their folder: a
+// marketplace of source "directory" (extraKnownMarketplaces) is loaded live
+// from it, its marketplace.json naming the plugin's folder; a plugin
+// installed from elsewhere is looked for under installed-plugins/.
+func CopilotPlugins(h Host) ([]CopilotPlugin, error) {
+	home, err := CopilotHome(h)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(home, "settings.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s struct {
+		Enabled map[string]bool `json:"enabledPlugins"`
+		Markets map[string]struct {
+			Source struct {
+				Source string `json:"source"`
+				Path   string `json:"path"`
+			} `json:"source"`
+		} `json:"extraKnownMarketplaces"`
+	}
+	if err := json.Unmarshal(stripComments(data), &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(home, "settings.json"), err)
+	}
+	var out []CopilotPlugin
+	for id, on := range s.Enabled {
+		name, market, _ := strings.Cut(id, "@")
+		if !on || name != "compact-guard" {
+			continue
+		}
+		p := CopilotPlugin{ID: id}
+		if m, ok := s.Markets[market]; ok && m.Source.Source == "directory" {
+			p.Dir = marketplacePluginDir(m.Source.Path, name)
+		}
+		if p.Dir == "" {
+			matches, _ := filepath.Glob(filepath.Join(home, "installed-plugins", "*", name))
+			more, _ := filepath.Glob(filepath.Join(home, "installed-plugins", "*", "*", name))
+			if all := append(matches, more...); len(all) > 0 {
+				p.Dir = all[0]
+			}
+		}
+		if p.Dir != "" {
+			if hooks, err := os.ReadFile(filepath.Join(p.Dir, "hooks", "hooks.json")); err == nil {
+				p.Events = ClaudeEntriesUnderCopilot(hooks, "")
+			}
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// marketplacePluginDir is the folder of plugin name in the marketplace at
+// dir: its .claude-plugin/marketplace.json's relative source.
+func marketplacePluginDir(dir, name string) string {
+	data, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "marketplace.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Plugins []struct {
+			Name   string          `json:"name"`
+			Source json.RawMessage `json:"source"`
+		} `json:"plugins"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	for _, p := range m.Plugins {
+		var rel string
+		if p.Name == name && json.Unmarshal(p.Source, &rel) == nil && rel != "" {
+			return filepath.Join(dir, filepath.FromSlash(rel))
+		}
+	}
+	return ""
 }
