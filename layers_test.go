@@ -19,16 +19,16 @@ var layers = map[string]int{
 	"transcript/internal/facts": 1,
 	"transcript/claude":         2, "transcript/codex": 2, "transcript/qwen": 2, "transcript/copilot": 2,
 	"transcript": 3, "transcript/transcripttest": 3,
-	"snapshot/trust": 4, "snapshot/trust/trusttest": 4, "snapshot/redact": 4,
+	"snapshot/trust": 4, "snapshot/trust/trusttest": 4, "snapshot/redact": 4, "snapshot/health": 4,
 	"snapshot":          5,
 	"snapshot/gitstate": 6, "snapshot/handoff": 6,
 	"snapshot/watch":        7,
 	"selectsnap":            8,
 	"restore/residue":       9,
 	"restore":               10,
-	"cmd/internal/settings": 11,
-	"cmd":                   12,
-	"packaging":             13, ".": 13, "snapshot/redact/redactgen": 13,
+	"cmd/internal/settings": 11, "restore/audit": 11,
+	"cmd":       12,
+	"packaging": 13, ".": 13, "snapshot/redact/redactgen": 13,
 }
 
 // TestLayers proves that no package imports one of its own layer or above

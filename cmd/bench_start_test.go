@@ -198,10 +198,7 @@ func TestLeanBinary(t *testing.T) {
 		}
 	}
 
-	exe := filepath.Join(t.TempDir(), benchExe("compact-guard"))
-	if err := benchGoBuild(".", "..", exe); err != nil {
-		t.Fatal(err)
-	}
+	exe := rbBinary(t) // built with the release flags (benchGoBuild)
 	fi, err := os.Stat(exe)
 	if err != nil {
 		t.Fatal(err)

@@ -5,12 +5,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
-func copilotDoctorText(cs []doctorCheck) string {
+// checkCopilot is doctor's settings check for Copilot CLI, as doctor runs it.
+func checkCopilot(opts *DoctorOptions, exe string) []health.Result {
+	return settings.Check(settings.DoctorEnv{Host: opts.Host, Agent: settings.AgentCopilot, Exe: exe})
+}
+
+func copilotDoctorText(cs []health.Result) string {
 	var b strings.Builder
 	for _, c := range cs {
-		b.WriteString(c.line(false, false))
+		b.WriteString(resultLine(c, false, false))
 	}
 	return b.String()
 }

@@ -362,6 +362,10 @@ func e2eCopilotManual(t *testing.T, bins e2eBinaries) {
 	if n := strings.Count(string(log), " precompact "); n != 1 {
 		t.Errorf("%d precompact runs logged, want 1:\n%s", n, log)
 	}
+	// AU-21 to AU-23: audit reads the session and says it in Copilot's terms.
+	if out := w.Guard("audit", "--agent", "copilot"); !strings.Contains(out, "snapshot "+snaps[0].Base+"; pointer delivered with UserPromptSubmit, naming it") {
+		t.Errorf("audit --agent copilot:\n%s", out)
+	}
 }
 
 // e2eCopilotNextMain is the first main request after index i.
@@ -444,6 +448,13 @@ func e2eCopilotAuto(t *testing.T, bins e2eBinaries) {
 	}
 	if final := reqs[len(reqs)-1]; final.Kind != "main" || !strings.Contains(strings.Join(final.Texts, "\n"), "E2E-PROMPT-TWO") {
 		t.Errorf("last request #%d is %s", final.Seq, final.Kind)
+	}
+	// A compaction whose boundary Copilot writes at the turn start where
+	// the next PreCompact runs has no channel before it: the next one's
+	// pointer stands for it (seen in 1 of 4 runs). audit says so of each.
+	out := w.Guard("audit", "--agent", "copilot")
+	if n := strings.Count(out, ", naming it"); n != delivered || strings.Contains(out, "another compaction's,") {
+		t.Errorf("audit names %d own snapshots, %d pointers were delivered:\n%s", n, delivered, out)
 	}
 	t.Logf("%d automatic compactions, %d pointers delivered", len(comps), delivered)
 }

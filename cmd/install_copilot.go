@@ -1,47 +1,19 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // install and uninstall --agent copilot (specs/install.md IN-41 to IN-48):
 // compact-guard's own hooks file, .github/hooks/compact-guard.json or
 // $COPILOT_HOME/hooks/compact-guard.json, written whole, never another
 // tool's file; uninstall removes exactly that file.
-
-// maxCopilotFile bounds what is read of an existing hooks file.
-const maxCopilotFile = 1 << 20
-
-// readCopilotHooks reads path: nil, nil when it does not exist; an error
-// when it is not a regular file (a symlink included: a file compact-guard
-// writes is never one), is larger than maxCopilotFile or cannot be read.
-func readCopilotHooks(path string) ([]byte, error) {
-	f, err := trust.OpenRegular(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxCopilotFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxCopilotFile {
-		return nil, fmt.Errorf("larger than %d bytes", maxCopilotFile)
-	}
-	return data, nil
-}
 
 // copilotWithin checks that path's folder, once its symlinks are resolved,
 // is inside project (IN-44): a .github/hooks that leads out of the
@@ -85,7 +57,7 @@ func copilotInstall(opts *SettingsOptions) error {
 	if err := copilotWithin(path, project); err != nil {
 		return err
 	}
-	old, err := readCopilotHooks(path)
+	old, err := settings.ReadCopilotHooks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left untouched", path, err)
 	}
@@ -124,8 +96,8 @@ func copilotInstall(opts *SettingsOptions) error {
 	fmt.Fprintf(out, "%s %s: PreCompact, UserPromptSubmit and PostToolUse run %s\n", verb, path, settings.Command(exe, settings.CopilotSub))
 	if project != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope user keeps them personal\n", filepath.Base(path))
-		if !copilotTrusted(opts.Host, project) {
-			fmt.Fprintf(opts.IO.ErrOut, "note: Copilot CLI runs a project's hooks only in a folder it trusts: answer yes when it asks about %s, or add it to \"trustedFolders\" in %s\n", project, copilotConfigPath(opts.Host))
+		if !settings.CopilotTrusted(opts.Host, project) {
+			fmt.Fprintf(opts.IO.ErrOut, "note: Copilot CLI runs a project's hooks only in a folder it trusts: answer yes when it asks about %s, or add it to \"trustedFolders\" in %s\n", project, settings.CopilotConfigPath(opts.Host))
 		}
 	}
 	fmt.Fprintf(out, "check the setup with: compact-guard doctor --agent copilot\n")
@@ -138,7 +110,7 @@ func copilotUninstall(opts *SettingsOptions) error {
 	if err != nil {
 		return err
 	}
-	old, err := readCopilotHooks(path)
+	old, err := settings.ReadCopilotHooks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left untouched", path, err)
 	}
@@ -178,13 +150,4 @@ func (o *SettingsOptions) copilotProject() string {
 		return ""
 	}
 	return wd
-}
-
-// copilotConfigPath is Copilot's config.json, which holds trustedFolders.
-func copilotConfigPath(h settings.Host) string {
-	home, err := settings.CopilotHome(h)
-	if err != nil {
-		return "~/.copilot/config.json"
-	}
-	return filepath.Join(home, "config.json")
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -203,7 +204,7 @@ func measure(t *testing.T, ctx context.Context, dir, sid, tr string, c transcrip
 	}
 	defer f.Close()
 	kept, _ := f.KeptTail(ctx, c.Offset)
-	tail, _ := keptText(kept, rec.Name)
+	tail, _ := restore.KeptText(kept, rec.Name)
 	summary := residue.Held{Source: residue.SourceSummary, Text: residue.TranscriptText(entry)}
 	tailH := residue.Held{Source: residue.SourceTail, Text: tail}
 	ptr := residue.Held{Source: residue.SourcePointer, Text: pointer}

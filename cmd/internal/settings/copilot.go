@@ -23,6 +23,19 @@ import (
 // AgentCopilot is GitHub Copilot CLI.
 const AgentCopilot Agent = "copilot"
 
+// copilotClient is GitHub Copilot CLI: compact-guard's own hooks file in
+// $COPILOT_HOME/hooks/ (else ~/.copilot/hooks/) or <project>/.github/hooks/
+// (CopilotPath); no watch events (the Copilot hook, "compact-guard
+// copilot", does what watch would); doctor's check is its own
+// (copilot_doctor.go).
+var copilotClient = Client{
+	Agent:    AgentCopilot,
+	Title:    "GitHub Copilot CLI",
+	Scopes:   []string{ScopeUser, ScopeProject},
+	FileNoun: "hooks",
+	path:     func(scope string, h Host) (string, error) { return CopilotPath(scope, "", h) },
+}
+
 // CopilotFileName is the hooks file compact-guard writes for Copilot CLI.
 const CopilotFileName = "compact-guard.json"
 
@@ -64,7 +77,7 @@ func CopilotPath(scope, explicit string, h Host) (string, error) {
 		}
 		return filepath.Join(wd, ".github", "hooks", CopilotFileName), nil
 	}
-	return "", fmt.Errorf("invalid scope %q for %s: want user or project", scope, AgentCopilot.Title())
+	return "", fmt.Errorf("invalid scope %q for GitHub Copilot CLI: want user or project", scope)
 }
 
 // copilotHandler is one entry of a Copilot hooks file, as compact-guard
@@ -177,7 +190,7 @@ func ReadCopilotFile(data []byte, exe string) (CopilotFileState, error) {
 // .claude/settings.json and .claude/settings.local.json): they do nothing
 // there (postcompact PO-28), which doctor --agent copilot says (DR-41).
 func ClaudeEntriesUnderCopilot(data []byte, exe string) []string {
-	d, err := parse(data, false)
+	d, err := ParseFor(AgentClaude, data)
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // What doctor says about trust (specs/install.md DR-15, DR-18): a handler
@@ -16,52 +16,62 @@ import (
 // whatever config.toml trusts, so a trusted handler that names compact-guard
 // and is not install's is a failure, whoever trusted it.
 
+// Codex CLI's own doctor checks: only the handlers install can trust count
+// for coverage, and config.toml must trust each of them (DR-15, DR-18).
+func init() {
+	codexClient.doctor = clientChecks{
+		counted: runnable,
+		last:    func(env DoctorEnv) []health.Result { return checkCodexTrust(env) },
+	}
+}
+
 // checkCodexTrust checks that Codex will run each hook install wrote, and
 // nothing else that names compact-guard (DR-15, DR-18): hooks are on; each
 // handler install writes for this binary is trusted with the hash of what
 // the file says now; a handler that names compact-guard but is not one
 // install writes is not trusted; a project's file is in a trusted project.
 // Codex skips an untrusted or changed hook without a word.
-func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
-	home, err := settings.CodexHome(h)
+func checkCodexTrust(env DoctorEnv) []health.Result {
+	h, exe := env.Host, env.Exe
+	home, err := CodexHome(h)
 	if err != nil {
-		return []doctorCheck{{Status: checkFail, Text: "Codex trust: " + err.Error()}}
+		return []health.Result{{Status: health.Fail, Text: "Codex trust: " + err.Error()}}
 	}
 	path := filepath.Join(home, "config.toml")
-	data, _, err := settings.ReadFile(path)
+	data, _, err := ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return []doctorCheck{{Status: checkFail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
+		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
 			Fix: unreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
 	}
-	cfg, err := settings.ReadCodexConfig(data)
+	cfg, err := ReadCodexConfig(data)
 	if err != nil {
-		return []doctorCheck{{Status: checkFail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
+		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
 			Fix: "correct " + path + " by hand: Codex does not start with a config it cannot parse"}}
 	}
-	var out []doctorCheck
+	var out []health.Result
 	if cfg.Features.Hooks != nil && !*cfg.Features.Hooks {
-		out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
+		out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
 			Fix: "remove 'hooks = false' from [features] in " + path})
 	}
-	for _, src := range agentSources(settings.AgentCodex, h) {
-		data, _, err := settings.ReadFile(src.Path)
+	for _, src := range defaultSources(AgentCodex, h) {
+		data, _, err := ReadFile(src.Path)
 		if err != nil {
 			continue // checkSettings reports it
 		}
-		doc, err := settings.ParseFor(settings.AgentCodex, data)
+		doc, err := ParseFor(AgentCodex, data)
 		if err != nil {
 			continue
 		}
 		ours := false
 		for _, x := range doc.Handlers(exe) {
 			ours = ours || x.Ours
-			if c, ok := codexHandlerTrust(src, path, cfg, x); ok {
+			if c, ok := codexHandlerTrust(src, path, cfg, x, env.DefaultKeep); ok {
 				out = append(out, c)
 			}
 		}
-		if ours && src.Scope == settings.ScopeProject {
-			if proj := filepath.Dir(filepath.Dir(src.Path)); !codexProjectTrusted(cfg, proj) {
-				out = append(out, doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s is in a project Codex does not trust: it does not load it", src.Path),
+		if ours && src.Scope == ScopeProject {
+			if proj := filepath.Dir(filepath.Dir(src.Path)); !cfg.TrustsProject(proj) {
+				out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("%s is in a project Codex does not trust: it does not load it", src.Path),
 					Fix: fmt.Sprintf("trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s", proj, proj, path)})
 			}
 		}
@@ -72,24 +82,24 @@ func checkCodexTrust(h settings.Host, exe string) []doctorCheck {
 // codexHandlerTrust judges one handler of a Codex hooks file against
 // config.toml; ok is false when there is nothing to say (a handler that
 // does not name compact-guard).
-func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexConfig, x settings.Handler) (doctorCheck, bool) {
+func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, defaultKeep int) (health.Result, bool) {
 	key := x.TrustKey(src.Path)
 	st, has := cfg.Hooks.State[key]
 	hashed := has && st.TrustedHash == x.TrustHash()
 	runs := hashed && (st.Enabled == nil || *st.Enabled)
 	switch {
 	case x.Exact && (!has || st.TrustedHash == ""):
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !hashed:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !runs:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
-	case x.Exact && src.Scope == settings.ScopeProject && len(x.Flags()) > 0:
-		return projectFlagsCheck(src, cfgPath, key, x), true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
+	case x.Exact && src.Scope == ScopeProject && len(x.Flags()) > 0:
+		return projectFlagsCheck(src, cfgPath, key, x, defaultKeep), true
 	case x.Exact:
-		return doctorCheck{Status: checkOK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
+		return health.Result{Status: health.OK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
 	case !x.NamesCompactGuard():
-		return doctorCheck{}, false
+		return health.Result{}, false
 	case runs:
 		// DR-18: Codex runs it, and it is not what install writes — what a
 		// hostile repository commits and an earlier install trusted.
@@ -97,68 +107,39 @@ func codexHandlerTrust(src settingsSource, cfgPath string, cfg *settings.CodexCo
 		if why == "" {
 			why = "it does not run compact-guard as its program"
 		}
-		return doctorCheck{Status: checkFail,
+		return health.Result{Status: health.Fail,
 			Text: fmt.Sprintf("%s [%s] %q is trusted in %s, but it is not a handler install writes (%s): Codex runs it", x.Event, key, x.Command, cfgPath, why),
 			Fix:  installFix(src) + " (it removes that trust), or remove the [hooks.state." + fmt.Sprintf("%q", key) + "] table from " + cfgPath}, true
 	case x.Ours && x.Unmanaged != "":
-		return doctorCheck{Status: checkWarn,
+		return health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("%s [%s] %q is not trusted, and install trusts only the handlers it writes (%s): Codex skips it", x.Event, key, x.Command, x.Unmanaged),
 			Fix:  "remove it from " + src.Path + " (install registers one of its own)"}, true
 	case x.Ours:
-		return doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
+		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is not trusted in %s: Codex skips it without a word", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	}
-	return doctorCheck{}, false
-}
-
-// foreignEntryProblem is the warning for an entry that names compact-guard
-// but is not one install writes nor one it can make its own (IN-21):
-// install and uninstall leave it as it is, so install's fix would not
-// mend it. The zero doctorCheck means no problem.
-func foreignEntryProblem(src settingsSource, h settings.Entry) doctorCheck {
-	if h.Installed() || h.Unmanaged == "" {
-		return doctorCheck{}
-	}
-	return doctorCheck{Status: checkWarn,
-		Text: fmt.Sprintf("it is not an entry install writes (%s): install and uninstall leave it as it is", h.Unmanaged),
-		Fix:  "edit or remove it in " + src.Path + " by hand (install then registers one of its own)"}
+	return health.Result{}, false
 }
 
 // runnable are the registrations that can run on agent: on Codex only
 // those install writes or can make its own, since Codex runs no hook it
 // does not trust and install trusts only its own (IN-21).
-func runnable(regs []registration, agent settings.Agent) []registration {
-	if agent != settings.AgentCodex {
-		return regs
-	}
-	var out []registration
+func runnable(regs []Registration) []Registration {
+	var out []Registration
 	for _, r := range regs {
-		if r.H.Unmanaged == "" {
+		if r.Entry.Unmanaged == "" {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// duplicateFix is the fix for one registration made by several entries with
-// different commands (DR-5, DR-19): uninstall removes the ones install
-// wrote, so when one of them is an entry install does not manage, that one
-// is the user's to remove by hand.
-func duplicateFix(where []registration) string {
-	for _, r := range where {
-		if !r.H.Installed() && r.H.Unmanaged != "" {
-			return fmt.Sprintf("keep one: edit or remove by hand the entry install does not write (%q in %s), or remove install's with 'compact-guard uninstall'", r.H.Command, r.Source.Path)
-		}
-	}
-	return "keep one: 'compact-guard uninstall --scope project|local' removes the others"
-}
-
 // trustFix is install's fix for a handler install writes that Codex does
 // not run as it stands: for a project's handler with flags it says that
 // install writes its own handler without them (IN-31), since a project's
 // flags are carried over only from a handler config.toml trusts.
-func trustFix(src settingsSource, x settings.Handler) string {
+func trustFix(src Source, x Handler) string {
 	fix := installFix(src)
-	if flags := flagTexts(x.Flags()); src.Scope == settings.ScopeProject && flags != "" {
+	if flags := flagTexts(x.Flags()); src.Scope == ScopeProject && flags != "" {
 		fix += " (it writes its own handler there, without " + flags + ")"
 	}
 	return fix
@@ -169,22 +150,22 @@ func trustFix(src settingsSource, x settings.Handler) string {
 // versions before IN-31 trusted a committed handler's flags along with it.
 // A flag that loses or leaks the user's snapshots beyond this project
 // fails; any other is a warning.
-func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handler) doctorCheck {
+func projectFlagsCheck(src Source, cfgPath, key string, x Handler, defaultKeep int) health.Result {
 	flags := x.Flags()
 	var risks []string
 	for _, f := range flags {
-		if r := repoFlagRisk(f); r != "" {
+		if r := repoFlagRisk(f, defaultKeep); r != "" {
 			risks = append(risks, r)
 		}
 	}
-	fix := "run 'compact-guard uninstall" + agentFlag(src.Agent) + " --scope " + src.Scope + "', then 'compact-guard install" + agentFlag(src.Agent) + " --scope " + src.Scope +
+	fix := "run 'compact-guard uninstall" + src.Agent.Flag() + " --scope " + src.Scope + "', then 'compact-guard install" + src.Agent.Flag() + " --scope " + src.Scope +
 		"' in the project folder (install writes and trusts its own handlers, without these flags)"
 	if len(risks) > 0 {
-		return doctorCheck{Status: checkFail,
+		return health.Result{Status: health.Fail,
 			Text: fmt.Sprintf("%s [%s] is trusted in %s and runs with %s from a project's file, which may come from anyone: %s", x.Event, key, cfgPath, flagTexts(flags), strings.Join(risks, "; ")),
 			Fix:  fix}
 	}
-	return doctorCheck{Status: checkWarn,
+	return health.Result{Status: health.Warn,
 		Text: fmt.Sprintf("%s [%s] is trusted in %s and runs with %s from a project's file, which may come from anyone: check that they are yours", x.Event, key, cfgPath, flagTexts(flags)),
 		Fix:  "unless you chose them, " + fix}
 }
@@ -192,7 +173,7 @@ func projectFlagsCheck(src settingsSource, cfgPath, key string, x settings.Handl
 // repoFlagRisk says what flag f, given by a project's file, does to the
 // user's snapshots beyond that project (DR-26), "" for a flag that loses
 // and leaks nothing.
-func repoFlagRisk(f settings.Flag) string {
+func repoFlagRisk(f Flag, defaultKeep int) string {
 	switch f.Name {
 	case "--keep":
 		n, err := strconv.Atoi(f.Value)
@@ -216,7 +197,7 @@ func repoFlagRisk(f settings.Flag) string {
 }
 
 // flagTexts lists flags as the command writes them.
-func flagTexts(flags []settings.Flag) string {
+func flagTexts(flags []Flag) string {
 	texts := make([]string, len(flags))
 	for i, f := range flags {
 		texts[i] = f.Text

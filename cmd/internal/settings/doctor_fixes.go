@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"errors"
@@ -6,34 +6,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 
-	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // doctor's fixes must work (DR-19): each says what is wrong, where, and a
 // repair that mends it — never "run install" where install would refuse,
 // never "chmod 700" on a folder that is 0700 already.
 
-// shellQuote quotes a path for a fix line the user pastes into a POSIX
-// shell (as is when the shell reads nothing into it).
-func shellQuote(s string) string {
-	if q, err := syntax.Quote(s, syntax.LangPOSIX); err == nil {
-		return q
-	}
-	return strconv.Quote(s)
-}
-
 // settingsReadProblem is the line of a settings file that exists but
 // cannot be read (IN-22): not a regular file, larger than any settings
 // file, or unreadable.
-func settingsReadProblem(src settingsSource, err error) doctorCheck {
-	c := doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s cannot be read: %v", src.Label, src.Path, err)}
+func settingsReadProblem(src Source, err error) health.Result {
+	c := health.Result{Status: health.Fail, Text: fmt.Sprintf("%s %s cannot be read: %v", src.Label, src.Path, err)}
 	c.Fix = unreadableFix(src.Path, err) + ", then " + installFix(src)
 	return c
 }
@@ -43,7 +29,7 @@ func settingsReadProblem(src settingsSource, err error) doctorCheck {
 // device goes (rm removes a link, not its target); a folder or a file too
 // large is moved aside; a file the user may not read gets the permission.
 func unreadableFix(path string, err error) string {
-	q := shellQuote(path)
+	q := health.ShellQuote(path)
 	if errors.Is(err, fs.ErrPermission) {
 		return "chmod u+r " + q
 	}
@@ -54,16 +40,16 @@ func unreadableFix(path string, err error) string {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return "rm " + q + " (it removes the link, not its target)"
 	case fi.IsDir():
-		return "mv " + q + " " + shellQuote(path+".not-settings")
+		return "mv " + q + " " + health.ShellQuote(path+".not-settings")
 	case fi.Mode().IsRegular():
-		return "mv " + q + " " + shellQuote(path+".too-large")
+		return "mv " + q + " " + health.ShellQuote(path+".too-large")
 	}
 	return "rm " + q
 }
 
 // jsonRule says what the client accepts in the file, for a parse error's
 // fix.
-func jsonRule(a settings.Agent) string {
+func jsonRule(a Agent) string {
 	if a.Comments() {
 		return "JSON; comments are allowed, trailing commas are not"
 	}
@@ -73,23 +59,23 @@ func jsonRule(a settings.Agent) string {
 // settingsParseProblem is the line of a settings file that does not parse
 // (DR-5, DR-19): where, what the parser says, how to correct it, and the
 // backup install made before its last change when one parses.
-func settingsParseProblem(src settingsSource, err error, backups string) doctorCheck {
-	c := doctorCheck{Status: checkFail, Text: fmt.Sprintf("%s %s: %v; %s reads no hook from it", src.Label, src.Path, err, src.Agent.Title())}
-	var se *settings.SyntaxError
+func settingsParseProblem(src Source, err error, backups string) health.Result {
+	c := health.Result{Status: health.Fail, Text: fmt.Sprintf("%s %s: %v; %s reads no hook from it", src.Label, src.Path, err, src.Agent.Title())}
+	var se *SyntaxError
 	if errors.As(err, &se) {
 		c.Fix = fmt.Sprintf("correct line %d, column %d of %s (%s)", se.Line, se.Col, src.Path, jsonRule(src.Agent))
 	} else {
 		c.Fix = fmt.Sprintf("correct %s by hand (%s)", src.Path, jsonRule(src.Agent))
 	}
 	if bak := parsableBackup(src, backups); bak != "" {
-		c.Fix += fmt.Sprintf(", or put back the copy install made before its last change: cp %s %s", shellQuote(bak), shellQuote(src.Path))
+		c.Fix += fmt.Sprintf(", or put back the copy install made before its last change: cp %s %s", health.ShellQuote(bak), health.ShellQuote(src.Path))
 	}
 	return c
 }
 
 // parsableBackup is the newest backup of src's file (IN-8) that parses,
 // "" when there is none.
-func parsableBackup(src settingsSource, backups string) string {
+func parsableBackup(src Source, backups string) string {
 	if backups == "" {
 		return ""
 	}
@@ -97,9 +83,9 @@ func parsableBackup(src settingsSource, backups string) string {
 	if real, err := filepath.EvalSymlinks(target); err == nil {
 		target = real
 	}
-	for _, b := range settings.BackupFiles(backups, target) {
-		if data, _, err := settings.ReadFile(b); err == nil {
-			if _, err := settings.ParseFor(src.Agent, data); err == nil {
+	for _, b := range BackupFiles(backups, target) {
+		if data, _, err := ReadFile(b); err == nil {
+			if _, err := ParseFor(src.Agent, data); err == nil {
 				return b
 			}
 		}
@@ -112,7 +98,7 @@ func parsableBackup(src settingsSource, backups string) string {
 // file that install writes could not be read, the fix repairs it first,
 // since install refuses a file it cannot parse; another broken file is
 // named, since its hooks were not counted.
-func foldCoverage(cov []doctorCheck, broken []settingsSource) []doctorCheck {
+func foldCoverage(cov []health.Result, broken []Source) []health.Result {
 	last, n := -1, 0
 	for i, c := range cov {
 		if strings.HasPrefix(c.Fix, "run 'compact-guard install") && strings.HasPrefix(c.Text, "no ") {
@@ -127,13 +113,13 @@ func foldCoverage(cov []doctorCheck, broken []settingsSource) []doctorCheck {
 		fix += fmt.Sprintf(" (it registers the %d hooks above)", n)
 	}
 	for _, b := range broken {
-		if b.Scope == settings.ScopeUser && b.Ignored == "" {
+		if b.Scope == ScopeUser && b.Ignored == "" {
 			fix = "repair " + b.Path + " first (see above), then " + fix
 		} else {
 			fix += "; " + b.Path + " could not be read, so its hooks are not counted"
 		}
 	}
-	out := append([]doctorCheck(nil), cov...)
+	out := append([]health.Result(nil), cov...)
 	for i := range out {
 		if strings.HasPrefix(out[i].Fix, "run 'compact-guard install") && strings.HasPrefix(out[i].Text, "no ") {
 			out[i].Fix = ""
@@ -141,25 +127,4 @@ func foldCoverage(cov []doctorCheck, broken []settingsSource) []doctorCheck {
 	}
 	out[last].Fix = fix
 	return out
-}
-
-// unwritableDir says why no file can be made in dir, an existing folder
-// of mode perm, and the fix that mends it (DR-6, DR-19): the mode when it
-// lacks the owner's write bit, else what the error says — a read-only
-// file system, an immutable or append-only folder (root gets EPERM there
-// whatever the mode), a full disk.
-func unwritableDir(dir string, perm fs.FileMode, err error) (why, fix string) {
-	other := "choose another folder with COMPACT_GUARD_DIR in Claude Code's environment"
-	switch {
-	case errors.Is(err, syscall.EROFS):
-		return "its file system is mounted read-only", other
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return "the disk (or the user's quota) is full", "free space on it, or " + other
-	case runtime.GOOS != "windows" && perm&0o200 == 0:
-		return fmt.Sprintf("its mode %04o lacks the owner's write permission", perm), "chmod u+w " + shellQuote(dir)
-	case runtime.GOOS == "linux" && errors.Is(err, syscall.EPERM):
-		return fmt.Sprintf("it refuses new files although its mode %04o allows them: it is immutable or append-only (lsattr -d shows an i or an a)", perm),
-			"chattr -i -a " + shellQuote(dir) + " (as root), or " + other
-	}
-	return err.Error(), other
 }

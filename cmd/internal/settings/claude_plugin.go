@@ -1,23 +1,37 @@
-package cmd
+package settings
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // doctor's view of Claude Code plugins (specs/install.md PL-6..PL-8): the
 // client records installed plugins in <config>/plugins/installed_plugins.json
 // and enables them with "enabledPlugins" in the settings files; an enabled
 // plugin's hooks/hooks.json runs beside the settings files' hooks.
+
+// PluginProgram is what every plugin hook runs, in exec form (no shell):
+// on Windows the client's spawn finds bin/compact-guard.exe for it, on
+// macOS and Linux bin/compact-guard is a POSIX sh launcher that execs the
+// binary of PluginBinaryDir for the machine.
+const PluginProgram = "${CLAUDE_PLUGIN_ROOT}/bin/compact-guard"
+
+// PluginBinaryDir is the folder, relative to the plugin root, that holds
+// the macOS or Linux binary for goos/goarch; the Windows binary is
+// bin/compact-guard.exe itself.
+func PluginBinaryDir(goos, goarch string) string {
+	return path.Join("bin", goos+"-"+goarch)
+}
 
 // installedPlugin is one installation of a plugin, as Claude Code records it.
 type installedPlugin struct {
@@ -30,7 +44,7 @@ type installedPlugin struct {
 
 // pluginConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude (as doctor's host
 // sees them): where the client keeps plugins/.
-func pluginConfigDir(h settings.Host) (string, error) {
+func pluginConfigDir(h Host) (string, error) {
 	if d := h.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return d, nil
 	}
@@ -45,7 +59,7 @@ func pluginConfigDir(h settings.Host) (string, error) {
 // object of plugin id to a list of installations). A missing file is no
 // plugin.
 func readInstalledPlugins(path string) ([]installedPlugin, error) {
-	data, _, err := settings.ReadFile(path)
+	data, _, err := ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -72,15 +86,15 @@ func readInstalledPlugins(path string) ([]installedPlugin, error) {
 // pluginEnabled reads "enabledPlugins" for id from the settings files, the
 // most specific one that names it deciding (local, then project, then
 // user). It returns the file that decided, "" when none names it.
-func pluginEnabled(id string, srcs []settingsSource) (bool, string) {
-	order := map[string]int{settings.ScopeLocal: 0, settings.ScopeProject: 1, settings.ScopeUser: 2}
+func pluginEnabled(id string, srcs []Source) (bool, string) {
+	order := map[string]int{ScopeLocal: 0, ScopeProject: 1, ScopeUser: 2}
 	best, on, from := 99, false, ""
 	for _, src := range srcs {
 		rank, ok := order[src.Scope]
 		if !ok || src.Ignored != "" || rank >= best {
 			continue
 		}
-		data, _, err := settings.ReadFile(src.Path)
+		data, _, err := ReadFile(src.Path)
 		if err != nil {
 			continue
 		}
@@ -104,7 +118,7 @@ func pluginEnabled(id string, srcs []settingsSource) (bool, string) {
 // beside it.
 func pluginHooksPaths(root string) []string {
 	paths := []string{filepath.Join(root, "hooks", "hooks.json")}
-	if data, _, err := settings.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
+	if data, _, err := ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
 		var m struct {
 			Hooks any `json:"hooks"`
 		}
@@ -124,30 +138,30 @@ func pluginHooksPaths(root string) []string {
 // compact-guard and judges each such entry. Their registrations join the
 // settings files' ones for the coverage checks; a hook registered both by
 // a plugin and by a settings file is reported here, with the fix.
-func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]registration, []doctorCheck) {
-	cfg, err := pluginConfigDir(opts.Host)
+func checkPluginHooks(env DoctorEnv, settingsRegs []Registration) ([]Registration, []health.Result) {
+	cfg, err := pluginConfigDir(env.Host)
 	if err != nil {
 		return nil, nil
 	}
 	listPath := filepath.Join(cfg, "plugins", "installed_plugins.json")
 	plugins, err := readInstalledPlugins(listPath)
 	if err != nil {
-		return nil, []doctorCheck{{Status: checkWarn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
+		return nil, []health.Result{{Status: health.Warn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
 			Fix: "run 'claude plugin list' to see whether Claude Code can read it"}}
 	}
-	projDir, _ := settings.ProjectDir(opts.Host)
-	srcs := settingsSources(opts.Host)
-	var regs []registration
-	var out []doctorCheck
+	projDir, _ := ProjectDir(env.Host)
+	srcs := claudeSources(env.Host)
+	var regs []Registration
+	var out []health.Result
 	for _, p := range plugins {
-		var found []settings.Entry
+		var found []Entry
 		var hooksPath string
 		for _, hp := range pluginHooksPaths(p.InstallPath) {
-			data, _, err := settings.ReadFile(hp)
+			data, _, err := ReadFile(hp)
 			if err != nil {
 				continue
 			}
-			doc, err := settings.Parse(data)
+			doc, err := Parse(data)
 			if err != nil {
 				continue
 			}
@@ -160,7 +174,7 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 		}
 		label := fmt.Sprintf("plugin %s %s (%s scope)", p.ID, p.Version, p.Scope)
 		if p.ProjectPath != "" && projDir != "" && !sameFile(p.ProjectPath, projDir) {
-			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s is installed for %s, not this project", label, p.ProjectPath)})
+			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s is installed for %s, not this project", label, p.ProjectPath)})
 			continue
 		}
 		if on, from := pluginEnabled(p.ID, srcs); !on {
@@ -168,13 +182,13 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 			if from != "" {
 				why = "disabled in " + from
 			}
-			out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", label, why)})
+			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", label, why)})
 			continue
 		}
-		out = append(out, doctorCheck{Status: checkInfo, Text: fmt.Sprintf("%s at %s:", label, p.InstallPath)})
-		src := settingsSource{Label: "plugin " + p.ID, Path: hooksPath, Plugin: p.ID}
+		out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s at %s:", label, p.InstallPath)})
+		src := Source{Label: "plugin " + p.ID, Path: hooksPath, Plugin: p.ID}
 		for _, h := range found {
-			regs = append(regs, registration{src, h})
+			regs = append(regs, Registration{src, h})
 			out = append(out, checkPluginEntry(p, h))
 		}
 	}
@@ -184,17 +198,17 @@ func checkPluginHooks(opts *DoctorOptions, settingsRegs []registration) ([]regis
 
 // checkPluginEntry judges one hook of a plugin: the program it runs, for
 // the launcher the binary for this machine, the sub-command and matcher.
-func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
+func checkPluginEntry(p installedPlugin, h Entry) health.Result {
 	matcher := h.Matcher
 	if !h.HasMatcher {
 		matcher = "*"
 	}
 	cmdline := strings.TrimSpace(h.Command + " " + strings.Join(h.ExecArgs, " "))
-	res := doctorCheck{Status: checkOK, Text: fmt.Sprintf("  %s [%s] runs %s", h.Event, matcher, cmdline)}
+	res := health.Result{Status: health.OK, Text: fmt.Sprintf("  %s [%s] runs %s", h.Event, matcher, cmdline)}
 	reinstall := "run 'claude plugin update " + p.ID + "', or uninstall and install it again"
 	var whys, fixes []string
 	fail := func(why string) {
-		res.Status = checkFail
+		res.Status = health.Fail
 		whys = append(whys, why)
 		if len(fixes) == 0 {
 			fixes = append(fixes, reinstall)
@@ -206,7 +220,7 @@ func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
 	}
 	if st, err := os.Stat(prog); err != nil || st.IsDir() || runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0 {
 		fail(fmt.Sprintf("%s is missing or not an executable file", prog))
-	} else if runtime.GOOS != "windows" && h.Program == pluginProgram {
+	} else if runtime.GOOS != "windows" && h.Program == PluginProgram {
 		bin := filepath.Join(p.InstallPath, filepath.FromSlash(PluginBinaryDir(runtime.GOOS, runtime.GOARCH)), "compact-guard")
 		if _, err := os.Stat(bin); err != nil {
 			fail(fmt.Sprintf("the plugin has no binary for %s/%s (%s)", runtime.GOOS, runtime.GOARCH, bin))
@@ -217,7 +231,7 @@ func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
 		fail(fmt.Sprintf("%s does not run compact-guard %s", h.Event, h.Sub))
 	}
 	for _, v := range matcherWants(spec) {
-		if ok, err := settings.MatcherMatches(matcher, v); err != nil || !ok {
+		if ok, err := MatcherMatches(matcher, v); err != nil || !ok {
 			fail(fmt.Sprintf("matcher %q does not match %q", matcher, v))
 		}
 	}
@@ -228,12 +242,12 @@ func checkPluginEntry(p installedPlugin, h settings.Entry) doctorCheck {
 // compact-guard beside an enabled plugin: the client runs both handlers
 // (their commands differ), so every hook fires twice, two snapshots per
 // compaction and two pointers.
-func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []doctorCheck {
+func checkPluginDuplicates(pluginRegs, settingsRegs []Registration) []health.Result {
 	if len(pluginRegs) == 0 {
 		return nil
 	}
 	plugin := pluginRegs[0].Source.Plugin
-	var out []doctorCheck
+	var out []health.Result
 	seen := map[string]bool{}
 	for _, r := range settingsRegs {
 		if seen[r.Source.Path] {
@@ -245,8 +259,8 @@ func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []doctorChec
 				continue
 			}
 			for _, p := range pluginRegs {
-				if p.H.Event == s.H.Event && p.H.Sub == s.H.Sub && !slices.Contains(events, s.H.Event) {
-					events = append(events, s.H.Event)
+				if p.Entry.Event == s.Entry.Event && p.Entry.Sub == s.Entry.Sub && !slices.Contains(events, s.Entry.Event) {
+					events = append(events, s.Entry.Event)
 				}
 			}
 		}
@@ -255,12 +269,12 @@ func checkPluginDuplicates(pluginRegs, settingsRegs []registration) []doctorChec
 			continue
 		}
 		uninstall := "compact-guard uninstall"
-		if r.Source.Scope != "" && r.Source.Scope != settings.ScopeUser {
+		if r.Source.Scope != "" && r.Source.Scope != ScopeUser {
 			uninstall += " --scope " + r.Source.Scope + "' in the project folder"
 		} else {
 			uninstall += "'"
 		}
-		out = append(out, doctorCheck{Status: checkWarn,
+		out = append(out, health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s: each of these hooks fires twice",
 				plugin, r.Source.Label, r.Source.Path, strings.Join(events, ", ")),
 			Fix: fmt.Sprintf("keep one: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)})

@@ -1,4 +1,4 @@
-package cmd
+package audit
 
 import (
 	"context"
@@ -7,21 +7,21 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// auditDeadline bounds the reading of one transcript (AU-12).
-const auditDeadline = 30 * time.Second
+// Deadline bounds the reading of one transcript (AU-12).
+const Deadline = 30 * time.Second
 
-// auditFirstWindow is the part of a transcript read first, from its end,
+// FirstWindow is the part of a transcript read first, from its end,
 // once a whole read did not finish in half the time; each further window
 // is twice as large (AU-12).
-const auditFirstWindow = 4 << 20
+const FirstWindow = 4 << 20
 
-// auditStop, when set (by tests), is called before each read audit makes of
+// StopHook, when set (by tests), is called before each read audit makes of
 // a transcript (0: the whole read; 1, 2, …: the windows after it) with that
 // read's cancel: calling it plays the deadline, without a clock.
-var auditStop func(read int, stop func())
+var StopHook func(read int, stop func())
 
-// auditRead is what auditCompactions read of a transcript.
-type auditRead struct {
+// compactionsRead is what readCompactions read of a transcript.
+type compactionsRead struct {
 	comps []transcript.Compaction
 	// from is where the compactions listed start.
 	from int64
@@ -31,18 +31,18 @@ type auditRead struct {
 	stopped bool
 }
 
-// auditCompactions reads the compactions of f whose boundary starts at or
+// readCompactions reads the compactions of f whose boundary starts at or
 // after from (AU-12). One read, linear in the bytes (PF-25), is given half
 // of ctx's time; should it not finish, the time left goes to windows read
 // backwards from the end, 4 MiB, then twice as much each time, so that the
 // compactions of the windows read whole are reported, with where reading
 // stopped — never none at all for a read that was merely slow.
-func auditCompactions(ctx context.Context, f *transcript.File, from int64) (auditRead, error) {
+func readCompactions(ctx context.Context, f *transcript.File, from int64) (compactionsRead, error) {
 	read := func(k int, lo int64, ctx context.Context) ([]transcript.Compaction, bool, error) {
 		rctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		if auditStop != nil {
-			auditStop(k, cancel)
+		if StopHook != nil {
+			StopHook(k, cancel)
 		}
 		comps, err := f.Compactions(rctx, lo)
 		if err != nil && rctx.Err() != nil {
@@ -57,10 +57,10 @@ func auditCompactions(ctx context.Context, f *transcript.File, from int64) (audi
 	comps, late, err := read(0, from, half)
 	cancel()
 	if err != nil || !late {
-		return auditRead{comps: comps, from: from}, err
+		return compactionsRead{comps: comps, from: from}, err
 	}
-	out := auditRead{from: f.Size(), stopped: true}
-	for k, window := 1, int64(auditFirstWindow); ; k, window = k+1, window*2 {
+	out := compactionsRead{from: f.Size(), stopped: true}
+	for k, window := 1, int64(FirstWindow); ; k, window = k+1, window*2 {
 		lo := max(from, f.Size()-window)
 		comps, late, err := read(k, lo, ctx)
 		switch {
