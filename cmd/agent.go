@@ -10,7 +10,8 @@ import (
 // sessionAgent tells which client a hook runs for (SF-5 agent): the
 // transcript's format when its start decided it (TR-37), else the
 // payload's transcript path where each client keeps its sessions
-// (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/), else a
+// (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/,
+// ~/.copilot/session-state/<id>/events.jsonl), else a
 // Codex-only payload field (turn_id), else Claude Code.
 func sessionAgent(p Payload, f *transcript.File) string {
 	if f != nil {
@@ -25,6 +26,9 @@ func sessionAgent(p Payload, f *transcript.File) string {
 		return string(transcript.FormatCodex)
 	case strings.Contains(path, "/.qwen/") && strings.Contains(path, "/chats/"):
 		return string(transcript.FormatQwen)
+	case base == "events.jsonl" && strings.Contains(path, "/session-state/"):
+		// Copilot CLI's, before the client wrote its first line (TR-65).
+		return string(transcript.FormatCopilot)
 	case p.TurnID != "":
 		return string(transcript.FormatCodex)
 	}

@@ -56,8 +56,10 @@ func newCmdAudit(ios *IO, g *GlobalOptions, runF func(*AuditOptions) error) *cob
 		Short: "Show, for each compaction of your recent sessions, whether its pointer reached the model and named its own snapshot",
 		Long: `Reads the session transcripts the clients keep, newest first: Claude Code's
 ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects), Codex CLI's
-($CODEX_HOME/sessions or ~/.codex/sessions) and Qwen Code's
-($QWEN_HOME/projects or ~/.qwen/projects); --agent keeps one client's. For
+($CODEX_HOME/sessions or ~/.codex/sessions), Qwen Code's
+($QWEN_HOME/projects or ~/.qwen/projects) and GitHub Copilot CLI's
+($COPILOT_HOME/session-state or ~/.copilot/session-state); --agent keeps one
+client's. For
 each compaction found it reports: when, the trigger, the snapshot
 compact-guard took for it, whether the pointer reached the model, whether
 that pointer named this compaction's own snapshot, what the compaction's
@@ -148,6 +150,8 @@ func (o *AuditOptions) sources(projects string) []audit.Source {
 	add(settings.AgentCodex, filepath.Join(codex, "sessions"), err)
 	qwen, err := settings.QwenHome(o.Host)
 	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
+	copilot, err := settings.CopilotHome(o.Host)
+	add(settings.AgentCopilot, filepath.Join(copilot, "session-state"), err) // AU-21
 	return out
 }
 
@@ -265,6 +269,16 @@ func auditVerdict(agent transcript.Format, c audit.Compaction) string {
 		if c.Named == "" {
 			return snap + "; compact-guard recorded no pointer handed out for it" + note
 		}
+	case transcript.FormatCopilot:
+		// AU-23: Copilot records each hook's output and the prompt the
+		// model got.
+		if c.Delivered == "no" && c.Handed != "" {
+			return snap + "; GitHub Copilot CLI recorded no hook context naming it after the compaction: the pointer compact-guard handed out (" + c.Handed + ") did not reach the model"
+		}
+		if c.Delivered == "no" {
+			return snap + "; GitHub Copilot CLI recorded no pointer in a prompt or tool result after the compaction"
+		}
+		pointer = "pointer delivered with " + orWord(c.HandedEvent, "a prompt or tool result")
 	case transcript.FormatCodex:
 		switch {
 		case c.Delivered == "no" && c.Handed != "":

@@ -76,6 +76,9 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func installRun(opts *InstallOptions) error {
+	if opts.Agent == settings.AgentCopilot {
+		return copilotInstall(opts) // IN-41
+	}
 	exe, err := opts.Executable()
 	if err != nil {
 		return err

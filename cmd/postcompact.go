@@ -48,7 +48,7 @@ const (
 )
 
 func newCmdPostcompactDefault(ios *IO, g *GlobalOptions) *cobra.Command {
-	return newCmdPostcompact(ios, g, postcompactRun)
+	return newCmdPostcompact(ios, g, unlessCopilot(postcompactRun)) // PO-28
 }
 
 func newCmdPostcompact(ios *IO, g *GlobalOptions, runF func(*PostcompactOptions) error) *cobra.Command {

@@ -56,7 +56,7 @@ const (
 )
 
 func newCmdPrecompactDefault(ios *IO, g *GlobalOptions) *cobra.Command {
-	return newCmdPrecompact(ios, g, precompactRun)
+	return newCmdPrecompact(ios, g, unlessCopilot(precompactRun)) // PO-28
 }
 
 func newCmdPrecompact(ios *IO, g *GlobalOptions, runF func(*PrecompactOptions) error) *cobra.Command {

@@ -146,6 +146,7 @@ func commandName(args []string) string {
 // the one place that maps errors to exit codes.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	ios := &IO{In: in, Out: out, ErrOut: errOut}
+	args = copilotPluginArgs(args, os.Getenv, in) // PL-10
 	root := newRootCmd(ios, commandName(args))
 	root.SetArgs(args)
 	if c, _, err := root.Find(args); err == nil && c.Annotations[hookAnnotation] != "" {

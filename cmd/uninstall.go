@@ -42,6 +42,9 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func uninstallRun(opts *UninstallOptions) error {
+	if opts.Agent == settings.AgentCopilot {
+		return copilotUninstall(opts) // IN-46
+	}
 	self, _ := opts.Executable() // recognition by name still works without it
 	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {

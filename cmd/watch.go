@@ -49,7 +49,7 @@ type WatchOptions struct {
 const defaultWatchTimeout = 5 * time.Second
 
 func newCmdWatchDefault(ios *IO, g *GlobalOptions) *cobra.Command {
-	return newCmdWatch(ios, g, watchRun)
+	return newCmdWatch(ios, g, unlessCopilot(watchRun)) // PO-28
 }
 
 func newCmdWatch(ios *IO, g *GlobalOptions, runF func(*WatchOptions) error) *cobra.Command {

@@ -19,6 +19,8 @@ const (
 	FormatCodex Format = "codex"
 	// FormatQwen is Qwen Code's chat record file (TR-44..TR-49).
 	FormatQwen Format = "qwen"
+	// FormatCopilot is GitHub Copilot CLI's events.jsonl (TR-65..TR-71).
+	FormatCopilot Format = "copilot"
 )
 
 // Valid reports whether f is one of the formats read.

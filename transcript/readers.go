@@ -5,6 +5,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/transcript/claude"
 	"github.com/compact-guard/compact-guard/transcript/codex"
+	"github.com/compact-guard/compact-guard/transcript/copilot"
 	"github.com/compact-guard/compact-guard/transcript/internal/facts"
 	"github.com/compact-guard/compact-guard/transcript/qwen"
 )
@@ -20,6 +21,7 @@ var readers = []struct {
 }{
 	{FormatCodex, codex.Reader{}},
 	{FormatQwen, qwen.Reader{}},
+	{FormatCopilot, copilot.Reader{}},
 	{FormatClaude, claude.Reader{}},
 }
 

@@ -79,6 +79,8 @@ func ReadSession(path string, st *snapshot.Store, entries []snapshot.Entry, maxR
 			codexDelivered(ctx, f, c, end, &a)
 		case transcript.FormatQwen:
 			qwenDelivered(&a)
+		case transcript.FormatCopilot:
+			copilotDelivered(path, c, end, &a)
 		default:
 			claudeDelivered(c, &a)
 		}

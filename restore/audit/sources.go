@@ -28,30 +28,38 @@ type client struct {
 	// sub the folder it lies in at the last level ("" for none).
 	depth int
 	sub   string
-	// session is the session id of a transcript named name, ok false for
+	// session is the session id of the transcript at path, ok false for
 	// a file that is not a session's.
-	session func(name string) (string, bool)
+	session func(path string) (string, bool)
 }
 
 // clients are the clients audit reads, by transcript format.
 var clients = map[transcript.Format]client{
 	// projects/<folder>/<session>.jsonl; subagents' agent-*.jsonl are not
 	// sessions (AU-1).
-	transcript.FormatClaude: {title: "Claude Code", depth: 1, session: func(name string) (string, bool) {
+	transcript.FormatClaude: {title: "Claude Code", depth: 1, session: func(path string) (string, bool) {
+		name := filepath.Base(path)
 		sid, ok := strings.CutSuffix(name, ".jsonl")
 		return sid, ok && !strings.HasPrefix(name, "agent-")
 	}},
 	// sessions/YYYY/MM/DD/rollout-<local time>-<session id>.jsonl (AU-14).
-	transcript.FormatCodex: {title: "Codex CLI", depth: 3, session: func(name string) (string, bool) {
-		base, ok := strings.CutSuffix(name, ".jsonl")
+	transcript.FormatCodex: {title: "Codex CLI", depth: 3, session: func(path string) (string, bool) {
+		base, ok := strings.CutSuffix(filepath.Base(path), ".jsonl")
 		if !ok || !strings.HasPrefix(base, "rollout-") || len(base) < len("rollout-")+36 {
 			return "", false
 		}
 		return base[len(base)-36:], true
 	}},
 	// projects/<folder>/chats/<session id>.jsonl (AU-14).
-	transcript.FormatQwen: {title: "Qwen Code", depth: 1, sub: "chats", session: func(name string) (string, bool) {
-		return strings.CutSuffix(name, ".jsonl")
+	transcript.FormatQwen: {title: "Qwen Code", depth: 1, sub: "chats", session: func(path string) (string, bool) {
+		return strings.CutSuffix(filepath.Base(path), ".jsonl")
+	}},
+	// session-state/<session id>/events.jsonl (AU-21).
+	transcript.FormatCopilot: {title: "GitHub Copilot CLI", depth: 1, session: func(path string) (string, bool) {
+		if filepath.Base(path) != "events.jsonl" {
+			return "", false
+		}
+		return filepath.Base(filepath.Dir(path)), true
 	}},
 }
 
@@ -66,7 +74,7 @@ func sessionID(format transcript.Format, path string) string {
 	if !ok {
 		c = clients[transcript.FormatClaude]
 	}
-	if sid, ok := c.session(filepath.Base(path)); ok {
+	if sid, ok := c.session(path); ok {
 		return sid
 	}
 	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
@@ -138,7 +146,7 @@ func listSessions(src Source, c client, since time.Time, prefix string) ([]found
 			continue
 		}
 		for _, e := range es {
-			sid, ok := c.session(e.Name())
+			sid, ok := c.session(filepath.Join(d, e.Name()))
 			if !ok || !e.Type().IsRegular() || !strings.HasPrefix(sid, prefix) {
 				continue
 			}

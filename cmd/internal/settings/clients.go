@@ -48,7 +48,7 @@ type Client struct {
 // clients is the one table of clients, in the order help names them. A
 // client is added with a file of its own that defines its Client, and one
 // row here.
-var clients = []*Client{&claudeClient, &codexClient, &qwenClient}
+var clients = []*Client{&claudeClient, &codexClient, &qwenClient, &copilotClient}
 
 // Flag is the --agent flag that repeats a command for a, "" for Claude
 // Code.

@@ -93,6 +93,10 @@ type clientChecks struct {
 	// watchLoss says what is lost without watch's registration for an
 	// event (specs/watch.md WA-1).
 	watchLoss map[string]string
+	// whole, when set, is the client's whole check, in place of the
+	// steps above: Copilot CLI's hooks files are not in Claude Code's
+	// format (copilot_doctor.go).
+	whole func(env DoctorEnv) []health.Result
 }
 
 // Check reads every hooks file env.Agent reads and judges compact-guard's
@@ -100,6 +104,9 @@ type clientChecks struct {
 // then the registrations missing or doubled, then the client's own checks.
 func Check(env DoctorEnv) []health.Result {
 	c := ClientOf(env.Agent).doctor
+	if c.whole != nil {
+		return c.whole(env)
+	}
 	out, regs, broken, envs := checkFiles(env, c)
 	all := regs
 	if c.more != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // ourSubcommands are the sub-commands that make a hook entry ours.
-var ourSubcommands = map[string]bool{"precompact": true, "postcompact": true, "watch": true}
+var ourSubcommands = map[string]bool{"precompact": true, "postcompact": true, "watch": true, CopilotSub: true}
 
 // globalValueFlags are the global flags that take a separate value, which
 // may stand between the program and its sub-command.

@@ -1,0 +1,208 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copilotFixture is the events.jsonl the real Copilot CLI 1.0.102 wrote
+// (transcript/testdata/copilot1.0.102/README.md) and where its compaction's
+// boundary starts.
+const (
+	copilotFixture   = "../transcript/testdata/copilot1.0.102/manual-compaction.jsonl"
+	copilotFixtureID = "78095ab7-85ab-4ad8-aadf-55dd6303d151"
+	copilotBoundary  = 57868
+)
+
+func runCopilotHook(t *testing.T, opts CopilotOptions, payload map[string]any) string {
+	t.Helper()
+	in, _ := json.Marshal(payload)
+	var out bytes.Buffer
+	opts.IO = &IO{In: bytes.NewReader(in), Out: &out, ErrOut: &bytes.Buffer{}}
+	opts.precompact = precompactRun
+	if opts.waitLimit == 0 {
+		opts.waitLimit = time.Millisecond // the fixture's hooks have all ended
+	}
+	if err := copilotRun(&opts); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// spec: PO-22, PO-23, PO-24, PO-25, PO-26
+func TestCopilotPointerOnceAfterTheBoundary(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, ".copilot", "session-state", copilotFixtureID, "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(tr), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The client's own clock: precompact ran at 01:27:39.109, the boundary
+	// is stamped 01:27:39.839.
+	clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	opts := CopilotOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(k string) string {
+		if k == "COPILOT_HOME" {
+			return filepath.Join(tmp, ".copilot")
+		}
+		return ""
+	}, Now: func() time.Time { return clock }}
+	if out := runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID,
+		"transcript_path": tr, "trigger": "manual", "custom_instructions": "", "cwd": tmp}); out != "" {
+		t.Errorf("PreCompact printed %q: Copilot ignores it, and precompact prints nothing but its hint", out)
+	}
+	prompt := map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": copilotFixtureID, "prompt": "next", "cwd": tmp}
+	clock = clock.Add(100 * time.Millisecond)
+	if out := runCopilotHook(t, opts, prompt); out != "" {
+		t.Errorf("before the boundary the hook gave %q", out)
+	}
+	if err := os.WriteFile(tr, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(2 * time.Second)
+	out := runCopilotHook(t, opts, prompt)
+	var got struct {
+		AdditionalContext string `json:"additionalContext"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.AdditionalContext == "" {
+		t.Fatalf("no flat additionalContext after the boundary: %q (%v)", out, err)
+	}
+	for _, want := range []string{"PROMPT-ONE", "notes.txt", "ls /nonexistent-xyz; exit 3", "snap_20261202-012739_78095ab7", "of 64,000 tokens"} {
+		if !strings.Contains(got.AdditionalContext, want) {
+			t.Errorf("pointer lacks %q:\n%s", want, got.AdditionalContext)
+		}
+	}
+	t.Logf("pointer:\n%s", got.AdditionalContext)
+	post := map[string]any{"hook_event_name": "PostToolUse", "session_id": copilotFixtureID, "tool_name": "Bash", "cwd": tmp}
+	if out := runCopilotHook(t, opts, post); out != "" {
+		t.Errorf("handed over twice: %q", out)
+	}
+	if out := runCopilotHook(t, opts, prompt); out != "" {
+		t.Errorf("handed over twice: %q", out)
+	}
+}
+
+// spec: PO-24
+// A compaction Copilot started but did not apply gets no pointer, now or
+// later.
+func TestCopilotNoPointerForACompactionThatFailed(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "events.jsonl")
+	failed := `{"type":"session.compaction_complete","data":{"success":false,"error":"model error"},"id":"f1","timestamp":"2026-12-02T01:27:39.839Z","parentId":"x"}` + "\n"
+	if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	opts := CopilotOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: func() time.Time { return clock }}
+	runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID, "transcript_path": tr, "trigger": "auto", "cwd": tmp})
+	if err := os.WriteFile(tr, append(data[:copilotBoundary:copilotBoundary], failed...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(2 * time.Second)
+	for _, ev := range []string{"PostToolUse", "UserPromptSubmit"} {
+		if out := runCopilotHook(t, opts, map[string]any{"hook_event_name": ev, "session_id": copilotFixtureID, "cwd": tmp}); out != "" {
+			t.Errorf("%s gave a pointer for a compaction that did not happen: %q", ev, out)
+		}
+	}
+}
+
+// spec: PO-28
+// Copilot CLI runs the entries compact-guard install wrote for Claude Code
+// in .claude/settings.json: under Copilot they do nothing.
+func TestClaudeEntriesDoNothingUnderCopilot(t *testing.T) {
+	ran := 0
+	run := unlessCopilot(func(*PrecompactOptions) error { ran++; return nil })
+	t.Setenv("COPILOT_CLI", "1")
+	t.Setenv("CLAUDECODE", "")
+	_ = run(&PrecompactOptions{})
+	if ran != 0 {
+		t.Error("a Claude Code entry ran under Copilot CLI")
+	}
+	t.Setenv("CLAUDECODE", "1") // Claude Code started from a Copilot shell
+	_ = run(&PrecompactOptions{})
+	t.Setenv("COPILOT_CLI", "")
+	_ = run(&PrecompactOptions{})
+	if ran != 2 {
+		t.Errorf("ran %d times, want 2 (under Claude Code)", ran)
+	}
+}
+
+// spec: PO-29
+func TestWaitForOwnHook(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "events.jsonl")
+	before := `{"type":"hook.start","data":{"hookInvocationId":"11111111-1111-1111-1111-111111111111","hookType":"postToolUse","input":{}},"id":"a","timestamp":"2026-12-02T01:00:00.000Z","parentId":null}` + "\n" +
+		`{"type":"hook.end","data":{"hookInvocationId":"11111111-1111-1111-1111-111111111111","hookType":"postToolUse","success":true},"id":"b","timestamp":"2026-12-02T01:00:00.100Z","parentId":"a"}` + "\n"
+	if err := os.WriteFile(tr, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if waitForOwnHook(context.Background(), tr, "postToolUse", 30*time.Millisecond) {
+		t.Error("an earlier, ended invocation taken for this one")
+	}
+	own := `{"type":"hook.start","data":{"hookInvocationId":"22222222-2222-2222-2222-222222222222","hookType":"postToolUse","input":{"toolName":"bash"}},"id":"c","timestamp":"2026-12-02T01:00:01.000Z","parentId":"b"}` + "\n"
+	done := make(chan bool)
+	go func() { done <- waitForOwnHook(context.Background(), tr, "postToolUse", 10*time.Second) }()
+	f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(own); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if !<-done {
+		t.Error("the invocation's own hook.start was not seen")
+	}
+	if waitForOwnHook(context.Background(), tr, "preCompact", 30*time.Millisecond) {
+		t.Error("a postToolUse start taken for preCompact")
+	}
+}
+
+// spec: PL-10
+func TestCopilotPluginArgs(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	plugin := env("COPILOT_CLI", "1", "COPILOT_PLUGIN_ROOT", "/p")
+	pipe := strings.NewReader("{}")
+	for _, c := range []struct {
+		args   []string
+		getenv func(string) string
+		want   string
+	}{
+		{nil, plugin, "copilot"},                                        // Copilot 1.0.102 drops the exec form's args
+		{[]string{"precompact"}, plugin, "copilot"},                     // a release that passes them
+		{[]string{"watch"}, plugin, "copilot"},                          //
+		{[]string{"postcompact"}, plugin, "copilot"},                    //
+		{[]string{"list"}, plugin, "list"},                              // not a hook
+		{[]string{"precompact"}, env("COPILOT_CLI", "1"), "precompact"}, // .claude/settings.json: PO-28 says nothing happens
+		{nil, env("COPILOT_PLUGIN_ROOT", "/p"), ""},                     // not under Copilot
+		{nil, env("COPILOT_CLI", "1", "COPILOT_PLUGIN_ROOT", "/p", "CLAUDECODE", "1"), ""},
+	} {
+		got := strings.Join(copilotPluginArgs(c.args, c.getenv, pipe), " ")
+		if got != c.want {
+			t.Errorf("%q: %q, want %q", c.args, got, c.want)
+		}
+	}
+}
