@@ -113,7 +113,7 @@ failed, 2 bad flags.`,
 	}
 	c.Flags().BoolVar(&opts.NoSelfTest, "no-self-test", false, "skip the round trip through precompact and postcompact")
 	var agent string
-	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: claude, codex or qwen")
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client whose hooks to check: claude, codex, qwen or gemini")
 	c.PreRunE = func(*cobra.Command, []string) (err error) {
 		if opts.Agent, err = settings.ParseAgent(agent); err != nil {
 			return usageError{err}
@@ -329,6 +329,10 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		}
 		for _, h := range found {
 			regs = append(regs, registration{src, h})
+			if src.Agent == settings.AgentGemini {
+				out = append(out, checkGeminiRegistration(src, h, exe, projDir, opts.Host))
+				continue
+			}
 			out = append(out, checkRegistration(src, h, exe, projDir, opts.Host))
 		}
 	}
@@ -338,6 +342,8 @@ func checkSettings(opts *DoctorOptions, exe string) []doctorCheck {
 		out = append(out, foldCoverage(checkCoverage(append(regs, pluginRegs...), opts.Agent), broken)...)
 		out = append(out, checkClientKnowsEvents(regs, opts.ClaudeVersion)...)
 		out = append(out, checkHint(opts, append(regs, pluginRegs...), hintEnvs)...)
+	} else if opts.Agent == settings.AgentGemini {
+		out = append(out, foldCoverage(checkGeminiCoverage(regs), broken)...)
 	} else {
 		out = append(out, foldCoverage(checkCoverage(runnable(regs, opts.Agent), opts.Agent), broken)...)
 		out = append(out, checkHint(opts, regs, nil)...)

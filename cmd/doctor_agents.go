@@ -14,7 +14,7 @@ func agentSources(a settings.Agent, h settings.Host) []settingsSource {
 			continue
 		}
 		label := a.Title() + " " + scope + " hooks"
-		if a == settings.AgentQwen {
+		if a == settings.AgentQwen || a == settings.AgentGemini {
 			label = a.Title() + " " + scope + " settings"
 		}
 		out = append(out, settingsSource{Label: label, Scope: scope, Path: p, Agent: a})

@@ -25,7 +25,7 @@ type SettingsOptions struct {
 	Settings string
 	DryRun   bool
 	// Agent is the client whose hooks file is changed (IN-19): claude
-	// (the default), codex or qwen.
+	// (the default), codex, qwen or gemini (IN-56).
 	Agent settings.Agent
 
 	// Executable returns the running binary (selfExecutable): install
@@ -107,9 +107,9 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error,
 	c.Flags().StringVar(&opts.Scope, "scope", settings.ScopeUser, "settings file to change: user, project or local")
 	c.Flags().StringVar(&opts.Settings, "settings", "", "change this settings file instead of a scope's")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the change as a diff and write nothing")
-	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: claude (Claude Code), codex (Codex CLI) or qwen (Qwen Code)")
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: claude (Claude Code), codex (Codex CLI), qwen (Qwen Code) or gemini (Gemini CLI)")
 	_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]cobra.Completion{
-		"claude\tClaude Code", "codex\tCodex CLI", "qwen\tQwen Code",
+		"claude\tClaude Code", "codex\tCodex CLI", "qwen\tQwen Code", "gemini\tGemini CLI",
 	}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]cobra.Completion{
 		settings.ScopeUser + "\t~/.claude/settings.json",

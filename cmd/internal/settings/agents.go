@@ -14,10 +14,11 @@ const (
 	AgentClaude Agent = "claude"
 	AgentCodex  Agent = "codex"
 	AgentQwen   Agent = "qwen"
+	AgentGemini Agent = "gemini"
 )
 
 // Agents lists them in the order help names them.
-var Agents = []Agent{AgentClaude, AgentCodex, AgentQwen}
+var Agents = []Agent{AgentClaude, AgentCodex, AgentQwen, AgentGemini}
 
 // ParseAgent accepts an agent's name ("" is Claude Code).
 func ParseAgent(s string) (Agent, error) {
@@ -29,7 +30,7 @@ func ParseAgent(s string) (Agent, error) {
 			return a, nil
 		}
 	}
-	return "", fmt.Errorf("invalid --agent %q: want claude, codex or qwen", s)
+	return "", fmt.Errorf("invalid --agent %q: want claude, codex, qwen or gemini", s)
 }
 
 // IsClaude reports Claude Code, which the zero Agent stands for.
@@ -42,6 +43,8 @@ func (a Agent) Title() string {
 		return "Codex CLI"
 	case AgentQwen:
 		return "Qwen Code"
+	case AgentGemini:
+		return "Gemini CLI"
 	}
 	return "Claude Code"
 }
@@ -68,7 +71,7 @@ func (a Agent) HasScope(scope string) bool {
 // Comments reports whether the client reads its settings with comments
 // stripped (Qwen Code: strip-json-comments, then JSON.parse): comments are
 // then kept, but trailing commas are still invalid.
-func (a Agent) Comments() bool { return a == AgentQwen }
+func (a Agent) Comments() bool { return a == AgentQwen || a == AgentGemini }
 
 // CodexHome is $CODEX_HOME, else ~/.codex.
 func CodexHome(h Host) (string, error) {
@@ -112,8 +115,11 @@ func AgentPathFor(a Agent, scope, explicit string, h Host) (string, error) {
 		return "", fmt.Errorf("invalid scope %q for %s: want user or project", scope, a.Title())
 	}
 	dot, name, home := ".codex", "hooks.json", CodexHome
-	if a == AgentQwen {
+	switch a {
+	case AgentQwen:
 		dot, name, home = ".qwen", "settings.json", QwenHome
+	case AgentGemini:
+		dot, name, home = ".gemini", "settings.json", GeminiHome
 	}
 	if scope == ScopeUser {
 		dir, err := home(h)
