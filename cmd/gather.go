@@ -10,6 +10,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // The gathering of a snapshot's facts, shared by precompact (PreCompact,
@@ -86,7 +87,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	scanCtx, cancelScan := phase(ctx, total, shareScan)
 	defer cancelScan()
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
-		clock: opts.ReadClock, before: opts.beforeStep}
+		clock: opts.ReadClock, before: opts.beforeStep, cwd: p.Cwd}
 	trCh := make(chan transcriptOutcome, 1)
 	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
 
@@ -236,6 +237,9 @@ type transcriptStep struct {
 	clock           func() time.Time
 	before          func(string)
 	size            atomic.Int64
+	// cwd is the payload's: a Gemini CLI chat names edited files relative
+	// to it (TR-84).
+	cwd string
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
@@ -256,6 +260,9 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		out.warnings = append(out.warnings, "transcript: no transcript_path and none found for the session")
 		out.layout.incomplete = true
 		return out
+	}
+	if gemini.IsChatPath(st.path) {
+		return readGeminiTranscript(readCtx, st) // PC-45
 	}
 	f, err := transcript.Open(st.path)
 	if err != nil {

@@ -127,6 +127,10 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	}
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
+	if why, skip := geminiSkip(opts, payload); skip { // PC-43
+		entry.Outcome, entry.Detail = outcomeSkipped, why
+		return nil
+	}
 	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
 	entry.Warnings = append(entry.Warnings, warnings...)
 	if rec == nil {

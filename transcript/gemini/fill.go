@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"time"
 )
 
 // fillTail is how much of a chat file's end LastFill looks at: a gemini
@@ -13,13 +12,15 @@ import (
 // the one it wants is among the last few.
 const fillTail = 1 << 20
 
-// LastFill is the prompt token count of the chat's last model response
-// (tokens.input, the usageMetadata.promptTokenCount the client compares
-// with its compression threshold) and the model that gave it (TR-86). It
-// reads only the file's last MiB, so that a hook on every model request
-// costs little; ok is false when that holds no response with tokens, or
-// when a compression is dated after it (the count then predates it; a
-// resume writes the history again with its old summaries, dated before).
+// LastFill is the prompt token count Gemini CLI compares with its
+// compression threshold at the next request, as far as the chat file tells
+// it (TR-86): the last response's tokens.input (its promptTokenCount), and
+// the model that gave it; but when the client wrote the whole history
+// after that response (a resume, a compression: it then counts the history
+// itself, about four characters a token), the length of that history line
+// over four, which is no less than the client's estimate. It reads only the
+// file's last MiB, so that a hook on every model request costs little; ok
+// is false when that holds neither.
 func LastFill(path string) (tokens int64, model string, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -27,7 +28,7 @@ func LastFill(path string) (tokens int64, model string, ok bool) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return 0, "", false
 	}
 	from := max(fi.Size()-fillTail, 0)
@@ -43,7 +44,6 @@ func LastFill(path string) (tokens int64, model string, ok bool) {
 		}
 		buf = buf[i+1:]
 	}
-	var newest time.Time // the newest summary in the lines after
 	for len(buf) > 0 {
 		i := bytes.LastIndexByte(bytes.TrimRight(buf, "\r\n"), '\n')
 		line := bytes.TrimSpace(buf[i+1:])
@@ -59,19 +59,9 @@ func LastFill(path string) (tokens int64, model string, ok bool) {
 			continue
 		}
 		if r.Set != nil && r.Set.Messages != nil {
-			rd := &reader{seen: map[string]bool{}}
-			rd.history(*r.Set.Messages, 0)
-			for _, c := range rd.comps {
-				if c.Time.After(newest) {
-					newest = c.Time
-				}
-			}
-			continue
+			return int64(len(line)) / 4, "", true
 		}
 		if r.ID != nil && r.Type == "gemini" && r.Tokens != nil {
-			if newest.After(parseTime(r.Timestamp)) {
-				return 0, "", false
-			}
 			return r.Tokens.Input, r.Model, true
 		}
 	}

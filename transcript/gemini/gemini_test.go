@@ -68,10 +68,20 @@ func TestReadRecorded(t *testing.T) {
 	if tok, model, ok := LastFill(recorded); !ok || tok != 1800 || model != "gemini-3.8-flash" {
 		t.Errorf("TR-86 LastFill %d %q %v", tok, model, ok)
 	}
+	// A resumed run: the history the client wrote again, counted at four
+	// characters a token, not the response before it.
+	data, _ := os.ReadFile(recorded)
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := filepath.Join(t.TempDir(), "session.jsonl")
+	os.WriteFile(cut, []byte(strings.Join(lines[:35], "")), 0o600)
+	if tok, _, ok := LastFill(cut); !ok || tok != int64(len(strings.TrimSpace(lines[34])))/4 {
+		t.Errorf("TR-86 LastFill after a resume: %d %v", tok, ok)
+	}
 }
 
 // TR-82: a chat cut right after its compression is read as compressed
-// with no fill (the count predates it), and LastFill says it does not know.
+// with no fill (the count predates it), and LastFill counts the history
+// the client wrote.
 func TestCompressionMakesFillStale(t *testing.T) {
 	data, err := os.ReadFile(recorded)
 	if err != nil {
@@ -89,8 +99,8 @@ func TestCompressionMakesFillStale(t *testing.T) {
 	if len(chat.Compressions) != 1 || chat.Facts.Usage != nil {
 		t.Errorf("compressions %+v usage %+v", chat.Compressions, chat.Facts.Usage)
 	}
-	if _, _, ok := LastFill(cut); ok {
-		t.Error("LastFill ok after a compression")
+	if tok, _, ok := LastFill(cut); !ok || tok != int64(len(strings.TrimSpace(lines[26])))/4 {
+		t.Errorf("LastFill after a compression: %d %v", tok, ok)
 	}
 	// Cut before it: the 600,000 tokens the threshold is checked against.
 	if err := os.WriteFile(cut, []byte(strings.Join(lines[:25], "")), 0o600); err != nil {
