@@ -1,7 +1,7 @@
 // Package gemini reads Gemini CLI's chat files
 // (~/.gemini/tmp/<project>/chats/session-<time>-<sid8>.jsonl, specs/
 // transcript.md TR-81 to TR-88) into the facts the other readers give
-// (transcript.Facts) and the compressions the file shows. It is a reader of
+// (facts.Facts) and the compressions the file shows. It is a reader of
 // its own, not a format of transcript's Extractor: a chat file is a log of
 // records that update one another by id and replace the whole history with
 // a "$set", so its facts come from the records as they end up, not from
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/internal/facts"
 )
 
 // Ack is the model's turn Gemini CLI writes after a compression's summary
@@ -43,7 +43,7 @@ type Compression struct {
 // Chat is what a chat file holds.
 type Chat struct {
 	SessionID string
-	Facts     *transcript.Facts
+	Facts     *facts.Facts
 	// Compressions are in the order the file shows them.
 	Compressions []Compression
 	// Size is how many bytes were read: the file's size when it was read
@@ -140,7 +140,7 @@ func ReadFrom(ctx context.Context, r io.Reader, opt Options) (*Chat, error) {
 func readLine(br *bufio.Reader) (line []byte, long int64, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if long == 0 && len(line)+len(chunk) <= transcript.MaxLineBytes {
+		if long == 0 && len(line)+len(chunk) <= facts.MaxLineBytes {
 			line = append(line, chunk...)
 		} else {
 			long += int64(len(line) + len(chunk))

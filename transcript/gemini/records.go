@@ -7,10 +7,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
-	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // record is one line of a chat file, or one message of a "$set".
@@ -63,13 +64,13 @@ type call struct {
 
 type reader struct {
 	opt       Options
-	st        transcript.Stats
+	st        facts.Stats
 	sessionID string
-	prompts   []transcript.Prompt
+	prompts   []facts.Prompt
 	nPrompts  int
 	calls     map[string]*call
 	order     []*call
-	usage     *transcript.Usage
+	usage     *facts.Usage
 	comps     []Compression
 	seen      map[string]bool // summary ids met
 	last      time.Time
@@ -129,7 +130,7 @@ func (rd *reader) message(r *record) {
 		rd.prompt(r, t)
 	case "gemini":
 		if r.Tokens != nil {
-			rd.usage = &transcript.Usage{Tokens: r.Tokens.Input, InputTokens: r.Tokens.Input - r.Tokens.Cached,
+			rd.usage = &facts.Usage{Tokens: r.Tokens.Input, InputTokens: r.Tokens.Input - r.Tokens.Cached,
 				CacheRead: r.Tokens.Cached, Model: r.Model}
 		}
 		for _, tc := range r.ToolCalls {
@@ -155,7 +156,11 @@ func (rd *reader) noteTime(t time.Time) {
 
 // hookContext is how the client wraps a hook's context in a prompt: with
 // -p, SessionStart's is put before the prompt as typed.
-var hookContext = regexp.MustCompile(`(?s)^\s*<hook_context>.*?</hook_context>\s*`)
+// Compiled on first use: a package-level regexp would cost every start of
+// the binary its allocations (PF, TestLeanBinary).
+var hookContext = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^\s*<hook_context>.*?</hook_context>\s*`)
+})
 
 // prompt records a typed prompt (TR-83): displayContent when the record
 // has it (the prompt as typed: BeforeAgent's context is a part of content
@@ -184,17 +189,19 @@ func (rd *reader) prompt(r *record, t time.Time) {
 		}
 		s = strings.Join(pieces, "\n")
 	}
-	for hookContext.MatchString(s) {
-		s = hookContext.ReplaceAllString(s, "")
+	if strings.Contains(s, "<hook_context>") {
+		for re := hookContext(); re.MatchString(s); {
+			s = re.ReplaceAllString(s, "")
+		}
 	}
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	kept, cut := textcut.Runes(s, transcript.MaxPromptChars)
+	kept, cut := textcut.Runes(s, facts.MaxPromptChars)
 	rd.nPrompts++
-	rd.prompts = append(rd.prompts, transcript.Prompt{Text: textcut.Marked(kept, cut), Time: t, Truncated: cut})
-	if len(rd.prompts) > transcript.MaxPrompts {
-		rd.prompts = rd.prompts[len(rd.prompts)-transcript.MaxPrompts:]
+	rd.prompts = append(rd.prompts, facts.Prompt{Text: textcut.Marked(kept, cut), Time: t, Truncated: cut})
+	if len(rd.prompts) > facts.MaxPrompts {
+		rd.prompts = rd.prompts[len(rd.prompts)-facts.MaxPrompts:]
 	}
 }
 
@@ -225,9 +232,9 @@ func parseTime(s string) time.Time {
 // chat settles the tool calls and builds the facts.
 func (rd *reader) chat(size int64) *Chat {
 	rd.st.BytesRead = size
-	f := &transcript.Facts{Prompts: rd.prompts, Usage: rd.usage, Compactions: len(rd.comps), LastTime: rd.last, Stats: rd.st}
+	f := &facts.Facts{Prompts: rd.prompts, Usage: rd.usage, Compactions: len(rd.comps), LastTime: rd.last, Stats: rd.st}
 	f.Totals.Prompts = rd.nPrompts
-	files := map[string]*transcript.FileEdit{}
+	files := map[string]*facts.FileEdit{}
 	var fileOrder []string
 	for _, c := range rd.order {
 		t := parseTime(c.Timestamp)
@@ -248,7 +255,7 @@ func (rd *reader) chat(size int64) *Chat {
 				}
 				fe, ok := files[p]
 				if !ok {
-					fe = &transcript.FileEdit{Path: p}
+					fe = &facts.FileEdit{Path: p}
 					files[p] = fe
 				} else {
 					fileOrder = removeString(fileOrder, p)
@@ -270,71 +277,71 @@ func (rd *reader) chat(size int64) *Chat {
 			if input == "" {
 				input = firstLine(string(c.Args))
 			}
-			addFailure(f, transcript.Failure{Tool: c.Name, Input: clip(input, transcript.MaxCommandChars),
-				Error: clip(firstLine(firstNonEmpty(errText, out)), transcript.MaxErrorChars), Rejected: c.Status == "cancelled", Time: t})
+			addFailure(f, facts.Failure{Tool: c.Name, Input: clip(input, facts.MaxCommandChars),
+				Error: clip(firstLine(firstNonEmpty(errText, out)), facts.MaxErrorChars), Rejected: c.Status == "cancelled", Time: t})
 		}
 	}
 	for i := len(fileOrder) - 1; i >= 0; i-- {
 		f.Files = append(f.Files, *files[fileOrder[i]])
 	}
 	if f.Files == nil {
-		f.Files = []transcript.FileEdit{}
+		f.Files = []facts.FileEdit{}
 	}
 	if f.Commands == nil {
-		f.Commands = []transcript.Command{}
+		f.Commands = []facts.Command{}
 	}
 	if f.Failures == nil {
-		f.Failures = []transcript.Failure{}
+		f.Failures = []facts.Failure{}
 	}
 	if f.Prompts == nil {
-		f.Prompts = []transcript.Prompt{}
+		f.Prompts = []facts.Prompt{}
 	}
 	return &Chat{SessionID: rd.sessionID, Facts: f, Compressions: rd.comps, Size: size}
 }
 
 // exitLine is the shell tool's "Exit Code: N" line; a command that exits
 // 0 has none (measured, TR-85).
-var exitLine = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
+var exitLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`) })
 
 // command records a run_shell_command call (TR-85).
-func (rd *reader) command(f *transcript.Facts, c *call, command, desc, out, errText string, t time.Time) {
-	cmd := transcript.Command{Tool: c.Name, Command: clip(command, transcript.MaxCommandChars),
-		Description: clip(desc, transcript.MaxCommandChars), Time: t, Outcome: transcript.OutcomeUnknown}
+func (rd *reader) command(f *facts.Facts, c *call, command, desc, out, errText string, t time.Time) {
+	cmd := facts.Command{Tool: c.Name, Command: clip(command, facts.MaxCommandChars),
+		Description: clip(desc, facts.MaxCommandChars), Time: t, Outcome: facts.OutcomeUnknown}
 	cmd.Truncated = cmd.Command != command
 	output := shellOutput(out)
 	switch c.Status {
 	case "success":
-		if m := exitLine.FindStringSubmatch(out); m != nil {
+		if m := exitLine().FindStringSubmatch(out); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			cmd.ExitCode = &n
 		} else if strings.Contains(out, "Output:") && !strings.Contains(out, "\nSignal: ") {
 			zero := 0
 			cmd.ExitCode = &zero
 		}
-		cmd.Outcome = transcript.OutcomeOK
+		cmd.Outcome = facts.OutcomeOK
 		if cmd.ExitCode != nil && *cmd.ExitCode != 0 {
-			cmd.Outcome = transcript.OutcomeError
+			cmd.Outcome = facts.OutcomeError
 		}
 	case "error":
-		cmd.Outcome = transcript.OutcomeError
+		cmd.Outcome = facts.OutcomeError
 		output = firstNonEmpty(errText, output)
 	case "cancelled":
-		cmd.Outcome = transcript.OutcomeRejected
+		cmd.Outcome = facts.OutcomeRejected
 	}
-	if cmd.Outcome == transcript.OutcomeError {
-		cmd.ErrorLine = clip(transcript.ErrorLineOf(output, true), transcript.MaxErrorChars)
-		fl := transcript.Failure{Tool: c.Name, Input: cmd.Command, Error: cmd.ErrorLine, Time: t}
+	if cmd.Outcome == facts.OutcomeError {
+		cmd.ErrorLine = clip(facts.ChooseErrorLine(facts.OutputLines(output), true), facts.MaxErrorChars)
+		fl := facts.Failure{Tool: c.Name, Input: cmd.Command, Error: cmd.ErrorLine, Time: t}
 		if cmd.ExitCode != nil {
 			fl.Error = strings.TrimSuffix("Exit code "+strconv.Itoa(*cmd.ExitCode)+": "+cmd.ErrorLine, ": ")
 		}
 		addFailure(f, fl)
-	} else if cmd.Outcome == transcript.OutcomeRejected {
-		addFailure(f, transcript.Failure{Tool: c.Name, Input: cmd.Command, Error: "cancelled", Rejected: true, Time: t})
+	} else if cmd.Outcome == facts.OutcomeRejected {
+		addFailure(f, facts.Failure{Tool: c.Name, Input: cmd.Command, Error: "cancelled", Rejected: true, Time: t})
 	}
 	f.Totals.Commands++
 	f.Commands = append(f.Commands, cmd)
-	if len(f.Commands) > transcript.MaxCommands {
-		f.Commands = f.Commands[len(f.Commands)-transcript.MaxCommands:]
+	if len(f.Commands) > facts.MaxCommands {
+		f.Commands = f.Commands[len(f.Commands)-facts.MaxCommands:]
 	}
 }
 
@@ -378,7 +385,7 @@ func resultText(raw json.RawMessage) (out, errText string) {
 	return out, errText
 }
 
-func todos(raw json.RawMessage) []transcript.Task {
+func todos(raw json.RawMessage) []facts.Task {
 	var list []struct {
 		Description string `json:"description"`
 		Status      string `json:"status"`
@@ -386,18 +393,18 @@ func todos(raw json.RawMessage) []transcript.Task {
 	if json.Unmarshal(raw, &list) != nil {
 		return nil
 	}
-	out := make([]transcript.Task, 0, len(list))
+	out := make([]facts.Task, 0, len(list))
 	for _, t := range list {
-		out = append(out, transcript.Task{Subject: clip(t.Description, transcript.MaxCommandChars), Status: t.Status})
+		out = append(out, facts.Task{Subject: clip(t.Description, facts.MaxCommandChars), Status: t.Status})
 	}
 	return out
 }
 
-func addFailure(f *transcript.Facts, fl transcript.Failure) {
+func addFailure(f *facts.Facts, fl facts.Failure) {
 	f.Totals.Failures++
 	f.Failures = append(f.Failures, fl)
-	if len(f.Failures) > transcript.MaxFailures {
-		f.Failures = f.Failures[len(f.Failures)-transcript.MaxFailures:]
+	if len(f.Failures) > facts.MaxFailures {
+		f.Failures = f.Failures[len(f.Failures)-facts.MaxFailures:]
 	}
 }
 

@@ -7,12 +7,38 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// Gemini CLI's settings (specs/install.md IN-56 to IN-62): hooks in
-// ~/.gemini/settings.json (the home is $GEMINI_CLI_HOME when set) or
-// <project>/.gemini/settings.json, read with comments stripped; its own
-// event names, timeouts in milliseconds, and a trigger matcher that is an
-// exact string (0.61.0's HookPlanner: "manual|auto" matches nothing), so
-// PreCompress gets none.
+// geminiClient is Gemini CLI (specs/install.md IN-56 to IN-60):
+// $GEMINI_CLI_HOME/.gemini/settings.json (the variable replaces the home
+// folder), else ~/.gemini/settings.json, and <project>/.gemini/
+// settings.json, read with comments stripped. Its events are its own, its
+// timeouts milliseconds, and its trigger matcher one exact string (0.61.0's
+// HookPlanner: "manual|auto" matches nothing), so its registrations are a
+// list of their own with no matcher; doctor judges them by those rules
+// (gemini_doctor.go).
+var geminiClient = Client{
+	Agent:       AgentGemini,
+	Title:       "Gemini CLI",
+	Scopes:      []string{ScopeUser, ScopeProject},
+	Comments:    true,
+	FileNoun:    "settings",
+	Watch:       []string{"BeforeAgent"},
+	hooks:       GeminiHooks,
+	timeoutUnit: 1000,
+	path: func(scope string, h Host) (string, error) {
+		if scope == ScopeUser {
+			dir, err := GeminiHome(h)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(dir, "settings.json"), nil
+		}
+		dir, err := h.Getwd()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, ".gemini", "settings.json"), nil
+	},
+}
 
 // GeminiHooks are the registrations install writes for Gemini CLI:
 // PreCompress, which the client awaits before every model request, runs
@@ -21,14 +47,15 @@ import (
 // which hands over the pointer once the chat shows the compression
 // (WA-36). Timeout is in milliseconds.
 var GeminiHooks = []Hook{
-	{Event: "PreCompress", Sub: "precompact", Timeout: 60000, Agents: []Agent{AgentGemini}},
-	{Event: "BeforeAgent", Sub: "watch", Timeout: 10000, Agents: []Agent{AgentGemini}},
+	{Event: "PreCompress", Sub: "precompact", Timeout: 60000},
+	{Event: "BeforeAgent", Sub: "watch", Timeout: 10000},
 }
 
-// HooksFor are the registrations install writes for client a, in order.
+// HooksFor are the registrations install writes for client a, in order:
+// the client's own list, else those of Hooks it fires.
 func HooksFor(a Agent) []Hook {
-	if a == AgentGemini {
-		return GeminiHooks
+	if h := ClientOf(a).hooks; h != nil {
+		return h
 	}
 	var out []Hook
 	for _, h := range Hooks {
@@ -40,8 +67,7 @@ func HooksFor(a Agent) []Hook {
 }
 
 // GeminiHome is the folder Gemini CLI keeps its settings and chats in:
-// $GEMINI_CLI_HOME/.gemini (the variable replaces the home folder), else
-// ~/.gemini.
+// $GEMINI_CLI_HOME/.gemini, else ~/.gemini.
 func GeminiHome(h Host) (string, error) {
 	if d := h.Getenv("GEMINI_CLI_HOME"); d != "" {
 		abs, err := filepath.Abs(d)
@@ -57,18 +83,18 @@ func GeminiHome(h Host) (string, error) {
 	return filepath.Join(home, ".gemini"), nil
 }
 
-// timeoutUnit is how a's hooks count their timeout: 1 for seconds, 1000
-// for Gemini CLI's milliseconds.
-func (a Agent) timeoutUnit() float64 {
-	if a == AgentGemini {
-		return 1000
+// unit is how a's hooks count their timeout: 1 for seconds, 1000 for
+// Gemini CLI's milliseconds.
+func (a Agent) unit() float64 {
+	if u := ClientOf(a).timeoutUnit; u > 0 {
+		return u
 	}
 	return 1
 }
 
 // timeoutText says a timeout as the client counts it.
 func (a Agent) timeoutText(t int) string {
-	if a == AgentGemini {
+	if a.unit() == 1000 {
 		return fmt.Sprintf("%dms", t)
 	}
 	return fmt.Sprintf("%ds", t)
@@ -82,10 +108,14 @@ func (a Agent) plausibleTimeout(sub string, v hujson.ValueTrimmed) bool {
 	if !ok {
 		return false
 	}
-	t /= a.timeoutUnit()
+	t /= a.unit()
 	lo := float64(minPostcompactTimeout)
 	if sub == "precompact" {
 		lo = minPrecompactTimeout
 	}
 	return t >= lo && t <= maxHookTimeout
+}
+
+func init() {
+	geminiClient.doctor = clientChecks{entry: checkGeminiEntry, coverage: checkGeminiCoverage}
 }
