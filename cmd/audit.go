@@ -134,7 +134,7 @@ func auditRun(opts *AuditOptions) error {
 }
 
 // sources are the folders of the clients audited (AU-14): Claude Code's
-// projects, Codex CLI's sessions and Qwen Code's projects; --agent keeps
+// projects, Codex CLI's sessions, Qwen Code's projects and Gemini CLI's tmp (AU-26); --agent keeps
 // one. A client whose home cannot be found is left out.
 func (o *AuditOptions) sources(projects string) []audit.Source {
 	var out []audit.Source
@@ -148,6 +148,8 @@ func (o *AuditOptions) sources(projects string) []audit.Source {
 	add(settings.AgentCodex, filepath.Join(codex, "sessions"), err)
 	qwen, err := settings.QwenHome(o.Host)
 	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
+	gem, err := settings.GeminiHome(o.Host)
+	add(settings.AgentGemini, filepath.Join(gem, "tmp"), err)
 	return out
 }
 
@@ -265,6 +267,16 @@ func auditVerdict(agent transcript.Format, c audit.Compaction) string {
 		if c.Named == "" {
 			return snap + "; compact-guard recorded no pointer handed out for it" + note
 		}
+	case audit.FormatGemini:
+		// AU-28: the chat records the BeforeAgent context in the prompt
+		// it was added to.
+		switch c.Delivered {
+		case "no":
+			return snap + "; the first prompt after it carried no pointer"
+		case "unknown":
+			return snap + "; no prompt after it yet: the pointer goes with the next one"
+		}
+		pointer = "pointer delivered with the first prompt after it"
 	case transcript.FormatCodex:
 		switch {
 		case c.Delivered == "no" && c.Handed != "":

@@ -304,6 +304,32 @@ func e2eGeminiAutoScenario(t *testing.T, bins e2eBinaries) {
 	if len(w.Snaps()) != 1 {
 		t.Errorf("E2E-53: %d snapshots at the end, want 1", len(w.Snaps()))
 	}
+	// AU-26, AU-27 on the chat the client wrote: the compression, its
+	// snapshot, and the pointer the next prompt carried.
+	var rep struct {
+		Sessions []struct {
+			Compactions []struct {
+				Snapshot, Delivered, Named string
+				Own                        bool
+			} `json:"compactions"`
+		} `json:"sessions"`
+	}
+	out := w.Guard("audit", "--agent", "gemini", "--json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("audit --json: %v\n%s", err, out)
+	}
+	var comps int
+	for _, s := range rep.Sessions {
+		for _, c := range s.Compactions {
+			comps++
+			if c.Snapshot != snaps[0].Base || c.Delivered != "yes" || c.Named != snaps[0].Base || !c.Own {
+				t.Errorf("AU-27 in the real chat: %+v, want %s delivered", c, snaps[0].Base)
+			}
+		}
+	}
+	if comps != 1 {
+		t.Errorf("AU-26: audit found %d compressions, want 1:\n%s", comps, out)
+	}
 }
 
 // e2eGemTUI is Gemini CLI's terminal UI under tmux.

@@ -164,3 +164,56 @@ func TestGeminiNoSnapshotNoPointer(t *testing.T) {
 		t.Errorf("SS-41: a pointer to another compression's snapshot: %q", r.Stdout)
 	}
 }
+
+// spec: AU-26, AU-27, AU-28
+// audit reads Gemini CLI's chats: a compression with its snapshot and the
+// pointer the next prompt carried, in the chat's own record of it; one
+// with no prompt after it yet is unknown.
+func TestGeminiAudit(t *testing.T) {
+	w := newGeminiWorld(t)
+	w.turn(t, "prompt A", 600000)
+	w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+	w.compress(t)
+	ctx := wtContext(t, w.hook(t, "watch", "BeforeAgent", "prompt", "prompt C").Stdout, "BeforeAgent")
+	// The client adds the context to the prompt's content, not to what it
+	// shows (TR-87).
+	w.add(t, map[string]any{"id": "uc", "timestamp": gmNow(), "type": "user",
+		"content":        []any{map[string]any{"text": "prompt C"}, map[string]any{"text": "<hook_context>" + ctx + "</hook_context>"}},
+		"displayContent": []any{map[string]any{"text": "prompt C"}}})
+	w.turn(t, "prompt D", 600000)
+	w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+	w.compress(t)
+	r := w.run(t, nil, "audit", "--agent", "gemini", "--json")
+	if r.Code != 0 {
+		t.Fatalf("audit: exit %d %s", r.Code, r.Stderr)
+	}
+	var rep struct {
+		Sessions []struct {
+			Agent       string `json:"agent"`
+			SessionID   string `json:"session_id"`
+			Compactions []struct {
+				Snapshot, Delivered, Named, Trigger string
+				Own                                 bool
+			} `json:"compactions"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil || len(rep.Sessions) != 1 {
+		t.Fatalf("audit --json: %v\n%s", err, r.Stdout)
+	}
+	s := rep.Sessions[0]
+	snaps := w.snapshots(t)
+	if s.Agent != "gemini" || s.SessionID != w.sid || len(s.Compactions) != 2 || len(snaps) != 2 {
+		t.Fatalf("AU-26: %+v, snapshots %v", s, snaps)
+	}
+	first, second := s.Compactions[0], s.Compactions[1]
+	if name := strings.TrimSuffix(filepath.Base(snaps[0]), ".json"); first.Snapshot != name || first.Delivered != "yes" || first.Named != name || !first.Own || first.Trigger != "auto" {
+		t.Errorf("AU-27 first compression: %+v", first)
+	}
+	if second.Delivered != "unknown" || second.Snapshot == "" || second.Own {
+		t.Errorf("AU-27 second compression, no prompt after it: %+v", second)
+	}
+	r = w.run(t, nil, "audit", "--agent", "gemini")
+	if !strings.Contains(r.Stdout, "Gemini CLI") || !strings.Contains(r.Stdout, "pointer delivered with the first prompt after it, naming it") || !strings.Contains(r.Stdout, "no prompt after it yet") {
+		t.Errorf("AU-28 audit's words:\n%s", r.Stdout)
+	}
+}

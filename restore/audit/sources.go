@@ -53,6 +53,8 @@ var clients = map[transcript.Format]client{
 	transcript.FormatQwen: {title: "Qwen Code", depth: 1, sub: "chats", session: func(name string) (string, bool) {
 		return strings.CutSuffix(name, ".jsonl")
 	}},
+	// tmp/<project>/chats/session-<time>-<sid8>.jsonl (AU-26).
+	FormatGemini: {title: "Gemini CLI", depth: 1, sub: "chats", session: geminiSession},
 }
 
 // Title is the client's name for people ("" for a format audit does not

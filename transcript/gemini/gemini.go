@@ -40,12 +40,23 @@ type Compression struct {
 	Offset int64
 }
 
+// Turn is one typed prompt's record: when, and the texts of the
+// <hook_context> parts of its content that are not in its displayContent
+// (a BeforeAgent hook's additionalContext, as the model got it).
+type Turn struct {
+	Time     time.Time
+	Contexts []string
+}
+
 // Chat is what a chat file holds.
 type Chat struct {
 	SessionID string
 	Facts     *facts.Facts
 	// Compressions are in the order the file shows them.
 	Compressions []Compression
+	// Turns are the typed prompts' records, in file order, each with the
+	// hook contexts the client added to it (TR-87).
+	Turns []Turn
 	// Size is how many bytes were read: the file's size when it was read
 	// to its end.
 	Size int64

@@ -38,6 +38,10 @@ func TestReadRecorded(t *testing.T) {
 	if got := strings.Join(prompts, "|"); got != want {
 		t.Errorf("TR-83 prompts %q, want %q", got, want)
 	}
+	// TR-87: each prompt's record with the BeforeAgent context added to it.
+	if len(chat.Turns) != 5 || len(chat.Turns[1].Contexts) != 1 || chat.Turns[1].Contexts[0] != "<hook_context>REC-CTX BeforeAgent #16</hook_context>" {
+		t.Errorf("TR-87 turns %+v", chat.Turns)
+	}
 	// TR-84: the edit, made absolute against the session's folder.
 	if len(f.Files) != 1 || f.Files[0].Path != "/home/user/proj/hello.txt" || f.Files[0].LastTool != "replace" || f.Files[0].Edits != 1 {
 		t.Errorf("TR-84 files %+v", f.Files)

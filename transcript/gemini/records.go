@@ -72,6 +72,7 @@ type reader struct {
 	order     []*call
 	usage     *facts.Usage
 	comps     []Compression
+	turns     []Turn
 	seen      map[string]bool // summary ids met
 	last      time.Time
 }
@@ -197,12 +198,40 @@ func (rd *reader) prompt(r *record, t time.Time) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
+	rd.turns = append(rd.turns, Turn{Time: t, Contexts: addedContexts(r)})
 	kept, cut := textcut.Runes(s, facts.MaxPromptChars)
 	rd.nPrompts++
 	rd.prompts = append(rd.prompts, facts.Prompt{Text: textcut.Marked(kept, cut), Time: t, Truncated: cut})
 	if len(rd.prompts) > facts.MaxPrompts {
 		rd.prompts = rd.prompts[len(rd.prompts)-facts.MaxPrompts:]
 	}
+}
+
+// addedContexts are the text parts of a user record's content that start
+// with <hook_context> and are not in its displayContent: what a BeforeAgent
+// hook added (TR-87). A record without displayContent shows none.
+func addedContexts(r *record) []string {
+	if len(r.DisplayContent) == 0 || string(r.DisplayContent) == "null" {
+		return nil
+	}
+	var content, display []part
+	if json.Unmarshal(r.Content, &content) != nil {
+		return nil
+	}
+	_ = json.Unmarshal(r.DisplayContent, &display)
+	shown := map[string]bool{}
+	for _, p := range display {
+		if p.Text != nil {
+			shown[*p.Text] = true
+		}
+	}
+	var out []string
+	for _, p := range content {
+		if p.Text != nil && !shown[*p.Text] && strings.HasPrefix(strings.TrimSpace(*p.Text), "<hook_context>") {
+			out = append(out, *p.Text)
+		}
+	}
+	return out
 }
 
 // texts joins the text parts of a content (a string or parts).
@@ -296,7 +325,7 @@ func (rd *reader) chat(size int64) *Chat {
 	if f.Prompts == nil {
 		f.Prompts = []facts.Prompt{}
 	}
-	return &Chat{SessionID: rd.sessionID, Facts: f, Compressions: rd.comps, Size: size}
+	return &Chat{SessionID: rd.sessionID, Facts: f, Compressions: rd.comps, Turns: rd.turns, Size: size}
 }
 
 // exitLine is the shell tool's "Exit Code: N" line; a command that exits

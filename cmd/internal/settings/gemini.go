@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -69,12 +70,19 @@ func HooksFor(a Agent) []Hook {
 // GeminiHome is the folder Gemini CLI keeps its settings and chats in:
 // $GEMINI_CLI_HOME/.gemini, else ~/.gemini.
 func GeminiHome(h Host) (string, error) {
-	if d := h.Getenv("GEMINI_CLI_HOME"); d != "" {
+	getenv := h.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if d := getenv("GEMINI_CLI_HOME"); d != "" {
 		abs, err := filepath.Abs(d)
 		if err != nil {
 			return "", err
 		}
 		return filepath.Join(abs, ".gemini"), nil
+	}
+	if h.Home == nil {
+		return "", errors.New("cannot find the home folder")
 	}
 	home, err := h.Home()
 	if err != nil {
