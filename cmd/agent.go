@@ -4,13 +4,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // sessionAgent tells which client a hook runs for (SF-5 agent): the
 // transcript's format when its start decided it (TR-37), else the
 // payload's transcript path where each client keeps its sessions
-// (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/), else a
+// (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/,
+// ~/.gemini/tmp/…/chats/session-*.jsonl) or Gemini CLI's events, else a
 // Codex-only payload field (turn_id), else Claude Code.
 func sessionAgent(p Payload, f *transcript.File) string {
 	if f != nil {
@@ -25,6 +28,8 @@ func sessionAgent(p Payload, f *transcript.File) string {
 		return string(transcript.FormatCodex)
 	case strings.Contains(path, "/.qwen/") && strings.Contains(path, "/chats/"):
 		return string(transcript.FormatQwen)
+	case gemini.IsChatPath(p.TranscriptPath) || p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent":
+		return string(settings.AgentGemini) // TR-81: Gemini CLI's chat, or its events
 	case p.TurnID != "":
 		return string(transcript.FormatCodex)
 	}

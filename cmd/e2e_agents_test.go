@@ -948,12 +948,13 @@ wire_api = "responses"
 	e2eCopyFixture(t, rollout, "codex"+e2eCodexVersion, "three-compactions.jsonl")
 }
 
-// e2eAuditAgent runs 'compact-guard audit --json --agent agent' in w and
+// e2eAuditAgent runs 'compact-guard audit --json --agent agent --session
+// sid' in w and
 // checks that it finds session sid with n compactions, each delivered as
 // the client's record allows (delivered) and naming its own snapshot.
 func e2eAuditAgent(t *testing.T, w *e2eAgentWorld, agent, sid string, n int, delivered string) {
 	t.Helper()
-	out := w.Guard("audit", "--json", "--agent", agent)
+	out := w.Guard("audit", "--json", "--agent", agent, "--session", sid)
 	var rep audit.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("audit --json: %v\n%s", err, out)
@@ -962,6 +963,8 @@ func e2eAuditAgent(t *testing.T, w *e2eAgentWorld, agent, sid string, n int, del
 		t.Fatalf("audit --agent %s:\n%s", agent, out)
 	}
 	for _, c := range rep.Sessions[0].Compactions {
+		t.Logf("audit --agent %s, compaction %d (%s): delivered %s, named %s, handed at %s, %d hook context(s) of %d characters",
+			agent, c.Index, c.Trigger, c.Delivered, c.Named, c.HandedEvent, c.Contexts, c.ContextChars)
 		if c.Delivered != delivered || c.Snapshot == "" || c.Named != c.Snapshot || !c.Own || c.Handed != c.Snapshot || c.Trigger == "" {
 			t.Errorf("audit --agent %s, compaction %d: %+v", agent, c.Index, c)
 		}
@@ -1458,4 +1461,10 @@ func e2eQwenLateScenario(t *testing.T, bins e2eBinaries) {
 	if got, want := strings.Join(sources, " "), "startup resume compact resume compact resume startup compact"; got != want {
 		t.Errorf("SessionStart sources: %s, want %s", got, want)
 	}
+
+	// AU-16, AU-17: audit names, for each compaction of either session, the
+	// snapshot compact-guard handed out for it, the compaction's own, late
+	// or not; whether the model saw it Qwen Code's chat does not say.
+	e2eAuditAgent(t, w, "qwen", sid, 2, "unknown")
+	e2eAuditAgent(t, w, "qwen", sidC, 1, "unknown")
 }

@@ -118,6 +118,10 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	if perr != nil || sessionID == "" {
 		return nil
 	}
+	if why := pluginStandsDown(p, "postcompact", opts.Getenv); why != "" {
+		entry.Outcome, entry.Detail = outcomeNone, why // PL-26
+		return nil
+	}
 	confirm := false
 	switch p.HookEventName {
 	case "PostCompact":

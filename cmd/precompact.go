@@ -131,6 +131,10 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	}
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
+	if why := pluginStandsDown(payload, "precompact", opts.Getenv); why != "" {
+		entry.Outcome, entry.Detail = outcomeNone, why // PL-26: no snapshot, no hint
+		return nil
+	}
 	if why, skip := geminiSkip(opts, payload); skip { // PC-43
 		entry.Outcome, entry.Detail = outcomeSkipped, why
 		return nil

@@ -169,6 +169,9 @@ func watchRun(opts *WatchOptions) (err error) {
 	if perr != nil || sid == "" {
 		return nil
 	}
+	if pluginStandsDown(p, "watch", opts.Getenv) != "" {
+		return nil // PL-26: on every tool call, so not logged
+	}
 	store := watch.StoreFor(opts.Dir)
 	store.Now = opts.Now
 	switch watchEvent(p.HookEventName) {

@@ -134,28 +134,35 @@ func pluginHooksPaths(root string) []string {
 	return paths
 }
 
-// checkPluginHooks finds the installed, enabled plugins whose hooks run
-// compact-guard and judges each such entry. Their registrations join the
-// settings files' ones for the coverage checks; a hook registered both by
-// a plugin and by a settings file is reported here, with the fix.
-func checkPluginHooks(env DoctorEnv, settingsRegs []Registration) ([]Registration, []health.Result) {
-	cfg, err := pluginConfigDir(env.Host)
+// ourPlugin is an installed plugin whose hooks run compact-guard.
+type ourPlugin struct {
+	p         installedPlugin
+	label     string
+	hooksPath string
+	entries   []Entry
+	// notRunning says why its hooks do not run here ("" when they do):
+	// installed for another project, or not enabled.
+	notRunning string
+}
+
+// ourPlugins reads installed_plugins.json and each installation's hooks
+// files (PL-6): the plugins that run compact-guard, and whether their
+// hooks run for this project. A list that cannot be read is an error.
+func ourPlugins(h Host) ([]ourPlugin, string, error) {
+	cfg, err := pluginConfigDir(h)
 	if err != nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	listPath := filepath.Join(cfg, "plugins", "installed_plugins.json")
 	plugins, err := readInstalledPlugins(listPath)
 	if err != nil {
-		return nil, []health.Result{{Status: health.Warn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
-			Fix: "run 'claude plugin list' to see whether Claude Code can read it"}}
+		return nil, listPath, err
 	}
-	projDir, _ := ProjectDir(env.Host)
-	srcs := claudeSources(env.Host)
-	var regs []Registration
-	var out []health.Result
+	projDir, _ := ProjectDir(h)
+	srcs := claudeSources(h)
+	var out []ourPlugin
 	for _, p := range plugins {
-		var found []Entry
-		var hooksPath string
+		op := ourPlugin{p: p, label: fmt.Sprintf("plugin %s %s (%s scope)", p.ID, p.Version, p.Scope)}
 		for _, hp := range pluginHooksPaths(p.InstallPath) {
 			data, _, err := ReadFile(hp)
 			if err != nil {
@@ -166,30 +173,61 @@ func checkPluginHooks(env DoctorEnv, settingsRegs []Registration) ([]Registratio
 				continue
 			}
 			if hs := doc.Entries(""); len(hs) > 0 {
-				found, hooksPath = append(found, hs...), hp
+				op.entries, op.hooksPath = append(op.entries, hs...), hp
 			}
 		}
-		if len(found) == 0 {
+		if len(op.entries) == 0 {
 			continue
 		}
-		label := fmt.Sprintf("plugin %s %s (%s scope)", p.ID, p.Version, p.Scope)
 		if p.ProjectPath != "" && projDir != "" && !sameFile(p.ProjectPath, projDir) {
-			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s is installed for %s, not this project", label, p.ProjectPath)})
-			continue
-		}
-		if on, from := pluginEnabled(p.ID, srcs); !on {
+			op.notRunning = fmt.Sprintf("%s is installed for %s, not this project", op.label, p.ProjectPath)
+		} else if on, from := pluginEnabled(p.ID, srcs); !on {
 			why := "no settings file enables it"
 			if from != "" {
 				why = "disabled in " + from
 			}
-			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", label, why)})
+			op.notRunning = fmt.Sprintf("%s runs compact-guard, but %s: its hooks do not run", op.label, why)
+		}
+		out = append(out, op)
+	}
+	return out, listPath, nil
+}
+
+// RunningPlugins are the ids of the enabled plugins whose hooks run
+// compact-guard for the project of h (PL-28: install names them).
+func RunningPlugins(h Host) []string {
+	ps, _, _ := ourPlugins(h)
+	var ids []string
+	for _, p := range ps {
+		if p.notRunning == "" {
+			ids = append(ids, p.p.ID)
+		}
+	}
+	return ids
+}
+
+// checkPluginHooks finds the installed, enabled plugins whose hooks run
+// compact-guard and judges each such entry. Their registrations join the
+// settings files' ones for the coverage checks; a hook registered both by
+// a plugin and by a settings file is reported here, with the fix.
+func checkPluginHooks(env DoctorEnv, settingsRegs []Registration) ([]Registration, []health.Result) {
+	plugins, listPath, err := ourPlugins(env.Host)
+	if err != nil {
+		return nil, []health.Result{{Status: health.Warn, Text: fmt.Sprintf("installed plugins %s: %v", listPath, err),
+			Fix: "run 'claude plugin list' to see whether Claude Code can read it"}}
+	}
+	var regs []Registration
+	var out []health.Result
+	for _, op := range plugins {
+		if op.notRunning != "" {
+			out = append(out, health.Result{Status: health.Info, Text: op.notRunning})
 			continue
 		}
-		out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s at %s:", label, p.InstallPath)})
-		src := Source{Label: "plugin " + p.ID, Path: hooksPath, Plugin: p.ID}
-		for _, h := range found {
+		out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s at %s:", op.label, op.p.InstallPath)})
+		src := Source{Label: "plugin " + op.p.ID, Path: op.hooksPath, Plugin: op.p.ID}
+		for _, h := range op.entries {
 			regs = append(regs, Registration{src, h})
-			out = append(out, checkPluginEntry(p, h))
+			out = append(out, checkPluginEntry(op.p, h))
 		}
 	}
 	out = append(out, checkPluginDuplicates(regs, settingsRegs)...)
@@ -238,10 +276,9 @@ func checkPluginEntry(p installedPlugin, h Entry) health.Result {
 	return finishCheck(res, whys, fixes)
 }
 
-// checkPluginDuplicates warns once per settings file that registers
-// compact-guard beside an enabled plugin: the client runs both handlers
-// (their commands differ), so every hook fires twice, two snapshots per
-// compaction and two pointers.
+// checkPluginDuplicates says once per settings file that registers
+// compact-guard beside an enabled plugin that the client runs both
+// handlers (their commands differ) and the plugin's stands down (PL-29).
 func checkPluginDuplicates(pluginRegs, settingsRegs []Registration) []health.Result {
 	if len(pluginRegs) == 0 {
 		return nil
@@ -274,10 +311,10 @@ func checkPluginDuplicates(pluginRegs, settingsRegs []Registration) []health.Res
 		} else {
 			uninstall += "'"
 		}
-		out = append(out, health.Result{Status: health.Warn,
-			Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s: each of these hooks fires twice",
+		out = append(out, health.Result{Status: health.Info,
+			Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s: the plugin's hooks stand down for these events while the settings file registers them (PL-26; a plugin release from before that runs each of them twice)",
 				plugin, r.Source.Label, r.Source.Path, strings.Join(events, ", ")),
-			Fix: fmt.Sprintf("keep one: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)})
+			Fix: fmt.Sprintf("to keep one registration: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)})
 	}
 	return out
 }
