@@ -4,14 +4,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // sessionAgent tells which client a hook runs for (SF-5 agent): the
 // transcript's format when its start decided it (TR-37), else the
 // payload's transcript path where each client keeps its sessions
 // (~/.codex/sessions/…/rollout-*.jsonl, ~/.qwen/projects/…/chats/,
-// ~/.copilot/session-state/<id>/events.jsonl), else a
+// ~/.copilot/session-state/<id>/events.jsonl,
+// ~/.gemini/tmp/…/chats/session-*.jsonl) or Gemini CLI's events, else a
 // Codex-only payload field (turn_id), else Claude Code.
 func sessionAgent(p Payload, f *transcript.File) string {
 	if f != nil {
@@ -29,6 +32,8 @@ func sessionAgent(p Payload, f *transcript.File) string {
 	case base == "events.jsonl" && strings.Contains(path, "/session-state/"):
 		// Copilot CLI's, before the client wrote its first line (TR-65).
 		return string(transcript.FormatCopilot)
+	case gemini.IsChatPath(p.TranscriptPath) || p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent":
+		return string(settings.AgentGemini) // TR-81: Gemini CLI's chat, or its events
 	case p.TurnID != "":
 		return string(transcript.FormatCodex)
 	}

@@ -136,7 +136,7 @@ func auditRun(opts *AuditOptions) error {
 }
 
 // sources are the folders of the clients audited (AU-14): Claude Code's
-// projects, Codex CLI's sessions and Qwen Code's projects; --agent keeps
+// projects, Codex CLI's sessions, Qwen Code's projects and Gemini CLI's tmp (AU-26); --agent keeps
 // one. A client whose home cannot be found is left out.
 func (o *AuditOptions) sources(projects string) []audit.Source {
 	var out []audit.Source
@@ -152,6 +152,8 @@ func (o *AuditOptions) sources(projects string) []audit.Source {
 	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
 	copilot, err := settings.CopilotHome(o.Host)
 	add(settings.AgentCopilot, filepath.Join(copilot, "session-state"), err) // AU-21
+	gem, err := settings.GeminiHome(o.Host)
+	add(settings.AgentGemini, filepath.Join(gem, "tmp"), err)
 	return out
 }
 
@@ -279,6 +281,16 @@ func auditVerdict(agent transcript.Format, c audit.Compaction) string {
 			return snap + "; GitHub Copilot CLI recorded no pointer in a prompt or tool result after the compaction"
 		}
 		pointer = "pointer delivered with " + orWord(c.HandedEvent, "a prompt or tool result")
+	case audit.FormatGemini:
+		// AU-28: the chat records the BeforeAgent context in the prompt
+		// it was added to.
+		switch c.Delivered {
+		case "no":
+			return snap + "; the first prompt after it carried no pointer"
+		case "unknown":
+			return snap + "; no prompt after it yet: the pointer goes with the next one"
+		}
+		pointer = "pointer delivered with the first prompt after it"
 	case transcript.FormatCodex:
 		switch {
 		case c.Delivered == "no" && c.Handed != "":

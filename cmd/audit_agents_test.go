@@ -60,7 +60,7 @@ func TestAuditEveryClient(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("", true)), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sources) != 4 || len(rep.Sessions) != 2 || rep.Compactions != 5 { // Claude Code, Codex CLI, Qwen Code, Copilot CLI (AU-21)
+	if len(rep.Sources) != 5 || len(rep.Sessions) != 2 || rep.Compactions != 5 { // Claude Code, Codex CLI, Qwen Code, Copilot CLI (AU-21), Gemini CLI (AU-26)
 		t.Fatalf("sources %+v, %d sessions, %d compactions", rep.Sources, len(rep.Sessions), rep.Compactions)
 	}
 	for _, s := range rep.Sessions {

@@ -12,6 +12,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
 	"github.com/compact-guard/compact-guard/snapshot/redact"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // The gathering of a snapshot's facts, shared by precompact (PreCompact,
@@ -103,7 +104,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	scanCtx, cancelScan := phase(ctx, total, shareScan)
 	defer cancelScan()
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
-		clock: opts.ReadClock, before: opts.beforeStep}
+		clock: opts.ReadClock, before: opts.beforeStep, cwd: p.Cwd}
 	if p.HookEventName == "PreCompact" {
 		step.settleClaude = opts.Settle
 	}
@@ -272,6 +273,9 @@ type transcriptStep struct {
 	// unchanged before it is read (PC-36): precompact's --settle; zero for
 	// the take at SessionStart, whose run waited before selection (PO-C14).
 	settleClaude time.Duration
+	// cwd is the payload's: a Gemini CLI chat names edited files relative
+	// to it (TR-84).
+	cwd string
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
@@ -292,6 +296,9 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		out.warnings = append(out.warnings, "transcript: no transcript_path and none found for the session")
 		out.layout.incomplete = true
 		return out
+	}
+	if gemini.IsChatPath(st.path) {
+		return readGeminiTranscript(readCtx, st) // PC-45
 	}
 	f, err := transcript.Open(st.path)
 	if err != nil {

@@ -102,9 +102,9 @@ func TestInstallCodex(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut, `invalid --scope "local" for Codex CLI`) {
 		t.Errorf("--scope local for codex: exit %d", code)
 	}
-	_, _, code = instAgentRun(t, root, false, "--agent", "gemini")
+	_, _, code = instAgentRun(t, root, false, "--agent", "copilot-x")
 	if code != ExitUsage {
-		t.Errorf("--agent gemini: exit %d", code)
+		t.Errorf("--agent copilot-x: exit %d", code)
 	}
 }
 

@@ -135,6 +135,10 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Outcome, entry.Detail = outcomeNone, why // PL-26: no snapshot, no hint
 		return nil
 	}
+	if why, skip := geminiSkip(opts, payload); skip { // PC-43
+		entry.Outcome, entry.Detail = outcomeSkipped, why
+		return nil
+	}
 	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
 	entry.Warnings = append(entry.Warnings, warnings...)
 	if rec == nil {

@@ -181,6 +181,9 @@ func watchRun(opts *WatchOptions) (err error) {
 		}
 		return nil
 	case watch.UserPromptSubmit, watch.PostToolUse, watch.PostToolUseFailure, watch.Stop:
+	case "BeforeAgent": // Gemini CLI (WA-36)
+		geminiBeforeAgent(opts, p, sid, start, &entry)
+		return nil
 	default:
 		return nil
 	}

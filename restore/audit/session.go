@@ -8,12 +8,16 @@ import (
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // ReadSession reads one transcript's compactions and matches each with
 // the snapshot taken for it and the pointer recorded after it, in the
 // terms of the client that wrote it (AU-3, AU-15, AU-16).
 func ReadSession(path string, st *snapshot.Store, entries []snapshot.Entry, maxRead int64) Session {
+	if gemini.IsChatPath(path) {
+		return readGeminiSession(path, st, entries) // AU-26
+	}
 	s := Session{SessionID: sessionID(transcript.FormatClaude, path), Transcript: path, Compactions: []Compaction{}}
 	f, err := transcript.Open(path)
 	if err != nil {

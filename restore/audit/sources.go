@@ -61,6 +61,10 @@ var clients = map[transcript.Format]client{
 		}
 		return filepath.Base(filepath.Dir(path)), true
 	}},
+	// tmp/<project>/chats/session-<time>-<sid8>.jsonl (AU-26).
+	FormatGemini: {title: "Gemini CLI", depth: 1, sub: "chats", session: func(path string) (string, bool) {
+		return geminiSession(filepath.Base(path))
+	}},
 }
 
 // Title is the client's name for people ("" for a format audit does not

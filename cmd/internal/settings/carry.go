@@ -94,7 +94,7 @@ func (d *Document) noteCarry(e Entry, s Hook, c Carry, kept bool) {
 		}
 	}
 	if !kept {
-		if t, ok := numberOf(member(e.handler, "timeout")); ok && t != float64(s.Timeout) && plausibleTimeout(s.Sub, member(e.handler, "timeout")) {
+		if t, ok := numberOf(member(e.handler, "timeout")); ok && t != float64(s.Timeout) && d.agent.plausibleTimeout(s.Sub, member(e.handler, "timeout")) {
 			words = append(words, "timeout "+e.Timeout)
 		}
 		if m, ok := stringOf(member(e.handler, "statusMessage")); ok {
@@ -116,7 +116,7 @@ func (d *Document) noteCarry(e Entry, s Hook, c Carry, kept bool) {
 // (IN-31). It returns what it changed, for the change's description.
 func (d *Document) bareHandler(h *hujson.Object, s Hook, oldTimeout string) []string {
 	var what []string
-	if t, ok := numberOf(member(h, "timeout")); ok && t != float64(s.Timeout) && plausibleTimeout(s.Sub, member(h, "timeout")) {
+	if t, ok := numberOf(member(h, "timeout")); ok && t != float64(s.Timeout) && d.agent.plausibleTimeout(s.Sub, member(h, "timeout")) {
 		// An implausible timeout is replaced, and said, by installOne.
 		d.setMember(h, "timeout", hujson.Int(int64(s.Timeout)))
 		what = append(what, "timeout "+oldTimeout+" -> "+strconv.Itoa(s.Timeout))

@@ -15,6 +15,7 @@ const (
 	AgentClaude Agent = "claude"
 	AgentCodex  Agent = "codex"
 	AgentQwen   Agent = "qwen"
+	AgentGemini Agent = "gemini"
 )
 
 // Client is what compact-guard knows of one client's configuration: its
@@ -43,12 +44,18 @@ type Client struct {
 	// doctor holds the checks only this client needs (doctor.go); its
 	// file sets them.
 	doctor clientChecks
+	// hooks are the client's own registrations when its events are not
+	// Claude Code's (Gemini CLI); nil: those of Hooks it fires (HooksFor).
+	hooks []Hook
+	// timeoutUnit is how many of the client's timeout units make a second
+	// (Gemini CLI: 1000); 0 is 1.
+	timeoutUnit float64
 }
 
 // clients is the one table of clients, in the order help names them. A
 // client is added with a file of its own that defines its Client, and one
 // row here.
-var clients = []*Client{&claudeClient, &codexClient, &qwenClient, &copilotClient}
+var clients = []*Client{&claudeClient, &codexClient, &qwenClient, &copilotClient, &geminiClient}
 
 // Flag is the --agent flag that repeats a command for a, "" for Claude
 // Code.

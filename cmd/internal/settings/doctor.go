@@ -97,6 +97,10 @@ type clientChecks struct {
 	// steps above: Copilot CLI's hooks files are not in Claude Code's
 	// format (copilot_doctor.go).
 	whole func(env DoctorEnv) []health.Result
+	// entry and coverage replace checkRegistration and checkCoverage for
+	// a client whose registrations are its own (Gemini CLI).
+	entry    func(env DoctorEnv, src Source, h Entry, projDir string) health.Result
+	coverage func(regs []Registration) []health.Result
 }
 
 // Check reads every hooks file env.Agent reads and judges compact-guard's
@@ -117,7 +121,11 @@ func Check(env DoctorEnv) []health.Result {
 	if c.counted != nil {
 		counted = c.counted(all)
 	}
-	out = append(out, foldCoverage(checkCoverage(counted, env.Agent), broken)...)
+	if c.coverage != nil {
+		out = append(out, foldCoverage(c.coverage(counted), broken)...)
+	} else {
+		out = append(out, foldCoverage(checkCoverage(counted, env.Agent), broken)...)
+	}
 	if c.after != nil {
 		out = append(out, c.after(env, regs)...)
 	}
@@ -177,6 +185,10 @@ func checkFiles(env DoctorEnv, c clientChecks) (out []health.Result, regs []Regi
 		}
 		for _, h := range found {
 			regs = append(regs, Registration{src, h})
+			if c.entry != nil {
+				out = append(out, c.entry(env, src, h, projDir))
+				continue
+			}
 			out = append(out, checkRegistration(env, src, h, projDir))
 		}
 	}

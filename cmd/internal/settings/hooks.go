@@ -249,7 +249,7 @@ func (d *Document) Install(exe, client string, carry Carry) ([]Change, error) {
 	switch hooks := member(root, "hooks").(type) {
 	case nil:
 	case *hujson.Object:
-		for _, s := range Hooks {
+		for _, s := range HooksFor(d.agent) {
 			if ev := member(hooks, s.Event); ev != nil {
 				if _, ok := ev.(*hujson.Array); !ok {
 					return nil, fmt.Errorf(`"hooks.%s" is not an array`, s.Event)
@@ -262,10 +262,7 @@ func (d *Document) Install(exe, client string, carry Carry) ([]Change, error) {
 	var changes []Change
 	drop := map[*hujson.Object]bool{}
 	trusted := d.trustedBefore(exe, carry)
-	for _, s := range Hooks {
-		if !s.For(d.agent) {
-			continue
-		}
+	for _, s := range HooksFor(d.agent) {
 		if !s.KnownTo(client) {
 			for _, e := range d.Entries(exe) {
 				if e.Event == s.Event && e.Sub == s.Sub && d.updatable(e, exe) {
@@ -304,7 +301,7 @@ func (d *Document) installOne(s Hook, exe string, carry Carry, trusted map[*hujs
 	if len(found) == 0 {
 		group := groupJSON{Matcher: s.Matcher, Hooks: []any{handlerJSON{Type: "command", Command: Command(exe, s.Sub), Timeout: s.Timeout}}}
 		d.addGroup(s.Event, newValue(group))
-		return Change{Verb: "added", Hook: s, What: Command(exe, s.Sub) + fmt.Sprintf(", timeout %ds", s.Timeout)}, true, nil
+		return Change{Verb: "added", Hook: s, What: Command(exe, s.Sub) + ", timeout " + d.agent.timeoutText(s.Timeout)}, true, nil
 	}
 
 	// Keep the entry that already has the right matcher, if any; the
@@ -349,7 +346,7 @@ func (d *Document) installOne(s Hook, exe string, carry Carry, trusted map[*hujs
 		}
 		what = append(what, "exec-form args moved into the command")
 	}
-	if !plausibleTimeout(s.Sub, member(h, "timeout")) {
+	if !d.agent.plausibleTimeout(s.Sub, member(h, "timeout")) {
 		old := "none"
 		if first.Timeout != "" {
 			old = first.Timeout
@@ -445,20 +442,6 @@ const (
 	minPostcompactTimeout = 1
 	maxHookTimeout        = 600
 )
-
-// plausibleTimeout reports whether a user's timeout (seconds) for sub is
-// one install keeps.
-func plausibleTimeout(sub string, v hujson.ValueTrimmed) bool {
-	t, ok := numberOf(v)
-	if !ok {
-		return false
-	}
-	lo := float64(minPostcompactTimeout)
-	if sub == "precompact" {
-		lo = minPrecompactTimeout
-	}
-	return t >= lo && t <= maxHookTimeout
-}
 
 // ownsGroupAlone reports whether h is the only handler of group once the
 // handlers in drop are gone.

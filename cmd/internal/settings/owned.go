@@ -105,8 +105,8 @@ func (d *Document) installForm(h *hujson.Object, event string, typeMissingOK boo
 	if prog, sub, why = commandForm(command); why != "" {
 		return "", "", why
 	}
-	for _, s := range Hooks {
-		if s.Event == event && s.Sub == sub && s.For(d.agent) {
+	for _, s := range HooksFor(d.agent) {
+		if s.Event == event && s.Sub == sub {
 			return prog, sub, ""
 		}
 	}

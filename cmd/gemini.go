@@ -1,0 +1,207 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/restore"
+	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
+)
+
+// Gemini CLI's hooks (specs/precompact.md PC-43 to PC-46, specs/watch.md
+// WA-36 to WA-40): PreCompress is awaited before every model request,
+// compression or not, and nothing runs after a compression; the chat file
+// shows one once it happened, and BeforeAgent's additionalContext is the
+// way to the model.
+
+// Gemini CLI 0.61.0's compression threshold: the settings'
+// model.compressionThreshold, else 0.5 of the model's token limit
+// (ChatCompressionService, tokenLimit).
+const (
+	geminiDefaultThreshold = 0.5
+	geminiTokenLimit       = 1 << 20
+	geminiGemmaTokenLimit  = 256000
+)
+
+// isGeminiHook reports a hook run by Gemini CLI: its events, or its chat
+// file as the transcript.
+func isGeminiHook(p Payload) bool {
+	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || gemini.IsChatPath(p.TranscriptPath)
+}
+
+// geminiSkip says whether a PreCompress can compress nothing, so that no
+// snapshot is taken (PC-43): an automatic one whose chat's last prompt
+// token count is below the threshold Gemini CLI compares it with. A manual
+// one, or one whose count the file does not tell, takes the snapshot.
+func geminiSkip(opts *PrecompactOptions, p Payload) (why string, skip bool) {
+	if p.HookEventName != "PreCompress" || p.Trigger != "auto" {
+		return "", false
+	}
+	tokens, model, ok := gemini.LastFill(p.TranscriptPath)
+	if !ok {
+		return "", false
+	}
+	limit := geminiLimit(model)
+	threshold := geminiThreshold(opts.Getenv, p.Cwd)
+	due := int64(threshold * float64(limit))
+	if tokens >= due {
+		return "", false
+	}
+	return fmt.Sprintf("no compression due: %d prompt tokens, Gemini CLI compresses from %d (%.2f of %d)", tokens, due, threshold, limit), true
+}
+
+// geminiLimit is Gemini CLI 0.61.0's tokenLimit for model.
+func geminiLimit(model string) int64 {
+	if strings.HasPrefix(model, "gemma-4") {
+		return geminiGemmaTokenLimit
+	}
+	return geminiTokenLimit
+}
+
+// geminiThreshold is model.compressionThreshold from the project's
+// .gemini/settings.json, else the user's, else the default. A threshold
+// the client takes from its server (an experiment flag) is not known here;
+// the default stands for it.
+func geminiThreshold(getenv func(string) string, cwd string) float64 {
+	var files []string
+	if cwd != "" {
+		files = append(files, filepath.Join(cwd, ".gemini", "settings.json"))
+	}
+	host := settings.DefaultHost()
+	host.Getenv = getenv
+	if home, err := settings.GeminiHome(host); err == nil {
+		files = append(files, filepath.Join(home, "settings.json"))
+	}
+	for _, f := range files {
+		data, _, err := settings.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		std, err := hujson.Standardize(data)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Model struct {
+				CompressionThreshold *float64 `json:"compressionThreshold"`
+			} `json:"model"`
+		}
+		if json.Unmarshal(std, &s) == nil && s.Model.CompressionThreshold != nil && *s.Model.CompressionThreshold > 0 {
+			return *s.Model.CompressionThreshold
+		}
+	}
+	return geminiDefaultThreshold
+}
+
+// readGeminiTranscript reads a Gemini CLI chat as the transcript step does
+// another client's (PC-45): whole (its facts are the session's), the
+// edits' relative paths made absolute against the payload's cwd.
+func readGeminiTranscript(ctx context.Context, st *transcriptStep) (out transcriptOutcome) {
+	out.agent = string(settings.AgentGemini)
+	out.facts = &transcript.Facts{}
+	out.layout.segmentStart = -1
+	out.layout.readTo = new(int64(0))
+	fi, err := os.Stat(st.path)
+	if err != nil || !fi.Mode().IsRegular() {
+		out.warnings = append(out.warnings, fmt.Sprintf("transcript: %s is not a readable regular file", st.path))
+		out.layout.incomplete = true
+		return out
+	}
+	out.layout.size = fi.Size()
+	st.size.Store(fi.Size())
+	chat, err := gemini.Read(ctx, st.path, gemini.Options{Cwd: st.cwd, MaxBytes: fi.Size()})
+	if chat != nil {
+		out.facts = chat.Facts
+		if u := out.facts.Usage; u != nil && u.Window == 0 {
+			// The file has no window; the limit is the client's own
+			// (tokenLimit), which its threshold is a share of.
+			u.Window = geminiLimit(u.Model)
+		}
+		*out.layout.readTo = chat.Size
+		if n := len(chat.Compressions); n > 0 {
+			out.layout.segmentStart = chat.Compressions[n-1].Offset
+		}
+	}
+	if err != nil {
+		out.warnings = append(out.warnings, "transcript: "+err.Error())
+		out.layout.incomplete = true
+	}
+	return out
+}
+
+// geminiBeforeAgent hands over, with the turn's prompt, the pointer to the
+// snapshot of the compression the chat file shows last, once (WA-36 to
+// WA-39): nothing when the file shows none, when that compression has no
+// snapshot of this session taken for it, or when its pointer went before.
+func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Time, entry *logEntry) {
+	if p.TranscriptPath == "" || !isRegularFile(p.TranscriptPath) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
+	defer cancel()
+	chat, err := gemini.Read(ctx, p.TranscriptPath, gemini.Options{Cwd: p.Cwd})
+	if err != nil {
+		entry.Warnings = append(entry.Warnings, "reading the chat: "+err.Error())
+	}
+	if chat == nil || len(chat.Compressions) == 0 {
+		return
+	}
+	n := len(chat.Compressions)
+	last := chat.Compressions[n-1]
+	var after time.Time
+	if n > 1 {
+		after = chat.Compressions[n-2].Time
+	}
+	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
+	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time)
+	switch {
+	case err != nil:
+		entry.Outcome, entry.Detail = outcomeFailed, "choosing the snapshot: "+err.Error()
+		return
+	case choice == nil:
+		// Logged once per compression would need state; the log says it
+		// each prompt until the next compression, which is rare.
+		entry.Outcome, entry.Detail = outcomeNone, fmt.Sprintf("compression of %s: no snapshot of this session taken for it", last.Time.UTC().Format(time.RFC3339))
+		return
+	case choice.Delivered:
+		return
+	}
+	rec := choice.Record
+	gitRoot := ""
+	if rec.Git != nil {
+		gitRoot = rec.Git.Root
+	}
+	projectDir := firstNonEmpty(opts.Getenv("GEMINI_PROJECT_DIR"), gitRoot, rec.Cwd)
+	sf := snapshot.FindStateFile(ctx, opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
+	mdPath := choice.Entry.MDPath
+	if mdPath == "" {
+		mdPath = filepath.Join(opts.Dir, rec.Name+".md")
+	}
+	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: mdPath, ProjectDir: projectDir,
+		StateFile: sf, Lang: opts.Lang, MaxChars: opts.maxChars()})
+	out, err := restore.EventOutput("BeforeAgent", pointer)
+	if err == nil {
+		// Recorded first: a pointer written but not recorded would go again.
+		err = snapshot.WriteDelivery(opts.Dir, rec.Name, snapshot.Delivery{SessionID: sid, At: start, Event: "BeforeAgent", TranscriptSize: chat.Size})
+		if err == nil {
+			_, err = opts.IO.Out.Write(out)
+		}
+	}
+	if err != nil {
+		entry.Outcome, entry.Detail = outcomeFailed, "pointer not handed over: "+err.Error()
+		return
+	}
+	entry.Outcome, entry.Snapshot = outcomeOK, rec.Name
+	entry.Detail = "pointer handed over with the prompt after the compression of " + last.Time.UTC().Format(time.RFC3339)
+}
