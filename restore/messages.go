@@ -1,6 +1,7 @@
 package restore
 
 import (
+	"slices"
 	"sync"
 
 	"golang.org/x/text/feature/plural"
@@ -106,8 +107,16 @@ func s(text string) catalog.Message { return catalog.String(text) }
 // entries is the catalog: every id in English and Russian. Russian plural
 // forms follow CLDR (one: 1, 21…; few: 2–4, 22…; many: 5–20, 25…). They are
 // made when the catalog is built, not at package initialisation (PF-16).
+// Each part of the pointer has its own function, so that no table grows
+// past what a reader takes in at once.
 func entries() []entry {
-	return append([]entry{
+	return slices.Concat(headEntries(), gitStateEntries(), gapEntries(), watchEntries(),
+		residueEntries(), hintEntries(), ownEntries())
+}
+
+// headEntries are the pointer's first line and its prompts, files and tasks.
+func headEntries() []entry {
+	return []entry{
 		{mCompacted,
 			s("The context was compacted (%s, %s); a mechanical snapshot taken just before is at %s"),
 			s("Контекст был сжат (%s, %s); механический снимок, сделанный непосредственно перед этим, лежит в %s")},
@@ -155,6 +164,13 @@ func entries() []entry {
 				plural.Other, "Открыто %d задач, сначала те, что в работе:")},
 		{mInProgress, s("in progress"), s("в работе")},
 		{mPending, s("pending"), s("ожидает")},
+	}
+}
+
+// gitStateEntries are the pointer's git line, the last failed command, the
+// state file, the authority line and the cut marker.
+func gitStateEntries() []entry {
+	return []entry{
 		{mGitNone, s("Git: not recorded."), s("Git: не записано.")},
 		{mGitNoRepo, s("Git: the working directory is not in a git repository."), s("Git: рабочая папка не в git-репозитории.")},
 		{mGitFailed, s("Git: the state could not be obtained (%s)."), s("Git: состояние не получено (%s).")},
@@ -189,6 +205,16 @@ func entries() []entry {
 			plural.Selectf(1, "%d",
 				plural.One, "[…указатель обрезан до %d символа]",
 				plural.Other, "[…указатель обрезан до %d символов]")},
+		{mStateUnanswered,
+			s("- not looked in %s and the folders after it: its file system did not answer in time"),
+			s("- не искали в %s и следующих папках: его файловая система не ответила вовремя")},
+	}
+}
+
+// gapEntries are the failure notice (no snapshot written) and the lines
+// saying which parts of the transcript were not read.
+func gapEntries() []entry {
+	return []entry{
 		{mFailNotice,
 			s("compact-guard wrote no snapshot before this compaction (%s): %s"),
 			s("compact-guard не записал снимок перед этим сжатием (%s): %s")},
@@ -227,9 +253,14 @@ func entries() []entry {
 		{mNoFilesPart,
 			s("No file edits were recorded in the part of the transcript that was read."),
 			s("В обработанной части транскрипта изменений файлов не записано.")},
-		{mStateUnanswered,
-			s("- not looked in %s and the folders after it: its file system did not answer in time"),
-			s("- не искали в %s и следующих папках: его файловая система не ответила вовремя")},
+	}
+}
+
+// watchEntries are watch's fill and threshold lines (WA-6, WA-10, WA-11),
+// the handoff's state, the late pointer's reasons and the line on how the
+// compaction was prepared (PO-15).
+func watchEntries() []entry {
+	return []entry{
 		{mWatchFill,
 			s("compact-guard: the context holds %d tokens, %d%% of the %d-token window (%s)."),
 			s("compact-guard: контекст заполнен на %[2]d%% окна (токенов: %[1]d из %[3]d; %[4]s).")},
@@ -271,7 +302,7 @@ func entries() []entry {
 		{mNoHandoffOlder, s("no handoff %s (the newest block is dated %s)"), s("передачи нет %s (последний блок датирован %s)")},
 		{mHandoffBlockBroken, s("the newest handoff block (line %d) is incomplete"), s("последний блок передачи (строка %d) заполнен не полностью")},
 		{mNoHandoffBlock, s("no handoff block"), s("блока передачи нет")},
-	}, append(append(residueEntries(), hintEntries()...), ownEntries()...)...)
+	}
 }
 
 // cat is the package's own catalog; message.DefaultCatalog is left to

@@ -5,7 +5,6 @@ package restore
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -118,29 +117,16 @@ func hardCut(text string, max int, lang snapshot.Lang) string {
 	return cut + marker
 }
 
+// render is the pointer at one step of limits. Each clause's lines are a
+// function of their own (pointerlines.go), so that render reads as the
+// clauses' order.
 func render(in PointerInput, rec *snapshot.Record, l limits) string {
 	p := printer(in.Lang)
 	var b strings.Builder
 	line := func(s string) { b.WriteString(s); b.WriteByte('\n') }
 
-	// PO-1
-	trigger := p.Sprintf(mTriggerUnknown)
-	switch rec.Trigger {
-	case "manual":
-		trigger = p.Sprintf(mTriggerManual)
-	case "auto":
-		trigger = p.Sprintf(mTriggerAuto)
-	}
-	at := p.Sprintf(mTimeUnknown)
-	if !rec.CreatedAt.IsZero() {
-		at = rec.CreatedAt.Format(TimeLayout)
-	}
-	compacted := mCompacted
-	if takenAtCompaction(rec) {
-		compacted = mCompactedAt
-	}
-	line(p.Sprintf(compacted, trigger, at, oneLine(in.MDPath, 1<<12)))
-	kindLines(p, in, line) // PO-18, PO-19
+	line(compactedLine(p, in, rec)) // PO-1
+	kindLines(p, in, line)          // PO-18, PO-19
 
 	// PO-15
 	if rec.Preparation != nil {
@@ -153,117 +139,12 @@ func render(in PointerInput, rec *snapshot.Record, l limits) string {
 		line(gapsLine(p, rec.Coverage.TranscriptSize, gaps))
 	}
 
-	// PO-2
-	prompts := rec.Prompts
-	if len(prompts) > Prompts {
-		prompts = prompts[len(prompts)-Prompts:]
-	}
-	switch {
-	case len(prompts) == 0 && len(gaps) > 0:
-		line(p.Sprintf(mNoPromptsPart))
-	case len(prompts) == 0:
-		line(p.Sprintf(mNoPrompts))
-	default:
-		line(p.Sprintf(mPromptsHeader, len(prompts)))
-		for i, pr := range prompts {
-			line(p.Sprintf(mPromptN, i+1))
-			text, cut := textcut.Runes(pr.Text, l.promptChars)
-			if text != "" {
-				line(quote(text))
-			}
-			if cut {
-				line(p.Sprintf(mPromptCut, l.promptChars))
-			}
-		}
-	}
-
-	// PO-3
-	dir := in.ProjectDir
-	if dir == "" {
-		dir = rec.Cwd
-	}
-	switch {
-	case len(rec.Files) == 0 && len(gaps) > 0:
-		line(p.Sprintf(mNoFilesPart))
-	case len(rec.Files) == 0:
-		line(p.Sprintf(mNoFiles))
-	default:
-		line(p.Sprintf(mFilesHeader, len(rec.Files)))
-		shown := min(len(rec.Files), l.files)
-		for _, f := range rec.Files[:shown] {
-			line("- " + inline(relPath(f.Path, dir), l.itemChars))
-		}
-		if more := len(rec.Files) - shown; more > 0 {
-			line(p.Sprintf(mMore, more))
-		}
-	}
-
-	// PO-4
-	open := openTasks(rec)
-	if len(open) > 0 {
-		line(p.Sprintf(mTasksHeader, len(open)))
-		shown := min(len(open), l.tasks)
-		for _, t := range open[:shown] {
-			status := p.Sprintf(mPending)
-			if t.Status == "in_progress" {
-				status = p.Sprintf(mInProgress)
-			}
-			line("- [" + status + "] " + inline(t.Subject, l.itemChars))
-		}
-		if more := len(open) - shown; more > 0 {
-			line(p.Sprintf(mMore, more))
-		}
-	}
-
-	// PO-5
-	line(gitLine(p, rec.Git, l.itemChars))
-
-	// PO-6
-	if n := len(rec.Commands); n > 0 && rec.Commands[n-1].Outcome == transcript.OutcomeError {
-		c := rec.Commands[n-1]
-		tool := ident(c.Tool, 40)
-		if c.Tool == "" {
-			tool = "Bash"
-		}
-		if c.ExitCode != nil {
-			line(p.Sprintf(mCmdFailedCode, tool, strconv.Itoa(*c.ExitCode)))
-		} else {
-			line(p.Sprintf(mCmdFailed, tool))
-		}
-		line(quote(textcut.Marked(textcut.Runes(c.Command, l.cmdChars))))
-		if first := firstLine(c.ErrorLine); first != "" {
-			line(p.Sprintf(mCmdErrLine))
-			line(quote(textcut.Marked(textcut.Runes(first, l.itemChars))))
-		}
-	}
-
-	// PO-7
-	sf := in.StateFile
-	if sf.Name == "" && sf.Path == "" && len(sf.Searched) == 0 {
-		sf = rec.StateFile
-	}
-	name := sf.Name
-	if name == "" {
-		name = DefaultStateFileName
-	}
-	switch {
-	case sf.Path != "":
-		line(p.Sprintf(mStateFound, inline(sf.Path, 1<<12)))
-	case len(sf.Searched) == 0:
-		line(p.Sprintf(mStateMissingNone, oneLine(name, l.itemChars)))
-	default:
-		line(p.Sprintf(mStateMissing, oneLine(name, l.itemChars)))
-		shown := min(len(sf.Searched), l.searched)
-		for _, d := range sf.Searched[:shown] {
-			line("- " + inline(d, l.itemChars))
-		}
-		if more := len(sf.Searched) - shown; more > 0 {
-			line(p.Sprintf(mMoreFolders, more))
-		}
-	}
-	if sf.Path == "" && sf.Unanswered != "" {
-		line(p.Sprintf(mStateUnanswered, inline(sf.Unanswered, l.itemChars)))
-	}
+	promptLines(p, rec, l, len(gaps) > 0, line)   // PO-2
+	fileLines(p, in, rec, l, len(gaps) > 0, line) // PO-3
+	taskLines(p, rec, l, line)                    // PO-4
+	line(gitLine(p, rec.Git, l.itemChars))        // PO-5
+	failedCommandLines(p, rec, l, line)           // PO-6
+	stateFileLines(p, in, rec, l, line)           // PO-7
 	b.WriteString(p.Sprintf(mAuthority))
 	return b.String()
 }

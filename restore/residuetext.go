@@ -156,64 +156,107 @@ func renderResidue(p *message.Printer, in ResidueInput, sections []section, n in
 // its error line, the files in work (most recent first), the next step,
 // the other prompts of the last 5 and the other commands of the last 10
 // (newest first, shown oldest first), the open tasks, the uncommitted
-// changes.
+// changes. Each section is one method of sectionBuilder, called in that
+// order: a fact goes to the first section that takes it.
 func residueSections(in ResidueInput) []section {
-	rec := in.Record
-	dropped := map[string]residue.Verdict{}
-	var order []residue.Verdict
-	for _, v := range in.Verdicts {
-		if !v.Kept() {
-			dropped[v.Key] = v
-			order = append(order, v)
-		}
-	}
-	if len(order) == 0 {
+	sb := newSectionBuilder(in)
+	if sb == nil {
 		return nil
 	}
-	taken := map[string]bool{}
-	take := func(keys ...string) []string {
-		var out []string
-		for _, k := range keys {
-			if _, ok := dropped[k]; ok && !taken[k] {
-				taken[k] = true
-				out = append(out, k)
-			}
-		}
-		return out
-	}
-	var secs []section
-	add := func(sec section) {
-		if len(sec.facts) > 0 {
-			secs = append(secs, sec)
-		}
-	}
-	dir := in.ProjectDir
-	if dir == "" {
-		dir = rec.Cwd
-	}
-	lastCmds := max(0, len(rec.Commands)-residue.Commands)
+	sb.lastPrompt()
+	sb.lastFailure()
+	sb.files()
+	sb.nextStep()
+	sb.otherPrompts()
+	sb.otherCommands()
+	sb.tasksAndChanges()
+	return sb.secs
+}
 
-	// The last request.
+// sectionBuilder gathers residueSections' sections: the dropped verdicts by
+// key and in order, which keys a section already took, and the sections
+// made so far.
+type sectionBuilder struct {
+	in      ResidueInput
+	rec     *snapshot.Record
+	dropped map[string]residue.Verdict
+	order   []residue.Verdict
+	taken   map[string]bool
+	secs    []section
+	// dir is the folder files are shown relative to; lastCmds the index of
+	// the first of the last residue.Commands commands.
+	dir      string
+	lastCmds int
+}
+
+// newSectionBuilder is nil when nothing was dropped.
+func newSectionBuilder(in ResidueInput) *sectionBuilder {
+	rec := in.Record
+	sb := &sectionBuilder{in: in, rec: rec, dropped: map[string]residue.Verdict{}, taken: map[string]bool{}}
+	for _, v := range in.Verdicts {
+		if !v.Kept() {
+			sb.dropped[v.Key] = v
+			sb.order = append(sb.order, v)
+		}
+	}
+	if len(sb.order) == 0 {
+		return nil
+	}
+	sb.dir = in.ProjectDir
+	if sb.dir == "" {
+		sb.dir = rec.Cwd
+	}
+	sb.lastCmds = max(0, len(rec.Commands)-residue.Commands)
+	return sb
+}
+
+// take marks the dropped keys not taken yet as taken and returns them.
+func (sb *sectionBuilder) take(keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if _, ok := sb.dropped[k]; ok && !sb.taken[k] {
+			sb.taken[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// add keeps a section that has facts.
+func (sb *sectionBuilder) add(sec section) {
+	if len(sec.facts) > 0 {
+		sb.secs = append(sb.secs, sec)
+	}
+}
+
+// lastPrompt is the last request.
+func (sb *sectionBuilder) lastPrompt() {
+	rec := sb.rec
 	if n := len(rec.Prompts); n > 0 {
-		if keys := take(key(residue.KindPrompt, n-1)); keys != nil {
-			add(section{[]sectionFact{{keys, n - 1, ""}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
+		if keys := sb.take(key(residue.KindPrompt, n-1)); keys != nil {
+			sb.add(section{[]sectionFact{{keys, n - 1, ""}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 				return p.Sprintf(mRsLastPrompt) + "\n" + quotePrompt(p, rec.Prompts[kept[0].idx].Text, l.prompt)
 			}})
 		}
 	}
-	// The last failed command, when it or its error line is dropped.
-	for i := len(rec.Commands) - 1; i >= lastCmds; i-- {
+}
+
+// lastFailure is the last failed command, when it or its error line is
+// dropped.
+func (sb *sectionBuilder) lastFailure() {
+	rec, now := sb.rec, sb.in.Now
+	for i := len(rec.Commands) - 1; i >= sb.lastCmds; i-- {
 		if rec.Commands[i].Outcome != transcript.OutcomeError {
 			continue
 		}
-		if keys := take(key(residue.KindCommand, i), key(residue.KindFailure, i)); keys != nil {
-			add(section{[]sectionFact{{keys, i, ""}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
+		if keys := sb.take(key(residue.KindCommand, i), key(residue.KindFailure, i)); keys != nil {
+			sb.add(section{[]sectionFact{{keys, i, ""}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 				c := rec.Commands[kept[0].idx]
 				tool := ident(c.Tool, 40)
 				if c.Tool == "" {
 					tool = "Bash"
 				}
-				when := at(p, c.Time, in.Now)
+				when := at(p, c.Time, now)
 				head := p.Sprintf(mRsFailed, tool, when)
 				if c.ExitCode != nil {
 					head = p.Sprintf(mRsFailedCode, tool, strconv.Itoa(*c.ExitCode), when)
@@ -223,7 +266,11 @@ func residueSections(in ResidueInput) []section {
 		}
 		break
 	}
-	// The files in work, most recent first.
+}
+
+// files are the files in work, most recent first.
+func (sb *sectionBuilder) files() {
+	dir := sb.dir
 	files := section{render: func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 		var lines []string
 		for _, f := range kept {
@@ -231,23 +278,32 @@ func residueSections(in ResidueInput) []section {
 		}
 		return p.Sprintf(mRsFiles, len(kept)) + "\n" + quote(strings.Join(cutEach(lines, 240), "\n"))
 	}}
-	for _, v := range order {
-		if v.Kind == residue.KindFile && take(v.Key) != nil {
+	for _, v := range sb.order {
+		if v.Kind == residue.KindFile && sb.take(v.Key) != nil {
 			files.facts = append(files.facts, sectionFact{[]string{v.Key}, v.Index, v.Text})
 		}
 	}
-	add(files)
-	// The next step.
-	if v, ok := dropped[residue.KindNextStep]; ok && take(v.Key) != nil {
+	sb.add(files)
+}
+
+// nextStep is the handoff's next step.
+func (sb *sectionBuilder) nextStep() {
+	rec := sb.rec
+	if v, ok := sb.dropped[residue.KindNextStep]; ok && sb.take(v.Key) != nil {
 		heading := ""
 		if pr := rec.Preparation; pr != nil && pr.Handoff != nil {
 			heading = pr.Handoff.Heading
 		}
-		add(section{[]sectionFact{{[]string{v.Key}, -1, v.Text}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
+		sb.add(section{[]sectionFact{{[]string{v.Key}, -1, v.Text}}, func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 			return p.Sprintf(mRsNextStep, inline(heading, 120)) + "\n" + quotePrompt(p, kept[0].text, l.prompt)
 		}})
 	}
-	// The other prompts of the last 5, newest first; shown oldest first.
+}
+
+// otherPrompts are the other prompts of the last 5, newest first; shown
+// oldest first.
+func (sb *sectionBuilder) otherPrompts() {
+	rec, now := sb.rec, sb.in.Now
 	prompts := section{render: func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 		var b strings.Builder
 		b.WriteString(p.Sprintf(mRsPrompts, len(kept)))
@@ -256,25 +312,30 @@ func residueSections(in ResidueInput) []section {
 			if pr.Time.IsZero() {
 				b.WriteString("\n" + p.Sprintf(mRsPrompt, n+1))
 			} else {
-				b.WriteString("\n" + p.Sprintf(mRsPromptAt, n+1, at(p, pr.Time, in.Now)))
+				b.WriteString("\n" + p.Sprintf(mRsPromptAt, n+1, at(p, pr.Time, now)))
 			}
 			b.WriteString("\n" + quotePrompt(p, pr.Text, l.prompt))
 		}
 		return b.String()
 	}}
 	for i := len(rec.Prompts) - 2; i >= max(0, len(rec.Prompts)-residue.Prompts); i-- {
-		if keys := take(key(residue.KindPrompt, i)); keys != nil {
+		if keys := sb.take(key(residue.KindPrompt, i)); keys != nil {
 			prompts.facts = append(prompts.facts, sectionFact{keys, i, ""})
 		}
 	}
-	add(prompts)
-	// The other commands of the last 10, newest first; shown oldest first.
+	sb.add(prompts)
+}
+
+// otherCommands are the other commands of the last 10, newest first; shown
+// oldest first.
+func (sb *sectionBuilder) otherCommands() {
+	rec, now := sb.rec, sb.in.Now
 	cmds := section{render: func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 		var b strings.Builder
 		b.WriteString(p.Sprintf(mRsCommands, len(kept), residue.Commands))
 		for n, f := range oldestFirst(kept) {
 			c := rec.Commands[f.idx]
-			b.WriteString("\n" + p.Sprintf(mRsCmdAt, n+1, at(p, c.Time, in.Now), outcome(p, c)))
+			b.WriteString("\n" + p.Sprintf(mRsCmdAt, n+1, at(p, c.Time, now), outcome(p, c)))
 			b.WriteString("\n" + quoteCut(c.Command, l.command))
 			if c.Outcome == transcript.OutcomeError {
 				b.WriteString(errorLines(p, c.ErrorLine, l.errLine))
@@ -282,13 +343,17 @@ func residueSections(in ResidueInput) []section {
 		}
 		return b.String()
 	}}
-	for i := len(rec.Commands) - 1; i >= lastCmds; i-- {
-		if keys := take(key(residue.KindCommand, i), key(residue.KindFailure, i)); keys != nil {
+	for i := len(rec.Commands) - 1; i >= sb.lastCmds; i-- {
+		if keys := sb.take(key(residue.KindCommand, i), key(residue.KindFailure, i)); keys != nil {
 			cmds.facts = append(cmds.facts, sectionFact{keys, i, ""})
 		}
 	}
-	add(cmds)
-	// The open tasks, then the uncommitted changes.
+	sb.add(cmds)
+}
+
+// tasksAndChanges are the open tasks, then the uncommitted changes.
+func (sb *sectionBuilder) tasksAndChanges() {
+	rec := sb.rec
 	tasks := section{render: func(p *message.Printer, l residueLimits, kept []sectionFact) string {
 		var lines []string
 		for _, f := range kept {
@@ -307,17 +372,16 @@ func residueSections(in ResidueInput) []section {
 		}
 		return p.Sprintf(mRsChanges, len(kept)) + "\n" + quote(strings.Join(cutEach(lines, 240), "\n"))
 	}}
-	for _, v := range order {
+	for _, v := range sb.order {
 		switch {
-		case v.Kind == residue.KindTask && take(v.Key) != nil:
+		case v.Kind == residue.KindTask && sb.take(v.Key) != nil:
 			tasks.facts = append(tasks.facts, sectionFact{[]string{v.Key}, v.Index, v.Text})
-		case v.Kind == residue.KindChange && take(v.Key) != nil:
+		case v.Kind == residue.KindChange && sb.take(v.Key) != nil:
 			changes.facts = append(changes.facts, sectionFact{[]string{v.Key}, v.Index, v.Text})
 		}
 	}
-	add(tasks)
-	add(changes)
-	return secs
+	sb.add(tasks)
+	sb.add(changes)
 }
 
 func key(kind string, i int) string { return kind + ":" + strconv.Itoa(i) }

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -189,57 +188,12 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 		return nil, nil, fmt.Errorf("read snapshot folder: %w", err)
 	}
 
-	sid8 := snapshot.SID8(o.SessionID)
-	marker := "_" + sid8
-	var cands []candidate
-	md := map[string]bool{}
-	delivered := map[string]bool{}
-	for _, e := range entries {
-		n := e.Name()
-		// Cheap string tests first: the folder may hold many unrelated
-		// files and other sessions' snapshots.
-		if !strings.HasPrefix(n, snapshot.NamePrefix) || !strings.Contains(n, marker) {
-			continue
-		}
-		var base string
-		var isMD, isDelivery bool
-		switch {
-		case strings.HasSuffix(n, ".json"):
-			base = strings.TrimSuffix(n, ".json")
-		case strings.HasSuffix(n, ".md"):
-			base, isMD = strings.TrimSuffix(n, ".md"), true
-		case strings.HasSuffix(n, snapshot.DeliverySuffix):
-			base, isDelivery = strings.TrimSuffix(n, snapshot.DeliverySuffix), true
-		default:
-			continue
-		}
-		sn, ok := snapshot.ParseName(base)
-		if !ok || sn.SID8 != sid8 {
-			continue
-		}
-		switch {
-		case isMD:
-			md[base] = e.Type().IsRegular()
-		case isDelivery:
-			delivered[base] = true
-		case !e.Type().IsRegular():
-			rejected = append(rejected, Rejection{base, "not a regular file"})
-		default:
-			cands = append(cands, candidate{base: base, name: sn})
-		}
-	}
-	// Newest first by the clock: a name dated more than MaxFuture ahead of
-	// it is not the newest (SS-2, SS-6, SF-69). It is turned down, and
-	// listed after the others whatever the outcome.
-	sort.Slice(cands, func(i, j int) bool {
-		return snapshot.NewestFirst(cands[i].name, cands[j].name, o.Now, o.MaxFuture) < 0
-	})
-	var ahead []Rejection
-	for len(cands) > 0 && aheadReason(cands[len(cands)-1].name, o) != "" {
-		c := cands[len(cands)-1]
-		ahead = append([]Rejection{{c.base, aheadReason(c.name, o)}}, ahead...)
-		cands = cands[:len(cands)-1]
-	}
+	// The helpers (candidates.go) each take one step: the session's files,
+	// their order, each candidate's own checks and its delivery record;
+	// the check against the transcript and the answer stay here.
+	files := sessionFilesOf(entries, snapshot.SID8(o.SessionID))
+	rejected = files.rejected
+	cands, ahead := newestFirst(files.cands, o)
 	defer func() { rejected = append(rejected, ahead...) }()
 
 	cc := newCheck(o)
@@ -247,52 +201,18 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 		if err := ctx.Err(); err != nil {
 			return nil, rejected, err
 		}
-		if age := o.Now.Sub(c.name.Time); age > o.MaxAge {
-			rejected = append(rejected, Rejection{c.base, fmt.Sprintf("older than %s (%s)", o.MaxAge, age.Truncate(time.Second))})
-			continue
-		}
-		jsonPath := filepath.Join(o.Dir, c.base+".json")
-		rec, reason := readRecord(jsonPath, c.base, c.name, o.SessionID)
-		if reason == "" {
-			if isReg, ok := md[c.base]; !ok {
-				reason = "no .md file"
-			} else if !isReg {
-				reason = ".md is not a regular file"
-			} else if err := trust.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
-				reason = ".md " + untrustedReason(err)
-			}
-		}
-		if reason == "" && agentOr(rec.Agent) != agentOr(o.Agent) {
-			reason = fmt.Sprintf("recorded for a %s session, this is a %s session", agentOr(rec.Agent), agentOr(o.Agent))
-		}
-		if reason == "" && o.TranscriptPath != "" && !samePath(rec.TranscriptPath, o.TranscriptPath) {
-			reason = fmt.Sprintf("made from another transcript (%q)", rec.TranscriptPath)
-		}
-		if reason == "" && cc.t != nil && rec.Coverage.TranscriptSize > cc.t.Size() {
-			reason = fmt.Sprintf("covers the transcript up to %d, but it holds %d bytes (another file)", rec.Coverage.TranscriptSize, cc.t.Size())
-		}
+		rec, jsonPath, reason := candidateRecord(o, c, files.md, cc)
 		if reason != "" {
 			rejected = append(rejected, Rejection{c.base, reason})
 			continue
 		}
-		tk := Taken{At: rec.CreatedAt, Size: rec.Coverage.TranscriptSize, PromptID: rec.PromptID, AtSessionStart: rec.HookEvent == HookSessionStart}
-		if rec.Compaction != nil && rec.Compaction.TranscriptSize > 0 {
-			tk.Handled = append(tk.Handled, Handled{Event: "PostCompact", At: rec.Compaction.At, Size: rec.Compaction.TranscriptSize})
-		}
+		tk := takenOf(rec)
 		var dl *snapshot.Delivery
-		if delivered[c.base] {
-			d, derr := snapshot.ReadDelivery(o.Dir, c.base, o.SessionID)
-			if errors.Is(derr, trust.ErrUntrusted) {
-				// Not the user's: ignored, as if absent, and said (SEC-16).
-				rejected = append(rejected, Rejection{c.base + snapshot.DeliverySuffix, "ignored: " + untrustedReason(derr)})
-				d, derr = nil, nil
-			}
-			if derr != nil {
-				rejected = append(rejected, Rejection{c.base, "delivery record: " + derr.Error()})
+		if files.delivered[c.base] {
+			d, rs, ok := candidateDelivery(o, c.base, &tk)
+			rejected = append(rejected, rs...)
+			if !ok {
 				continue
-			}
-			if d != nil && d.TranscriptSize > 0 {
-				tk.Handled = append(tk.Handled, Handled{Event: d.Event, At: d.At, Size: d.TranscriptSize})
 			}
 			dl = d
 		}

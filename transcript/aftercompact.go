@@ -163,100 +163,130 @@ func (f *File) KeptTail(ctx context.Context, boundary int64) (KeptTail, error) {
 	if json.Unmarshal(line, &b) != nil {
 		return out, nil
 	}
-	want := map[string]bool{}
-	head := ""
-	switch m := b.Meta; {
-	case m.Messages != nil && len(m.Messages.UUIDs) > 0:
-		for _, u := range m.Messages.UUIDs {
-			want[u] = true
-		}
-	case m.Segment != nil && m.Segment.TailUUID != "":
-		want[m.Segment.TailUUID] = true
-		head = m.Segment.HeadUUID
-	default:
+	ks := newKeptSearch(b)
+	if ks == nil {
 		return out, nil
-	}
-	chain := head != ""
-	out.Wanted = len(want)
-	found := map[string]KeptEntry{}
-	at := map[string]int64{}    // where each kept entry starts
-	msgIDs := map[string]bool{} // assistant messages split over several entries
-	visit := func(start int64, line []byte) {
-		// Most lines before a boundary are not kept: their uuid says so
-		// without decoding them.
-		if !holdsAny(line, want) && !holdsAny(line, msgIDs) {
-			return
-		}
-		var e keptEntry
-		if json.Unmarshal(line, &e) != nil || e.UUID == "" || e.IsSidechain {
-			return
-		}
-		var m keptMessage
-		_ = json.Unmarshal(e.Message, &m)
-		if !want[e.UUID] && !(m.ID != "" && msgIDs[m.ID]) {
-			return
-		}
-		if _, dup := found[e.UUID]; dup {
-			return
-		}
-		found[e.UUID], at[e.UUID] = keptOf(e), start
-		if m.ID != "" {
-			msgIDs[m.ID] = true
-		}
-		if chain && e.UUID != head && e.ParentUUID != "" {
-			want[e.ParentUUID] = true
-			out.Wanted = len(want)
-		}
-	}
-	done := func() bool {
-		if chain {
-			_, ok := found[head]
-			return ok
-		}
-		for u := range want {
-			if _, ok := found[u]; !ok {
-				return false
-			}
-		}
-		return true
 	}
 	// Once every named message is found, one more entry that is not kept
 	// ends the scan: the other parts of a kept reply (the same message.id)
 	// lie right before it.
 	complete := false
 	err = f.scanBack(ctx, max(0, boundary-KeptBytes), boundary, []byte(`uuid"`), func(start int64, line []byte) bool {
-		n := len(found)
-		visit(start, line)
-		if complete && len(found) == n {
+		n := len(ks.found)
+		ks.visit(start, line)
+		if complete && len(ks.found) == n {
 			return true
 		}
-		complete = done()
+		complete = ks.done()
 		return false
 	})
 	if err != nil {
-		return out, err
+		return KeptTail{Wanted: len(ks.want)}, err
 	}
-	if end, _, lerr := f.lineEnd(boundary); lerr == nil && !done() {
+	if end, _, lerr := f.lineEnd(boundary); lerr == nil && !ks.done() {
 		for off, n := end, 0; off < f.size && n < SummaryLines; n++ {
 			next, complete, err := f.lineEnd(off)
 			if err != nil || !complete {
 				break
 			}
 			if line, err := f.readLine(off, &buf); err == nil && line != nil {
-				visit(off, line)
+				ks.visit(off, line)
 			}
 			off = next
 		}
 	}
-	uuids := make([]string, 0, len(found))
-	for u := range found {
+	return ks.tail(), nil
+}
+
+// keptSearch is KeptTail's search: the uuids wanted (growing along a
+// preserved segment's parent chain), the entries found and where each
+// starts, so that the tail comes out in file order.
+type keptSearch struct {
+	want map[string]bool
+	// head is the preserved segment's first uuid; chain is set when the
+	// boundary names a segment rather than a list.
+	head  string
+	chain bool
+	found map[string]KeptEntry
+	at    map[string]int64 // where each kept entry starts
+	// msgIDs are the kept assistant messages, which are split over
+	// several entries.
+	msgIDs map[string]bool
+}
+
+// newKeptSearch is nil when the boundary names no kept message.
+func newKeptSearch(b boundaryMeta) *keptSearch {
+	ks := &keptSearch{want: map[string]bool{}, found: map[string]KeptEntry{}, at: map[string]int64{}, msgIDs: map[string]bool{}}
+	switch m := b.Meta; {
+	case m.Messages != nil && len(m.Messages.UUIDs) > 0:
+		for _, u := range m.Messages.UUIDs {
+			ks.want[u] = true
+		}
+	case m.Segment != nil && m.Segment.TailUUID != "":
+		ks.want[m.Segment.TailUUID] = true
+		ks.head = m.Segment.HeadUUID
+	default:
+		return nil
+	}
+	ks.chain = ks.head != ""
+	return ks
+}
+
+// visit keeps the entry on the line starting at start when it is wanted.
+func (ks *keptSearch) visit(start int64, line []byte) {
+	// Most lines before a boundary are not kept: their uuid says so
+	// without decoding them.
+	if !holdsAny(line, ks.want) && !holdsAny(line, ks.msgIDs) {
+		return
+	}
+	var e keptEntry
+	if json.Unmarshal(line, &e) != nil || e.UUID == "" || e.IsSidechain {
+		return
+	}
+	var m keptMessage
+	_ = json.Unmarshal(e.Message, &m)
+	if !ks.want[e.UUID] && !(m.ID != "" && ks.msgIDs[m.ID]) {
+		return
+	}
+	if _, dup := ks.found[e.UUID]; dup {
+		return
+	}
+	ks.found[e.UUID], ks.at[e.UUID] = keptOf(e), start
+	if m.ID != "" {
+		ks.msgIDs[m.ID] = true
+	}
+	if ks.chain && e.UUID != ks.head && e.ParentUUID != "" {
+		ks.want[e.ParentUUID] = true
+	}
+}
+
+// done reports every wanted message found: the segment's head, or each
+// uuid of the list.
+func (ks *keptSearch) done() bool {
+	if ks.chain {
+		_, ok := ks.found[ks.head]
+		return ok
+	}
+	for u := range ks.want {
+		if _, ok := ks.found[u]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// tail is what was found, in file order.
+func (ks *keptSearch) tail() KeptTail {
+	out := KeptTail{Wanted: len(ks.want)}
+	uuids := make([]string, 0, len(ks.found))
+	for u := range ks.found {
 		uuids = append(uuids, u)
 	}
-	slices.SortFunc(uuids, func(a, b string) int { return cmp.Compare(at[a], at[b]) })
+	slices.SortFunc(uuids, func(a, b string) int { return cmp.Compare(ks.at[a], ks.at[b]) })
 	for _, u := range uuids {
-		out.Entries = append(out.Entries, found[u])
+		out.Entries = append(out.Entries, ks.found[u])
 	}
-	return out, nil
+	return out
 }
 
 // holdsAny reports whether line holds one of ids as a JSON string: a

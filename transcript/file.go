@@ -209,15 +209,7 @@ func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visi
 		}
 		// Find the needles forward (bytes.Index is vectorised, LastIndex is
 		// not), then settle them from the last one back.
-		matches = matches[:0]
-		for p := 0; ; {
-			k := bytes.Index(buf[p:], needle)
-			if k < 0 {
-				break
-			}
-			matches = append(matches, p+k)
-			p += k + 1
-		}
+		matches = indexAll(matches[:0], buf, needle)
 		next := lo
 		limit := len(buf) // needles at or past limit are settled
 	candidates:
@@ -226,15 +218,8 @@ func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visi
 			if k >= limit {
 				continue
 			}
-			m := lo + int64(k)
-			if m == 0 || (k > 0 && buf[k-1] != '"') {
+			if !f.quotedAt(buf, lo, k) {
 				continue
-			}
-			if k == 0 {
-				var q [1]byte
-				if _, err := f.f.ReadAt(q[:], m-1); err != nil || q[0] != '"' {
-					continue
-				}
 			}
 			start, ok, err := f.lineStart(buf, lo, k)
 			if err != nil {
@@ -275,6 +260,36 @@ func (f *File) scanBack(ctx context.Context, from, to int64, needle []byte, visi
 		}
 	}
 	return nil
+}
+
+// indexAll appends to matches the offsets in buf of every needle, overlapping
+// ones included; scanBack's chunk loop keeps one slice for every chunk.
+func indexAll(matches []int, buf, needle []byte) []int {
+	for p := 0; ; {
+		k := bytes.Index(buf[p:], needle)
+		if k < 0 {
+			return matches
+		}
+		matches = append(matches, p+k)
+		p += k + 1
+	}
+}
+
+// quotedAt reports whether a '"' precedes buf[k] (buf starts at file offset
+// lo), so that the needle is a key's name and not the tail of a longer word;
+// at the chunk's first byte the quote is read from the file.
+func (f *File) quotedAt(buf []byte, lo int64, k int) bool {
+	m := lo + int64(k)
+	if m == 0 || (k > 0 && buf[k-1] != '"') {
+		return false
+	}
+	if k == 0 {
+		var q [1]byte
+		if _, err := f.f.ReadAt(q[:], m-1); err != nil || q[0] != '"' {
+			return false
+		}
+	}
+	return true
 }
 
 // lineStart finds the start of the line holding buf[k] (buf starts at file

@@ -39,9 +39,6 @@ func TestHookContexts(t *testing.T) {
 	if hcs, err := q.HookContexts(context.Background(), 0, q.Size()); hcs != nil || err != nil {
 		t.Errorf("qwen: %+v %v", hcs, err)
 	}
-	for s, want := range map[string]int{"[elided 812 characters]": 812, "[elided 0 characters]": 0, "[elided x characters]": -1, "812 characters": -1} {
-		if n, ok := elidedChars(s); ok != (want >= 0) || ok && n != want {
-			t.Errorf("elidedChars(%q) = %d, %v", s, n, ok)
-		}
-	}
+	// Codex's placeholder of an elided text is read in transcript/codex
+	// (its TestHookContexts).
 }

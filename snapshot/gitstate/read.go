@@ -9,7 +9,6 @@ package gitstate
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -91,167 +90,15 @@ func Read(ctx context.Context, dir string, opt Options) *snapshot.Git {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	// failed words a step's failure; ctxErr is the context's state when the
-	// step gave up, so that a git that failed on its own before the deadline
-	// is not said to have timed out.
-	failed := func(step string, err, ctxErr error) string {
-		switch {
-		case errors.Is(ctxErr, context.DeadlineExceeded):
-			return fmt.Sprintf("%s: timed out after %s", step, budget)
-		case ctxErr != nil:
-			return step + ": canceled"
-		}
-		return step + ": " + err.Error()
-	}
-
-	// Past gaveUp, gitGrace after the deadline (or the caller's cancel),
-	// Read waits for nothing: a git that has not delivered by then counts
-	// as timed out, whatever its goroutine is still doing.
-	gaveUp := make(chan struct{})
-	stopGiveUp := context.AfterFunc(ctx, func() {
-		time.AfterFunc(gitGrace, func() { close(gaveUp) })
-	})
-	defer stopGiveUp()
 
 	bin, missing := lookGit(opt.GitPath)
-	type statusRes struct {
-		p           *porcelainV2
-		err, ctxErr error
-	}
-	type logRes struct {
-		subject     string
-		err, ctxErr error
-	}
-	stc := make(chan statusRes, 1)
-	lgc := make(chan logRes, 1)
-	if !missing {
-		go func() {
-			defer func() {
-				if v := recover(); v != nil {
-					stc <- statusRes{err: panicError{v}}
-				}
-			}()
-			p, err := statusStep(ctx, bin, root)
-			stc <- statusRes{p, err, ctx.Err()}
-		}()
-		go func() {
-			defer func() {
-				if v := recover(); v != nil {
-					lgc <- logRes{err: panicError{v}}
-				}
-			}()
-			s, err := subjectStep(ctx, bin, root)
-			lgc <- logRes{s, err, ctx.Err()}
-		}()
-	}
-
-	// go-git reads the refs in every case, and does the rest when git is
-	// missing. It cannot be cancelled: stop waiting for it at the deadline
-	// when it does the status, or when git is given up on.
-	gg := make(chan goGitState, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				gg <- goGitState{err: panicError{v}}
-			}
-		}()
-		gg <- goGitStep(root, missing)
-	}()
-	ggStop := (<-chan struct{})(gaveUp)
+	r := runSteps(ctx, bin, root, missing)
+	f := stepFailer{budget: budget}
 	if missing {
-		ggStop = ctx.Done()
-	}
-	var (
-		refs     goGitState
-		refsDone bool
-		st       *porcelainV2
-		stE      error
-		stCtx    error
-		lg       string
-		lgE      error
-		lgCtx    error
-	)
-	select {
-	case refs = <-gg:
-		refsDone = true
-	case <-ggStop:
-	}
-	if !missing {
-		select {
-		case r := <-stc:
-			st, stE, stCtx = r.p, r.err, r.ctxErr
-		case <-gaveUp:
-			stE, stCtx = ctx.Err(), ctx.Err()
-		}
-		select {
-		case r := <-lgc:
-			lg, lgE, lgCtx = r.subject, r.err, r.ctxErr
-		case <-gaveUp:
-			lgE, lgCtx = ctx.Err(), ctx.Err()
-		}
-	}
-
-	var errs []string
-	if refsDone {
-		g.Branch, g.Head, g.Detached = refs.branch, refs.head, refs.detached
-	}
-	if missing {
-		g.Source = "go-git"
-		switch {
-		case !refsDone:
-			errs = append(errs, failed("go-git", nil, ctx.Err()))
-			g.ChangeCount = -1
-		case refs.err != nil:
-			errs = append(errs, "go-git: "+refs.err.Error())
-			g.ChangeCount = -1
-		default:
-			g.Subject = refs.subject
-			g.Changes, g.ChangeCount = refs.changes, refs.count
-		}
-		g.Error = strings.Join(errs, "; ")
-		return g
-	}
-
-	g.Source = "git"
-	// A go-git failure matters only where git status did not fill the gap
-	// (go-git refuses some repository extensions git accepts); a panic is
-	// always said, being a bug.
-	var gp panicError
-	if refsDone && refs.err != nil && (stE != nil || st.oid == "" || errors.As(refs.err, &gp)) {
-		errs = append(errs, "go-git: "+refs.err.Error())
-	}
-	if stE != nil {
-		errs = append(errs, failed("git status", stE, stCtx))
-		g.ChangeCount = -1
+		fillFromGoGit(ctx, g, r, f)
 	} else {
-		if g.Branch == "" && !g.Detached {
-			if st.head == "(detached)" {
-				g.Detached = true
-			} else {
-				g.Branch = st.head
-			}
-		}
-		if g.Head == "" && st.oid != "(initial)" {
-			g.Head = st.oid
-		}
-		g.Changes, g.ChangeCount = st.changes, st.count
-		if st.malformed > 0 {
-			errs = append(errs, fmt.Sprintf("git status: %d records not understood", st.malformed))
-		}
+		fillFromGit(ctx, g, r, f)
 	}
-	unborn := g.Head == "" && (stE == nil && st.oid == "(initial)" || refsDone && refs.err == nil)
-	switch {
-	case lgE == nil:
-		g.Subject = lg
-	case unborn:
-		// git log fails on a branch without commits: nothing to report.
-	default:
-		errs = append(errs, failed("git log", lgE, lgCtx))
-	}
-	if !refsDone && stE != nil {
-		errs = append(errs, failed("go-git", nil, ctx.Err()))
-	}
-	g.Error = strings.Join(errs, "; ")
 	return g
 }
 

@@ -48,58 +48,100 @@ func scanAssignments(s string) [][2]int {
 
 // assignmentValue judges the name line[ns:ne] and, when it is a secret name
 // followed by a separator and a secret-looking value, returns the value's span.
+// The three parts are judged in turn: the name (judgeAssignName), the separator
+// (assignSeparator), the value (assignValueSpan).
 func assignmentValue(line string, ns, ne int) (int, int, bool) {
+	n, ok := judgeAssignName(line, ns, ne)
+	if !ok {
+		return 0, 0, false
+	}
+	sep, ok := assignSeparator(line, ne, n.dashes)
+	if !ok {
+		return 0, 0, false
+	}
+	return assignValueSpan(line, n, sep)
+}
+
+// assignName is what an assignment's name says of the value it may hold.
+type assignName struct {
+	// bare is the name without its leading dashes (a flag's --).
+	bare   string
+	dashes int
+	// lead: the secret word is not last (TOKEN_GITHUB), so the value must
+	// look like a token. bareKey: the name is a key and nothing more.
+	// chosen: a password-like name, whose value a person chose.
+	lead, bareKey, chosen bool
+}
+
+// judgeAssignName judges the name line[ns:ne]; ok is false when it names no
+// secret.
+func judgeAssignName(line string, ns, ne int) (n assignName, ok bool) {
 	name := line[ns:ne]
 	if ns > 0 && (line[ns-1] == '$' || line[ns-1] == '{' && ns > 1 && line[ns-2] == '$') {
-		return 0, 0, false // $TOKEN, ${TOKEN:-…}: a reference, not an assignment
+		return n, false // $TOKEN, ${TOKEN:-…}: a reference, not an assignment
 	}
-	dashes := 0
-	for dashes < len(name) && name[dashes] == '-' {
-		dashes++
+	for n.dashes < len(name) && name[n.dashes] == '-' {
+		n.dashes++
 	}
-	if dashes > 2 || len(name) > 128 {
-		return 0, 0, false
+	if n.dashes > 2 || len(name) > 128 {
+		return n, false
 	}
-	bare := name[dashes:]
+	bare := name[n.dashes:]
+	n.bare = bare
 	if bare == "" || !(isAlphaByte(bare[0]) || bare[0] == '_') {
-		return 0, 0, false
+		return n, false
 	}
-	// lead: the secret word is not last (TOKEN_GITHUB): the value must then
-	// look like a token.
-	lead := false
 	if !secretName(bare) {
-		if !leadingSecretName(bare, dashes > 0) {
-			return 0, 0, false
+		if !leadingSecretName(bare, n.dashes > 0) {
+			return n, false
 		}
-		lead = true
+		n.lead = true
 	}
-	bareKey := bareKeyName(bare)
-	if w := strings.ToLower(wordBefore(line, ns)); bareKey && (notSecretKeyQualifier[w] || w == "from" || w == "with") {
+	n.bareKey = bareKeyName(bare)
+	if w := strings.ToLower(wordBefore(line, ns)); n.bareKey && (notSecretKeyQualifier[w] || w == "from" || w == "with") {
 		// "primary key: customer_id", "public key = …", and CI caches'
 		// "Cache restored from key: …", "saved with key: …".
-		return 0, 0, false
+		return n, false
 	}
-	if dashes == 0 && strings.EqualFold(bare, "pass") {
-		return 0, 0, false // "--- PASS: TestX": test runners, not DB_PASS or --pass
+	if n.dashes == 0 && strings.EqualFold(bare, "pass") {
+		return n, false // "--- PASS: TestX": test runners, not DB_PASS or --pass
 	}
-	chosen := passwordName(bare)
-	// A bare "key" is a dictionary key, a React key, a cookie name or an S3
-	// object key far more often than a secret: its value must look like a
-	// token. A KEY or TOKEN is issued, hence random: a phrase of words
-	// ("Reviewed-By", "dev_placeholder_key", "Build Bot") names something
-	// instead.
-	shapeOK := func(v string) bool {
-		switch {
-		case bareKey:
-			return tokenLike(v)
-		case lead:
-			return tokenLike(v) || randomPart(v) && !strings.ContainsAny(v, " \t")
-		}
-		return true
+	n.chosen = passwordName(bare)
+	return n, true
+}
+
+// shapeOK reports a value of the right shape for the name. A bare "key" is a
+// dictionary key, a React key, a cookie name or an S3 object key far more
+// often than a secret: its value must look like a token. A KEY or TOKEN is
+// issued, hence random: a phrase of words ("Reviewed-By",
+// "dev_placeholder_key", "Build Bot") names something instead.
+func (n assignName) shapeOK(v string) bool {
+	switch {
+	case n.bareKey:
+		return tokenLike(v)
+	case n.lead:
+		return tokenLike(v) || randomPart(v) && !strings.ContainsAny(v, " \t")
 	}
-	quotedOK := func(v string) bool {
-		return secretValue(v, true) && shapeOK(v) && (chosen || !phraseLike(v)) && !concatenation(v)
-	}
+	return true
+}
+
+// quotedOK reports a quoted value that is a secret for the name.
+func (n assignName) quotedOK(v string) bool {
+	return secretValue(v, true) && n.shapeOK(v) && (n.chosen || !phraseLike(v)) && !concatenation(v)
+}
+
+// assignSep is the separator after a name: the value is looked for from k.
+type assignSep struct {
+	k int
+	// colon: "name: value"; spaced: "--password value"; shell: NAME=value
+	// with nothing around '=', whose value is a literal even when it has dots
+	// (VAULT_TOKEN=hvs.…, PASSWORD=Autumn.Leaves2024).
+	colon, spaced, shell bool
+}
+
+// assignSeparator finds the separator after the name ending at ne; ok is
+// false when none follows (or a comparison, or a Token::Kind path).
+func assignSeparator(line string, ne, dashes int) (s assignSep, ok bool) {
 	j := ne
 	if strings.HasPrefix(line[j:], `\"`) {
 		j += 2 // "{\"password\": …}" inside a quoted command
@@ -110,40 +152,44 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 		j++
 	}
 	k := skipBlanks(line, j)
-	colon, spaced := false, false
-	// shell: NAME=value with nothing around '=', whose value is a literal
-	// even when it has dots (VAULT_TOKEN=hvs.…, PASSWORD=Autumn.Leaves2024).
-	shell := k == j && k+1 < len(line) && line[k] == '=' && line[k+1] != ' ' && line[k+1] != '\t'
+	s.shell = k == j && k+1 < len(line) && line[k] == '=' && line[k+1] != ' ' && line[k+1] != '\t'
 	switch {
 	case strings.HasPrefix(line[k:], ":="), strings.HasPrefix(line[k:], "=>"):
 		k += 2
 	case strings.HasPrefix(line[k:], "%3D"), strings.HasPrefix(line[k:], "%3d"):
 		k += 3 // password%3D… in an encoded query
-		shell = true
+		s.shell = true
 	case k < len(line) && line[k] == '=':
 		if k+1 < len(line) && line[k+1] == '=' {
-			return 0, 0, false // a comparison
+			return s, false // a comparison
 		}
 		k++
 	case k < len(line) && line[k] == ':':
 		if k+1 < len(line) && line[k+1] == ':' {
-			return 0, 0, false // Token::Kind
+			return s, false // Token::Kind
 		}
 		k++
-		colon = true
+		s.colon = true
 	case dashes > 0 && k > j:
-		spaced = true // --password value
+		s.spaced = true // --password value
 	default:
-		return 0, 0, false
+		return s, false
 	}
-	v := skipBlanks(line, k)
+	s.k = k
+	return s, true
+}
+
+// assignValueSpan judges the value after the separator and returns its span
+// when it looks like a secret for the name.
+func assignValueSpan(line string, n assignName, sep assignSep) (int, int, bool) {
+	v := skipBlanks(line, sep.k)
 	if v >= len(line) {
 		return 0, 0, false
 	}
 	if strings.HasPrefix(line[v:], `\"`) {
 		if end := strings.Index(line[v+2:], `\"`); end >= 0 && !strings.Contains(line[v+2:v+2+end], "\n") {
 			a, b := v+2, v+2+end
-			if !quotedOK(line[a:b]) {
+			if !n.quotedOK(line[a:b]) {
 				return 0, 0, false
 			}
 			return a, b, true
@@ -152,7 +198,7 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	} else if q := line[v]; q == '"' || q == '\'' {
 		if end, ok := closingQuote(line, v); ok {
 			a, b := v+1, end
-			if !quotedOK(line[a:b]) {
+			if !n.quotedOK(line[a:b]) {
 				return 0, 0, false
 			}
 			return a, b, true
@@ -164,7 +210,7 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	}
 	b, raw, code := unquotedEnd(line, v)
 	val := line[v:b]
-	if code || isPlaceholder(line[v:raw]) || val == "" || val[0] == '=' || val[0] == ':' || spaced && val[0] == '-' {
+	if code || isPlaceholder(line[v:raw]) || val == "" || val[0] == '=' || val[0] == ':' || sep.spaced && val[0] == '-' {
 		return 0, 0, false
 	}
 	if nameThenEquals(val) {
@@ -174,17 +220,17 @@ func assignmentValue(line string, ns, ne int) (int, int, bool) {
 	// followed by the next key of a mapping written on one line, or a
 	// comment) is the password, a single word and a short one included
 	// (password: hunter).
-	if colon && chosen && raw == b && yamlScalarEnd(line, raw) && yamlPassword(val, bare) {
+	if sep.colon && n.chosen && raw == b && yamlScalarEnd(line, raw) && yamlPassword(val, n.bare) {
 		return v, b, true
 	}
-	if !secretValue(val, false) || !shell && dottedIdent(val) && !randomPart(val) {
+	if !secretValue(val, false) || !sep.shell && dottedIdent(val) && !randomPart(val) {
 		return 0, 0, false
 	}
 	// A plain word (letters and _) is prose after a colon ("The secret:
 	// understanding …") and an identifier in code (thread_key = tool_use_id,
 	// _csrf_token: csrfToken); it counts only for an environment-style
 	// upper-case name or a flag (PASSWORD=CorrectHorse, --password hunterhunter).
-	if wordLike(val) && (colon || dashes == 0 && !upperName(bare)) || !shapeOK(val) || !chosen && phraseLike(val) {
+	if wordLike(val) && (sep.colon || n.dashes == 0 && !upperName(n.bare)) || !n.shapeOK(val) || !n.chosen && phraseLike(val) {
 		return 0, 0, false
 	}
 	return v, b, true
