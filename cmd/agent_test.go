@@ -43,6 +43,7 @@ var agentLines = map[string][]string{
 		`{"timestamp":"2026-12-01T05:55:32.433Z","ordinal":2,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"UserMessage","id":"u","content":[{"type":"text","text":"edit hello.txt"}]},"started_at_ms":1796104532433}}`,
 		`{"timestamp":"2026-12-01T05:55:32.459Z","ordinal":3,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"FileChange","id":"c1","changes":{"/work/p/hello.txt":{"type":"update","unified_diff":"@@","move_path":null}},"status":"completed"},"started_at_ms":1796104532457}}`,
 		`{"timestamp":"2026-12-01T05:55:32.542Z","ordinal":4,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"CommandExecution","id":"c2","command":["/bin/bash","-lc","ls /nope"],"status":"failed","aggregated_output":"ls: cannot access '/nope'\n","exit_code":2},"started_at_ms":1796104532542}}`,
+		`{"timestamp":"2026-12-01T05:55:32.600Z","ordinal":5,"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":30000,"cached_input_tokens":0,"total_tokens":30100},"model_context_window":258400}}}`,
 	},
 	"qwen": {
 		`{"uuid":"a","parentUuid":null,"sessionId":"S","timestamp":"2026-12-01T05:56:16.443Z","type":"user","provenance":"real_user","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"text":"edit hello.txt"}]}}`,
@@ -51,7 +52,14 @@ var agentLines = map[string][]string{
 	},
 }
 
-// spec: SF-5 (agent), SS-16, TR-37
+// agentWindowLine is the fill each session of agentLines gives the pointer,
+// against the window the client recorded (WA-41).
+var agentWindowLine = map[string]string{
+	"codex": "context at 11% of the window (30,000 of 258,400 tokens)",
+	"qwen":  "context at 28% of the window (9,000 of 32,000 tokens)",
+}
+
+// spec: SF-5 (agent), SS-16, TR-37, WA-41, PO-38
 // A Codex or Qwen Code session's precompact records its agent, prompt id
 // and facts; postcompact of that client points at it, and postcompact of
 // a session of another client with the same id does not.
@@ -91,6 +99,24 @@ func TestAgentSessionsThroughTheHooks(t *testing.T) {
 				Getenv: func(string) string { return "" }, Now: time.Now})
 			if !strings.Contains(out.String(), es[0].Name+".md") {
 				t.Errorf("pointer: %q", out.String())
+			}
+			// WA-41: the window is the one the client recorded, not Claude
+			// Code's inferred 200,000.
+			if want := agentWindowLine[agent]; !strings.Contains(out.String(), want) {
+				t.Errorf("pointer lacks %q: %q", want, out.String())
+			}
+			// PO-38: Qwen Code shows ">" as "&gt;"; its quotes carry "|".
+			var hook struct {
+				Out struct {
+					Text string `json:"additionalContext"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal([]byte(out.String()), &hook); err != nil {
+				t.Fatal(err)
+			}
+			mark := map[string]string{"codex": "\n> edit hello.txt\n", "qwen": "\n| edit hello.txt\n"}[agent]
+			if !strings.Contains(hook.Out.Text, mark) || agent == "qwen" && strings.Contains(hook.Out.Text, "\n>") {
+				t.Errorf("the prompt's quote for %s is not %q:\n%s", agent, mark, hook.Out.Text)
 			}
 
 			// The same session id and path, now a transcript of Claude Code.

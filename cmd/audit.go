@@ -1,23 +1,20 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
-	"github.com/compact-guard/compact-guard/selectsnap"
-	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
+	"github.com/compact-guard/compact-guard/restore/audit"
+	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func init() { register("audit", newCmdAuditDefault) }
@@ -29,6 +26,9 @@ type AuditOptions struct {
 	// ConfigDir is the Claude Code folder whose projects/ hold the
 	// transcripts; "" means $CLAUDE_CONFIG_DIR or ~/.claude.
 	ConfigDir string
+	// Agent narrows the audit to one client's sessions; "" reads every
+	// client's (AU-14).
+	Agent     settings.Agent
 	JSON      bool
 	Session   string
 	Sessions  int
@@ -54,13 +54,22 @@ func newCmdAudit(ios *IO, g *GlobalOptions, runF func(*AuditOptions) error) *cob
 	c := &cobra.Command{
 		Use:   "audit",
 		Short: "Show, for each compaction of your recent sessions, whether its pointer reached the model and named its own snapshot",
-		Long: `Reads the session transcripts Claude Code keeps ($CLAUDE_CONFIG_DIR/projects or
-~/.claude/projects), newest first, and reports for each compaction found: when,
-the trigger, the snapshot compact-guard took for it, whether the transcript
-records that the SessionStart pointer was given to the model, whether that
-pointer named this compaction's own snapshot, what the compaction's summary
-kept of the snapshot's prompts, files and commands, and what the residue
-gave back after it.
+		Long: `Reads the session transcripts the clients keep, newest first: Claude Code's
+($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects), Codex CLI's
+($CODEX_HOME/sessions or ~/.codex/sessions) and Qwen Code's
+($QWEN_HOME/projects or ~/.qwen/projects); --agent keeps one client's. For
+each compaction found it reports: when, the trigger, the snapshot
+compact-guard took for it, whether the pointer reached the model, whether
+that pointer named this compaction's own snapshot, what the compaction's
+summary kept of the snapshot's prompts, files and commands, and what the
+residue gave back after it.
+
+Whether the pointer reached the model is said in each client's terms:
+Claude Code records the SessionStart context's text; Codex CLI records that
+a hook context went into the model's history, with its length, and the
+snapshot is the one compact-guard's delivery record says it handed out;
+Qwen Code records no hook context, so it is not known ("unknown"), and the
+snapshot handed out is named.
 
 It reads at most --sessions transcripts changed within --since, and at most
 --max-read MiB from the end of each; compactions before that are not examined
@@ -80,66 +89,19 @@ did, 2 for a usage error.`,
 	f.IntVar(&opts.Sessions, "sessions", defaultAuditSessions, "how many of the newest transcripts to read")
 	f.DurationVar(&opts.Since, "since", defaultAuditSince, "only transcripts changed within this time")
 	f.Int64Var(&opts.MaxReadMB, "max-read", defaultAuditReadMB, "MiB read from the end of each transcript")
+	var agent string
+	f.StringVar(&agent, "agent", "", "only this client's sessions: "+settings.AgentNames(false)+" (default: every client's)")
+	_ = c.RegisterFlagCompletionFunc("agent", agentCompletions)
+	c.PreRunE = func(*cobra.Command, []string) (err error) {
+		if agent == "" {
+			return nil
+		}
+		if opts.Agent, err = settings.ParseAgent(agent); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
 	return c
-}
-
-// AuditReport is what audit prints with --json.
-type AuditReport struct {
-	ProjectsDir string         `json:"projects_dir"`
-	Sessions    []AuditSession `json:"sessions"`
-	// Compactions, Delivered and Own sum up the sessions; Foreign counts
-	// pointers that named another compaction's snapshot.
-	Compactions int `json:"compactions"`
-	Delivered   int `json:"delivered"`
-	Own         int `json:"own"`
-	Foreign     int `json:"foreign"`
-}
-
-// AuditSession is one transcript.
-type AuditSession struct {
-	SessionID  string `json:"session_id"`
-	Transcript string `json:"transcript"`
-	Version    string `json:"version,omitempty"`
-	// ReadFrom is where reading started; compactions before it were not
-	// examined (Partial).
-	ReadFrom int64 `json:"read_from"`
-	Partial  bool  `json:"partial,omitempty"`
-	// Stopped says the reading stopped at the deadline (AU-12): the
-	// compactions listed are those from ReadFrom on; earlier ones were not
-	// examined.
-	Stopped     bool              `json:"stopped,omitempty"`
-	Error       string            `json:"error,omitempty"`
-	Compactions []AuditCompaction `json:"compactions"`
-}
-
-// AuditCompaction is one compaction of a session.
-type AuditCompaction struct {
-	Index     int       `json:"index"`
-	Time      time.Time `json:"time"`
-	Trigger   string    `json:"trigger"`
-	PreTokens int64     `json:"pre_tokens,omitempty"`
-	// Snapshot is the snapshot taken for it, "" when the folder holds none.
-	Snapshot string `json:"snapshot"`
-	// Delivered is "yes" when the transcript records a compact-guard
-	// context given to the model after the compaction, "no" when it
-	// records hook runs there but none of ours, "unknown" when it records
-	// no hook run at all, or when the client (before 2.1.120) drops what
-	// it recorded if the session was resumed in a new process.
-	Delivered string `json:"delivered"`
-	// Named is the snapshot the pointer named; Notice is set when a failure
-	// notice was delivered instead.
-	Named  string `json:"named,omitempty"`
-	Notice bool   `json:"notice,omitempty"`
-	// Own is set when the pointer named Snapshot, or named a snapshot no
-	// longer in the folder whose name is this compaction's (Gone, AU-11).
-	Own  bool `json:"own"`
-	Gone bool `json:"gone,omitempty"`
-	// Foreign is set when the pointer named another compaction's snapshot
-	// (AU-5).
-	Foreign bool `json:"foreign,omitempty"`
-	// Residue is what the summary kept of the snapshot's facts and what
-	// the residue gave back; nil without a snapshot (AU-6).
-	Residue *AuditResidue `json:"residue,omitempty"`
 }
 
 // auditRun returns exitError{1} when a pointer named another compaction's
@@ -149,28 +111,12 @@ func auditRun(opts *AuditOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := AuditReport{ProjectsDir: projects, Sessions: []AuditSession{}}
-	files, err := auditTranscripts(projects, opts.Now().Add(-opts.since()), opts.Session, opts.sessions())
+	rep, err := audit.Run(audit.Options{
+		Dir: opts.Dir, ProjectsDir: projects, Sources: opts.sources(projects), Since: opts.Now().Add(-opts.since()),
+		Session: opts.Session, Sessions: opts.sessions(), MaxRead: opts.maxRead(),
+	})
 	if err != nil {
 		return err
-	}
-	st := &snapshot.Store{Dir: opts.Dir}
-	entries, _ := st.Entries()
-	for _, path := range files {
-		s := auditSession(path, st, entries, opts.maxRead())
-		for _, c := range s.Compactions {
-			rep.Compactions++
-			if c.Delivered == "yes" {
-				rep.Delivered++
-			}
-			if c.Own {
-				rep.Own++
-			}
-			if c.Foreign {
-				rep.Foreign++
-			}
-		}
-		rep.Sessions = append(rep.Sessions, s)
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
@@ -187,214 +133,22 @@ func auditRun(opts *AuditOptions) error {
 	return nil
 }
 
-// auditTranscripts lists the newest session transcripts under projects
-// (projects/<folder>/<session>.jsonl, not subagents' files), changed since
-// since, at most n of them; prefix narrows them to one session.
-func auditTranscripts(projects string, since time.Time, prefix string, n int) ([]string, error) {
-	dirs, err := os.ReadDir(projects)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("read %s: %w", projects, err)
-	}
-	type file struct {
-		path string
-		mod  time.Time
-	}
-	var files []file
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		es, err := os.ReadDir(filepath.Join(projects, d.Name()))
-		if err != nil {
-			continue
-		}
-		for _, e := range es {
-			name := e.Name()
-			if !e.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, "agent-") ||
-				!strings.HasPrefix(name, prefix) {
-				continue
-			}
-			info, err := e.Info()
-			if err != nil || info.ModTime().Before(since) {
-				continue
-			}
-			files = append(files, file{filepath.Join(projects, d.Name(), name), info.ModTime()})
+// sources are the folders of the clients audited (AU-14): Claude Code's
+// projects, Codex CLI's sessions and Qwen Code's projects; --agent keeps
+// one. A client whose home cannot be found is left out.
+func (o *AuditOptions) sources(projects string) []audit.Source {
+	var out []audit.Source
+	add := func(a settings.Agent, dir string, err error) {
+		if err == nil && (o.Agent == "" || o.Agent == a) {
+			out = append(out, audit.Source{Agent: transcript.Format(a), Dir: dir})
 		}
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
-	var out []string
-	for i := 0; i < len(files) && i < n; i++ {
-		out = append(out, files[i].path)
-	}
-	return out, nil
-}
-
-// auditSession reads one transcript's compactions and matches each with
-// the snapshot taken for it and the pointer recorded after it.
-func auditSession(path string, st *snapshot.Store, entries []snapshot.Entry, maxRead int64) AuditSession {
-	sid := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	s := AuditSession{SessionID: sid, Transcript: path, Compactions: []AuditCompaction{}}
-	f, err := transcript.Open(path)
-	if err != nil {
-		s.Error = err.Error()
-		return s
-	}
-	defer f.Close()
-	s.ReadFrom = max(0, f.Size()-maxRead)
-	s.Partial = s.ReadFrom > 0
-	ctx, cancel := context.WithTimeout(context.Background(), auditDeadline)
-	defer cancel()
-	read, err := auditCompactions(ctx, f, s.ReadFrom)
-	if err != nil {
-		s.Error = err.Error()
-		return s
-	}
-	comps := read.comps
-	if read.stopped {
-		// AU-12: what was read whole is reported, and where reading stopped.
-		s.ReadFrom, s.Partial, s.Stopped = read.from, true, true
-	}
-	var records []*snapshot.Record
-	sid8 := snapshot.SID8(sid)
-	for _, e := range entries {
-		if e.SID8 != sid8 {
-			continue
-		}
-		if r, err := st.Load(e.Name); err == nil && r.SessionID == sid {
-			records = append(records, r)
-		}
-	}
-	inFolder := map[string]bool{}
-	for _, e := range entries {
-		inFolder[e.Name] = true
-	}
-	prev := s.ReadFrom - 1
-	if !s.Partial {
-		prev = -1
-	}
-	var prevTime time.Time // of the boundary before, zero for none known
-	for i, c := range comps {
-		a := AuditCompaction{Index: i + 1, Time: c.Time, Trigger: c.Trigger, PreTokens: c.PreTokens, Delivered: "unknown"}
-		if c.Version != "" {
-			s.Version = c.Version
-		}
-		if r := selectsnap.TakenFor(records, path, prevTime, c.Time, prev, c.Offset); r != nil {
-			a.Snapshot = r.Name
-		}
-		for _, text := range c.Contexts {
-			if name := selectsnap.NamedSnapshot(text); name != "" {
-				a.Delivered, a.Named = "yes", name
-			} else if strings.Contains(text, "compact-guard") {
-				a.Delivered, a.Notice = "yes", true
-			}
-		}
-		if a.Delivered == "unknown" && c.HookRecords > 0 {
-			a.Delivered = "no"
-		}
-		if a.Delivered == "yes" && c.Version != "" && !selectsnap.RecordsContext(c.Version) {
-			// Recorded, but such a release sends it only while the same
-			// process goes on: after --resume the model never sees it.
-			a.Delivered = "unknown"
-		}
-		a.Own = a.Named != "" && a.Named == a.Snapshot
-		if a.Named != "" && !a.Own && !inFolder[a.Named] {
-			// AU-11: a snapshot pruned since is judged by its name and this
-			// compaction's time window, not by its absence.
-			var next time.Time
-			if i+1 < len(comps) {
-				next = comps[i+1].Time
-			}
-			a.Gone = true
-			a.Own = a.Snapshot == "" && selectsnap.NameFits(a.Named, sid, prevTime, c.Time, next)
-		}
-		a.Foreign = a.Named != "" && !a.Own && !(a.Gone && c.Time.IsZero())
-		if st != nil {
-			a.Residue = auditResidue(ctx, st.Dir, f, c, records, a.Snapshot, sid)
-		}
-		s.Compactions = append(s.Compactions, a)
-		prev, prevTime = c.Offset, c.Time
-	}
-	return s
-}
-
-func printAudit(w io.Writer, rep AuditReport, opts *AuditOptions) {
-	if len(rep.Sessions) == 0 {
-		fmt.Fprintf(w, "no session transcripts changed in the last %s under %s\n", opts.since(), textesc.String(rep.ProjectsDir, false))
-		return
-	}
-	// What comes from a transcript or the file system (the session and its
-	// path, the release, the trigger, an error, a residue's event) is
-	// escaped as list escapes it, so that none of it can move the cursor,
-	// set the title or forge a line (AU-13, security.md SEC-21).
-	esc := func(s string) string { return textesc.String(s, false) }
-	stopped, gone := 0, 0
-	for _, s := range rep.Sessions {
-		head := fmt.Sprintf("session %s", esc(s.SessionID))
-		if s.Version != "" {
-			head += ", Claude Code " + esc(s.Version)
-		}
-		fmt.Fprintf(w, "%s: %d compaction(s)\n  %s\n", head, len(s.Compactions), esc(s.Transcript))
-		if s.Error != "" {
-			fmt.Fprintf(w, "  not read: %s\n", esc(s.Error))
-		}
-		switch {
-		case s.Stopped:
-			stopped++
-			fmt.Fprintf(w, "  read stopped at byte %d (the %s limit): the %d compaction(s) from there on are listed, earlier ones were not examined\n",
-				s.ReadFrom, auditDeadline, len(s.Compactions))
-		case s.Partial:
-			fmt.Fprintf(w, "  compactions before byte %d were not examined (--max-read %d MiB)\n", s.ReadFrom, opts.maxRead()>>20)
-		}
-		for _, c := range s.Compactions {
-			if c.Gone && c.Own {
-				gone++
-			}
-			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), esc(c.Trigger), esc(auditVerdict(c)))
-			if c.Residue != nil {
-				fmt.Fprintf(w, "      %s\n", esc(auditResidueLine(c.Residue)))
-			}
-		}
-	}
-	own := ""
-	if gone > 0 {
-		own = fmt.Sprintf(" (%d of them no longer in the folder)", gone)
-	}
-	fmt.Fprintf(w, "%d compaction(s) in %d session(s): %d with the pointer delivered, %d naming their own snapshot%s, %d naming another compaction's\n",
-		rep.Compactions, len(rep.Sessions), rep.Delivered, rep.Own, own, rep.Foreign)
-	if stopped > 0 {
-		fmt.Fprintf(w, "reading stopped at the %s limit in %d session(s): their earlier compactions were not examined\n", auditDeadline, stopped)
-	}
-	if line := auditResidueSum(rep); line != "" {
-		fmt.Fprintln(w, line)
-	}
-}
-
-// auditVerdict says in words what happened to one compaction.
-func auditVerdict(c AuditCompaction) string {
-	snap := "no snapshot of it in the folder"
-	if c.Snapshot != "" {
-		snap = "snapshot " + c.Snapshot
-	}
-	switch {
-	case c.Own && c.Gone:
-		return "snapshot " + c.Named + " no longer in the folder; pointer delivered, naming it"
-	case c.Gone && !c.Foreign:
-		return snap + "; pointer delivered, naming " + c.Named + ", no longer in the folder (the compaction's time is not known)"
-	case c.Gone:
-		return snap + "; pointer delivered, naming " + c.Named + ", another compaction's (no longer in the folder)"
-	case c.Own:
-		return snap + "; pointer delivered, naming it"
-	case c.Named != "":
-		return snap + "; pointer delivered, naming " + c.Named + ", another compaction's"
-	case c.Notice:
-		return snap + "; failure notice delivered"
-	case c.Delivered == "no":
-		return snap + "; no pointer in the transcript"
-	}
-	return snap + "; the client records no hook context here (not known whether one was given)"
+	add(settings.AgentClaude, projects, nil)
+	codex, err := settings.CodexHome(o.Host)
+	add(settings.AgentCodex, filepath.Join(codex, "sessions"), err)
+	qwen, err := settings.QwenHome(o.Host)
+	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
+	return out
 }
 
 func (o *AuditOptions) projectsDir() (string, error) {
@@ -427,4 +181,183 @@ func (o *AuditOptions) maxRead() int64 {
 		return defaultAuditReadMB << 20
 	}
 	return o.MaxReadMB << 20
+}
+
+func printAudit(w io.Writer, rep audit.Report, opts *AuditOptions) {
+	if len(rep.Sessions) == 0 {
+		var dirs []string
+		for _, src := range rep.Sources {
+			dirs = append(dirs, textesc.String(src.Dir, false))
+		}
+		fmt.Fprintf(w, "no session transcripts changed in the last %s under %s\n", opts.since(), strings.Join(dirs, ", "))
+		return
+	}
+	// What comes from a transcript or the file system (the session and its
+	// path, the release, the trigger, an error, a residue's event) is
+	// escaped as list escapes it, so that none of it can move the cursor,
+	// set the title or forge a line (AU-13, security.md SEC-21).
+	esc := func(s string) string { return textesc.String(s, false) }
+	stopped, gone := 0, 0
+	for _, s := range rep.Sessions {
+		head := fmt.Sprintf("session %s", esc(s.SessionID))
+		if s.Version != "" {
+			head += ", " + clientTitle(s.Agent) + " " + esc(s.Version)
+		} else if s.Agent != "" && s.Agent != transcript.FormatClaude {
+			head += ", " + clientTitle(s.Agent)
+		}
+		fmt.Fprintf(w, "%s: %d compaction(s)\n  %s\n", head, len(s.Compactions), esc(s.Transcript))
+		if s.Error != "" {
+			fmt.Fprintf(w, "  not read: %s\n", esc(s.Error))
+		}
+		switch {
+		case s.Stopped:
+			stopped++
+			fmt.Fprintf(w, "  read stopped at byte %d (the %s limit): the %d compaction(s) from there on are listed, earlier ones were not examined\n",
+				s.ReadFrom, audit.Deadline, len(s.Compactions))
+		case s.Partial:
+			fmt.Fprintf(w, "  compactions before byte %d were not examined (--max-read %d MiB)\n", s.ReadFrom, opts.maxRead()>>20)
+		}
+		for _, c := range s.Compactions {
+			if c.Gone && c.Own {
+				gone++
+			}
+			fmt.Fprintf(w, "  %2d  %s  %-6s  %s\n", c.Index, c.Time.Local().Format("2006-01-02 15:04:05"), esc(c.Trigger), esc(auditVerdict(s.Agent, c)))
+			if c.Residue != nil {
+				fmt.Fprintf(w, "      %s\n", esc(auditResidueLine(c.Residue)))
+			}
+		}
+	}
+	own := ""
+	if gone > 0 {
+		own = fmt.Sprintf(" (%d of them no longer in the folder)", gone)
+	}
+	fmt.Fprintf(w, "%d compaction(s) in %d session(s): %d with the pointer delivered, %d naming their own snapshot%s, %d naming another compaction's\n",
+		rep.Compactions, len(rep.Sessions), rep.Delivered, rep.Own, own, rep.Foreign)
+	if stopped > 0 {
+		fmt.Fprintf(w, "reading stopped at the %s limit in %d session(s): their earlier compactions were not examined\n", audit.Deadline, stopped)
+	}
+	if line := auditResidueSum(rep); line != "" {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// clientTitle is the client's name for people: Claude Code for a
+// transcript of no known format, as audit read it before.
+func clientTitle(f transcript.Format) string {
+	if t := audit.Title(f); t != "" {
+		return t
+	}
+	return audit.Title(transcript.FormatClaude)
+}
+
+// auditVerdict says in words what happened to one compaction of a
+// session of client agent, in that client's terms (AU-3, AU-15, AU-16).
+func auditVerdict(agent transcript.Format, c audit.Compaction) string {
+	snap := "no snapshot of it in the folder"
+	if c.Snapshot != "" {
+		snap = "snapshot " + c.Snapshot
+	}
+	pointer, note := "pointer delivered", ""
+	switch agent {
+	case transcript.FormatQwen:
+		pointer = "pointer handed out at " + orWord(c.HandedEvent, "a hook")
+		note = " (Qwen Code records no hook context: whether the model saw it is not known)"
+		if c.Named == "" {
+			return snap + "; compact-guard recorded no pointer handed out for it" + note
+		}
+	case transcript.FormatCodex:
+		switch {
+		case c.Delivered == "no" && c.Handed != "":
+			return snap + "; Codex CLI recorded no hook context after it: the pointer compact-guard handed out (" + c.Handed + ") did not reach the model"
+		case c.Delivered == "no":
+			return snap + "; Codex CLI recorded no hook context after it: no pointer reached the model"
+		case c.Delivered == "unknown":
+			return fmt.Sprintf("%s; Codex CLI recorded %d hook context(s) of %d characters, and compact-guard recorded no pointer handed out for this compaction", snap, c.Contexts, c.ContextChars)
+		case c.ContextChars > 0 && c.Named == c.Handed:
+			note = fmt.Sprintf(" (Codex CLI recorded a hook context of %d characters; compact-guard's delivery record names the snapshot)", c.ContextChars)
+		}
+	}
+	switch {
+	case c.Own && c.Gone:
+		return "snapshot " + c.Named + " no longer in the folder; " + pointer + ", naming it" + note
+	case c.Gone && !c.Foreign:
+		return snap + "; " + pointer + ", naming " + c.Named + ", no longer in the folder (the compaction's time is not known)" + note
+	case c.Gone:
+		return snap + "; " + pointer + ", naming " + c.Named + ", another compaction's (no longer in the folder)" + note
+	case c.Own:
+		return snap + "; " + pointer + ", naming it" + note
+	case c.Named != "":
+		return snap + "; " + pointer + ", naming " + c.Named + ", another compaction's" + note
+	case c.Notice:
+		return snap + "; failure notice delivered"
+	case c.Delivered == "no":
+		return snap + "; no pointer in the transcript"
+	}
+	return snap + "; the client records no hook context here (not known whether one was given)"
+}
+
+// orWord is s, else word.
+func orWord(s, word string) string {
+	if s == "" {
+		return word
+	}
+	return s
+}
+
+// auditResidueLine says in one line what the summary kept of the prompts,
+// files and commands, and what the residue gave back (AU-9).
+func auditResidueLine(r *audit.Residue) string {
+	var kept []string
+	for _, k := range []struct{ kind, word string }{{residue.KindPrompt, "prompts"}, {residue.KindFile, "files"}, {residue.KindCommand, "commands"}} {
+		if c, ok := r.Kinds[k.kind]; ok {
+			kept = append(kept, fmt.Sprintf("%d of %d %s", c.Summary, c.Facts, k.word))
+		}
+	}
+	line := "summary kept " + strings.Join(kept, ", ")
+	if len(kept) == 0 {
+		line = "no prompts, files or commands in the snapshot"
+	}
+	switch g := r.Given; {
+	case r.Source == "compared":
+		line += fmt.Sprintf("; no residue record (compared now with the transcript's summary: %d facts lost)", r.LostTotal)
+	case g == nil:
+		line += "; residue not handed over yet"
+	case g.Facts == 0:
+		line += "; residue: nothing dropped, nothing said"
+	default:
+		line += fmt.Sprintf("; residue gave back %d facts with %s (%d characters)", g.Facts, g.Event, g.Chars)
+		if g.Omitted > 0 {
+			line += fmt.Sprintf(", %d did not fit", g.Omitted)
+		}
+	}
+	return line
+}
+
+// auditResidueSum is the sum line of the residues, "" when no compaction
+// had one (AU-9).
+func auditResidueSum(rep audit.Report) string {
+	var n, given, facts, nothing, pending int
+	for _, s := range rep.Sessions {
+		for _, c := range s.Compactions {
+			r := c.Residue
+			if r == nil {
+				continue
+			}
+			n++
+			switch g := r.Given; {
+			case r.Source == "compared":
+			case g == nil:
+				pending++
+			case g.Facts == 0:
+				nothing++
+			default:
+				given++
+				facts += g.Facts
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("residues: %d given back (%d facts), %d with nothing dropped, %d not handed over yet, %d without a record", given, facts, nothing, pending, n-given-nothing-pending)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/restore/audit"
 )
 
 // spec: AU-11, AU-5
@@ -109,15 +111,15 @@ func TestAU12ALimitIsSaid(t *testing.T) {
 
 	// The deadline comes during the whole read, and again after the first
 	// window from the end.
-	auditStop = func(k int, stop func()) {
+	audit.StopHook = func(k int, stop func()) {
 		if k != 1 {
 			stop()
 		}
 	}
-	defer func() { auditStop = nil }()
+	defer func() { audit.StopHook = nil }()
 	rep, _, _ = runAudit(t, s, nil)
 	sess := rep.Sessions[0]
-	if !sess.Stopped || !sess.Partial || sess.ReadFrom != info.Size()-auditFirstWindow || len(sess.Compactions) == 0 || len(sess.Compactions) >= 32000 {
+	if !sess.Stopped || !sess.Partial || sess.ReadFrom != info.Size()-audit.FirstWindow || len(sess.Compactions) == 0 || len(sess.Compactions) >= 32000 {
 		t.Fatalf("stopped read: stopped %v partial %v from %d, %d compactions", sess.Stopped, sess.Partial, sess.ReadFrom, len(sess.Compactions))
 	}
 	if last := sess.Compactions[len(sess.Compactions)-1]; !last.Time.Equal(time.Date(2026, 12, 1, 0, 0, 31999, 0, time.UTC)) {
@@ -125,7 +127,7 @@ func TestAU12ALimitIsSaid(t *testing.T) {
 	}
 	_, text, _ := runAudit(t, s, func(o *AuditOptions) { o.JSON = false })
 	want := fmt.Sprintf("  read stopped at byte %d (the 30s limit): the %d compaction(s) from there on are listed, earlier ones were not examined",
-		info.Size()-auditFirstWindow, len(sess.Compactions))
+		info.Size()-audit.FirstWindow, len(sess.Compactions))
 	if !strings.Contains(text, want) || !strings.Contains(text, "reading stopped at the 30s limit in 1 session(s)") {
 		t.Errorf("text lacks %q:\n%.2000s", want, text[max(0, len(text)-2000):])
 	}

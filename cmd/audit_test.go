@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/restore/audit"
 )
 
-func runAudit(t *testing.T, s *simSession, extra func(*AuditOptions)) (AuditReport, string, error) {
+func runAudit(t *testing.T, s *simSession, extra func(*AuditOptions)) (audit.Report, string, error) {
 	t.Helper()
 	var out strings.Builder
 	cfg := filepath.Dir(filepath.Dir(filepath.Dir(s.tr))) // <cfg>/projects/-p/<sid>.jsonl
@@ -27,7 +28,7 @@ func runAudit(t *testing.T, s *simSession, extra func(*AuditOptions)) (AuditRepo
 		extra(opts)
 	}
 	err := auditRun(opts)
-	var rep AuditReport
+	var rep audit.Report
 	if opts.JSON {
 		if jerr := json.Unmarshal([]byte(out.String()), &rep); jerr != nil {
 			t.Fatalf("audit --json: %v\n%s", jerr, out.String())
@@ -104,7 +105,7 @@ func TestAuditIsBounded(t *testing.T) {
 	if err != nil || len(rep.Sessions[0].Compactions) != 2 || rep.Sessions[0].Partial {
 		t.Fatalf("whole read: %+v %v", rep, err)
 	}
-	sess := auditSession(s.tr, nil, nil, grown.Size()-info.Size())
+	sess := audit.ReadSession(s.tr, nil, nil, grown.Size()-info.Size())
 	if !sess.Partial || len(sess.Compactions) != 1 || sess.ReadFrom != info.Size() {
 		t.Errorf("bounded read: %+v", sess)
 	}

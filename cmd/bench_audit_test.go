@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/compact-guard/compact-guard/restore/audit"
 )
 
 // BenchmarkAudit is audit's read of one transcript made only of compaction
@@ -24,7 +26,7 @@ func BenchmarkAudit(b *testing.B) {
 			b.SetBytes(info.Size())
 			b.ResetTimer()
 			for b.Loop() {
-				s := auditSession(path, nil, nil, 1<<30)
+				s := audit.ReadSession(path, nil, nil, 1<<30)
 				if len(s.Compactions) != n || s.Stopped || s.Error != "" {
 					b.Fatalf("%d compactions (stopped %v, error %q), want %d", len(s.Compactions), s.Stopped, s.Error, n)
 				}

@@ -24,9 +24,11 @@ import (
 // benchBuildFlags and benchBuildEnv build the binary as install.sh and the
 // release do: no cgo (the net and os/user packages that cobra and go-git
 // link would otherwise make it a dynamically linked program, whose loader
-// alone costs 0.8 ms a start), no file paths, no symbol table.
+// alone costs 0.8 ms a start), no file paths, no symbol table; and the
+// wait for Claude Code's transcript to settle (PC-36, PO-C14) off, a wait
+// for the client and no work (PF-10).
 var (
-	benchBuildFlags = []string{"build", "-trimpath", "-ldflags=-s -w"}
+	benchBuildFlags = []string{"build", "-trimpath", "-ldflags=-s -w -X github.com/compact-guard/compact-guard/cmd.settleDefault=0s"}
 	benchBuildEnv   = []string{"CGO_ENABLED=0"}
 )
 
@@ -196,10 +198,7 @@ func TestLeanBinary(t *testing.T) {
 		}
 	}
 
-	exe := filepath.Join(t.TempDir(), benchExe("compact-guard"))
-	if err := benchGoBuild(".", "..", exe); err != nil {
-		t.Fatal(err)
-	}
+	exe := rbBinary(t) // built with the release flags (benchGoBuild)
 	fi, err := os.Stat(exe)
 	if err != nil {
 		t.Fatal(err)

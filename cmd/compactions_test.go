@@ -41,6 +41,8 @@ type simSession struct {
 	// beforeStep, when set, is given to postcompact's runs (a step that
 	// hangs).
 	beforeStep func(string)
+	// settle is postcompact's --settle (PO-C14): zero reads at once.
+	settle time.Duration
 }
 
 func newSimSession(t *testing.T, sid string) *simSession {
@@ -146,7 +148,7 @@ func (s *simSession) postcompact(event string) string {
 	opts := &PostcompactOptions{
 		IO:  &IO{In: strings.NewReader(s.payload(event, extra)), Out: &out, ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 5 * time.Second,
-		beforeStep: s.beforeStep,
+		beforeStep: s.beforeStep, Settle: s.settle,
 	}
 	if err := postcompactRun(opts); err != nil {
 		s.t.Fatal(err)
@@ -296,6 +298,7 @@ func (s *simSession) confirmed(name string) bool {
 // other: after the k-th compaction the pointer names the k-th snapshot and
 // no other, and PostCompact confirms that one.
 func TestPostcompactEveryCompactionGetsItsOwnPointer(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name                       string
 		boundaryFirst, noPromptIDs bool
@@ -306,6 +309,7 @@ func TestPostcompactEveryCompactionGetsItsOwnPointer(t *testing.T) {
 		{"boundary before the hooks, no prompt ids", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000a001")
 			s.boundaryFirst, s.noPromptIDs = c.boundaryFirst, c.noPromptIDs
 			for k := 1; k <= 12; k++ {
@@ -343,6 +347,7 @@ func TestPostcompactEveryCompactionGetsItsOwnPointer(t *testing.T) {
 // issue 19 these got no pointer at all; SS-8 still keeps every earlier
 // compaction's snapshot out.) PostCompact confirms the snapshot taken.
 func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name                       string
 		boundaryFirst, noPromptIDs bool
@@ -353,6 +358,7 @@ func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 		{"boundary before, no prompt ids", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			t.Run("PreCompact did not run, after a turn", func(t *testing.T) {
 				s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000b001")
 				s.boundaryFirst, s.noPromptIDs = c.boundaryFirst, c.noPromptIDs
@@ -410,6 +416,7 @@ func TestPostcompactCompactionWithoutItsSnapshot(t *testing.T) {
 // too, the failure notice is given. A marker of an earlier compaction is not
 // used, and the log says why.
 func TestPostcompactFailureMarkerOfThisCompactionOnly(t *testing.T) {
+	t.Parallel()
 	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000c001")
 	s.turn("one")
 	s.wantPointer("first", s.compact(true), s.snapshots()[0])

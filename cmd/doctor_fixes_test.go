@@ -8,10 +8,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // Doctor's fixes are applied as written (specs/install.md DR-19): each
@@ -93,7 +93,7 @@ func TestDoctorFixesAnUnparsableFile(t *testing.T) {
 	out, _ = d.run()
 	fix = docFix(t, out, "[FAIL]", p, "invalid JSON")
 	bak := settings.BackupFiles(d.backups(), p)
-	if len(bak) == 0 || !strings.HasSuffix(fix, ", or put back the copy install made before its last change: cp "+shellQuote(bak[0])+" "+shellQuote(p)) {
+	if len(bak) == 0 || !strings.HasSuffix(fix, ", or put back the copy install made before its last change: cp "+health.ShellQuote(bak[0])+" "+health.ShellQuote(p)) {
 		t.Fatalf("fix %q, backups %v", fix, bak)
 	}
 	d.apply(fix[strings.Index(fix, "cp "):])
@@ -138,7 +138,7 @@ func TestDoctorFixesAFileThatIsNotRegular(t *testing.T) {
 	d.write(d.userSettings(), d.installed())
 	out, _ := d.run()
 	fix := docFix(t, out, "[FAIL]", p, "is a character device")
-	if want := "rm " + shellQuote(p) + " (it removes the link, not its target), then run 'compact-guard install --scope project' in the project folder"; fix != want {
+	if want := "rm " + health.ShellQuote(p) + " (it removes the link, not its target), then run 'compact-guard install --scope project' in the project folder"; fix != want {
 		t.Fatalf("fix %q, want %q", fix, want)
 	}
 	d.apply(fix)
@@ -244,36 +244,12 @@ func TestDoctorFixesAnImmutableFolder(t *testing.T) {
 	t.Cleanup(func() { exec.Command("chattr", "-i", "-a", d.snaps).Run() })
 	out, _ := d.run()
 	fix := docFix(t, out, "[FAIL]", "snapshot folder", "immutable or append-only")
-	if strings.Contains(fix, "chmod") || !strings.HasPrefix(fix, "chattr -i -a "+shellQuote(d.snaps)+" (as root)") {
+	if strings.Contains(fix, "chmod") || !strings.HasPrefix(fix, "chattr -i -a "+health.ShellQuote(d.snaps)+" (as root)") {
 		t.Fatalf("fix %q", fix)
 	}
 	d.apply(fix[:strings.Index(fix, " (as root)")])
 	if out, code := d.run(); code != ExitOK {
 		t.Errorf("after the fix: exit %d\n%s", code, out)
-	}
-}
-
-// spec: DR-6, DR-19
-// What makes a folder unwritable decides the fix; chmod only when the mode
-// is the reason.
-func TestUnwritableDirSaysWhy(t *testing.T) {
-	for _, c := range []struct {
-		perm      os.FileMode
-		err       error
-		why, fix  string
-		unixModes bool
-	}{
-		{0o500, os.ErrPermission, "lacks the owner's write permission", "chmod u+w /s", true},
-		{0o700, fmt.Errorf("open: %w", syscall.EROFS), "mounted read-only", "choose another folder with COMPACT_GUARD_DIR", false},
-		{0o700, fmt.Errorf("open: %w", syscall.ENOSPC), "is full", "free space on it", false},
-	} {
-		if c.unixModes && runtime.GOOS == "windows" {
-			continue
-		}
-		why, fix := unwritableDir("/s", c.perm, c.err)
-		if !strings.Contains(why, c.why) || !strings.Contains(fix, c.fix) || c.perm&0o200 != 0 && strings.Contains(fix, "chmod") {
-			t.Errorf("%v %v: %q / %q", c.perm, c.err, why, fix)
-		}
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // spec: DR-13
@@ -26,7 +29,7 @@ func TestDoctorTurnedDown(t *testing.T) {
 		line(now.Add(-30*time.Minute), "postcompact(PostCompact)", outcomeOK, 0, ""),
 		line(now.Add(-25*time.Hour), "postcompact", outcomeNone, 1, "snap_20261130-105000_s-1: broken json"),
 	)
-	if c := checkTurnedDown(path, now); c.Status != checkOK || !strings.Contains(c.Text, "none of 2") {
+	if c := selectsnap.CheckTurnedDown(path, now); c.Status != health.OK || !strings.Contains(c.Text, "none of 2") {
 		t.Errorf("only stale or old lines: %+v", c)
 	}
 	write(
@@ -34,11 +37,11 @@ func TestDoctorTurnedDown(t *testing.T) {
 		line(now.Add(-time.Hour), "postcompact", outcomeOK, 1, "snap_20261201-110000_s-1: no .md file"),
 		line(now.Add(-time.Minute), "postcompact", outcomeOK, 0, ""),
 	)
-	c := checkTurnedDown(path, now)
-	if c.Status != checkWarn || !strings.Contains(c.Text, "2 of 3") || !strings.Contains(c.Text, "no .md file") || c.Fix == "" {
+	c := selectsnap.CheckTurnedDown(path, now)
+	if c.Status != health.Warn || !strings.Contains(c.Text, "2 of 3") || !strings.Contains(c.Text, "no .md file") || c.Fix == "" {
 		t.Errorf("newer snapshots turned down: %+v", c)
 	}
-	if c := checkTurnedDown(filepath.Join(t.TempDir(), "none.log"), now); c.Status != checkOK {
+	if c := selectsnap.CheckTurnedDown(filepath.Join(t.TempDir(), "none.log"), now); c.Status != health.OK {
 		t.Errorf("no log: %+v", c)
 	}
 }

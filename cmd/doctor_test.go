@@ -14,6 +14,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // docEnv is a fake machine for doctor: a home, a project folder, a
@@ -27,7 +28,7 @@ type docEnv struct {
 	snaps  string
 	env    map[string]string
 	now    time.Time
-	selfOK doctorCheck
+	selfOK health.Result
 	// client is what `claude --version` says, "" for no claude on PATH.
 	client string
 	agent  settings.Agent
@@ -44,7 +45,7 @@ func newDocEnv(t *testing.T) *docEnv {
 		snaps:  filepath.Join(root, "state", "snapshots"),
 		env:    map[string]string{},
 		now:    time.Now(),
-		selfOK: doctorCheck{Status: checkOK, Text: "round trip: stubbed"},
+		selfOK: health.Result{Status: health.OK, Text: "round trip: stubbed"},
 	}
 	for _, dir := range []string{d.home, d.proj, filepath.Dir(d.exe)} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -96,7 +97,7 @@ func (d *docEnv) run() (string, int) {
 			Getwd:  func() (string, error) { return d.proj, nil },
 		},
 		Now:           func() time.Time { return d.now },
-		SelfTest:      func() doctorCheck { return d.selfOK },
+		SelfTest:      func() health.Result { return d.selfOK },
 		ClaudeVersion: func() (string, string) { return d.client, "'claude --version'" },
 		Agent:         d.agent,
 		Backups:       d.backups(),
@@ -408,7 +409,7 @@ func TestDoctorLogFailures(t *testing.T) {
 func TestDoctorSelfTestResult(t *testing.T) {
 	d := newDocEnv(t)
 	d.write(d.userSettings(), d.installed())
-	d.selfOK = doctorCheck{Status: checkFail, Text: "round trip: precompact wrote no snapshot"}
+	d.selfOK = health.Result{Status: health.Fail, Text: "round trip: precompact wrote no snapshot"}
 	out, code := d.run()
 	if code != ExitFailure || docLine(out, "[FAIL]", "round trip") == "" {
 		t.Errorf("failed round trip: exit %d\n%s", code, out)
@@ -418,7 +419,7 @@ func TestDoctorSelfTestResult(t *testing.T) {
 // spec: DR-8
 func TestDoctorSelfTestRoundTrip(t *testing.T) {
 	c := doctorSelfTest()
-	if c.Status != checkOK {
+	if c.Status != health.OK {
 		t.Fatalf("round trip: %s (%s)", c.Text, c.Fix)
 	}
 	if !regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md and named it in its summary hint, postcompact pointed at it`).MatchString(c.Text) {
@@ -428,14 +429,14 @@ func TestDoctorSelfTestRoundTrip(t *testing.T) {
 
 // spec: DR-9
 func TestDoctorMarks(t *testing.T) {
-	c := doctorCheck{Status: checkFail, Text: "bad", Fix: "do this"}
-	if got := c.line(false, false); got != "[FAIL] bad\n       fix: do this\n" {
+	c := health.Result{Status: health.Fail, Text: "bad", Fix: "do this"}
+	if got := resultLine(c, false, false); got != "[FAIL] bad\n       fix: do this\n" {
 		t.Errorf("ascii: %q", got)
 	}
-	if got := c.line(true, false); got != "✗ bad\n  fix: do this\n" {
+	if got := resultLine(c, true, false); got != "✗ bad\n  fix: do this\n" {
 		t.Errorf("fancy: %q", got)
 	}
-	if got := (doctorCheck{Status: checkOK, Text: "good"}).line(true, true); got != "\x1b[32m✓\x1b[0m good\n" {
+	if got := resultLine(health.Result{Status: health.OK, Text: "good"}, true, true); got != "\x1b[32m✓\x1b[0m good\n" {
 		t.Errorf("colour: %q", got)
 	}
 	if f, col := markStyle(&bytes.Buffer{}, func(string) string { return "" }); f || col {
@@ -506,7 +507,7 @@ func TestDoctorReportsEveryProblemOfAnEntry(t *testing.T) {
 func TestDoctorConfirmations(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "snaps")
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if _, ok := checkConfirmations(dir, now); ok {
+	if _, ok := snapshot.CheckConfirmations(dir, now); ok {
 		t.Fatal("a line for a folder without snapshots")
 	}
 	st := &snapshot.Store{Dir: dir, Now: func() time.Time { return now }}
@@ -524,9 +525,9 @@ func TestDoctorConfirmations(t *testing.T) {
 	}
 	save("skipped-00000", now.Add(-time.Hour))
 	save("recent-000000", now.Add(-time.Minute))
-	c, ok := checkConfirmations(dir, now)
+	c, ok := snapshot.CheckConfirmations(dir, now)
 	want := "snapshots: 1 confirmed by PostCompact, 1 never confirmed (the compaction was skipped, or PostCompact did not run), 1 too recent to tell"
-	if !ok || c.Status != checkInfo || c.Text != want {
+	if !ok || c.Status != health.Info || c.Text != want {
 		t.Errorf("check = %+v, %v; want info %q", c, ok, want)
 	}
 }

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/restore/audit"
 )
 
 // The releases the harness runs.
@@ -624,6 +626,11 @@ func e2eCheckPointer(t *testing.T, what string, r *e2eAgentRequest, own e2eAgent
 			t.Errorf("%s: the pointer lacks %q:\n%s", what, want, text)
 		}
 	}
+	// PO-38: as the model gets it, no quote mark of ours is escaped (Qwen
+	// Code turns ">" into "&gt;"), and the prompt is quoted.
+	if strings.Contains("\n"+text, "\n&gt;") || !strings.Contains(text, "> "+prompt) && !strings.Contains(text, "| "+prompt) {
+		t.Errorf("%s: the pointer's quotes reached the model as:\n%s", what, text)
+	}
 	all := strings.Join(r.Texts, "\n")
 	for _, s := range snaps {
 		// Whole file names: snapshots taken in the same second are named
@@ -934,7 +941,37 @@ wire_api = "responses"
 	if got := strings.Join(order, " "); got != wantOrder {
 		t.Errorf("hook order with compacted records seen:\n got %s\nwant %s", got, wantOrder)
 	}
+	// AU-15, AU-17: audit reads the rollout as Codex wrote it; each
+	// compaction's hook context went into the model's history, and
+	// compact-guard's delivery record names the compaction's own snapshot.
+	e2eAuditAgent(t, w, "codex", sid, 3, "yes")
 	e2eCopyFixture(t, rollout, "codex"+e2eCodexVersion, "three-compactions.jsonl")
+}
+
+// e2eAuditAgent runs 'compact-guard audit --json --agent agent --session
+// sid' in w and
+// checks that it finds session sid with n compactions, each delivered as
+// the client's record allows (delivered) and naming its own snapshot.
+func e2eAuditAgent(t *testing.T, w *e2eAgentWorld, agent, sid string, n int, delivered string) {
+	t.Helper()
+	out := w.Guard("audit", "--json", "--agent", agent, "--session", sid)
+	var rep audit.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("audit --json: %v\n%s", err, out)
+	}
+	if len(rep.Sessions) != 1 || rep.Sessions[0].SessionID != sid || string(rep.Sessions[0].Agent) != agent || len(rep.Sessions[0].Compactions) != n {
+		t.Fatalf("audit --agent %s:\n%s", agent, out)
+	}
+	for _, c := range rep.Sessions[0].Compactions {
+		t.Logf("audit --agent %s, compaction %d (%s): delivered %s, named %s, handed at %s, %d hook context(s) of %d characters",
+			agent, c.Index, c.Trigger, c.Delivered, c.Named, c.HandedEvent, c.Contexts, c.ContextChars)
+		if c.Delivered != delivered || c.Snapshot == "" || c.Named != c.Snapshot || !c.Own || c.Handed != c.Snapshot || c.Trigger == "" {
+			t.Errorf("audit --agent %s, compaction %d: %+v", agent, c.Index, c)
+		}
+	}
+	if rep.Own != n || rep.Foreign != 0 {
+		t.Errorf("audit --agent %s: own %d, foreign %d", agent, rep.Own, rep.Foreign)
+	}
 }
 
 // e2eQwenInstall writes the user's Qwen Code settings, with a comment
@@ -1092,6 +1129,10 @@ func e2eQwenScenario(t *testing.T, bins e2eBinaries) {
 	if c := snaps[0].Rec.Commands[len(snaps[0].Rec.Commands)-1]; c.ExitCode == nil || *c.ExitCode != 2 || c.ErrorLine != "ls: cannot access '/nonexistent-e2e-dir': No such file or directory" {
 		t.Errorf("failed command %+v", c)
 	}
+
+	// AU-16, AU-17: Qwen Code's chat records no hook context; audit names
+	// the snapshot handed out for each compaction, its own.
+	e2eAuditAgent(t, w, "qwen", sid, 2, "unknown")
 
 	// The measured order: PreCompact and PostCompact of the k-th
 	// compaction saw k-1 chat_compression records, SessionStart(compact) k.
@@ -1420,4 +1461,10 @@ func e2eQwenLateScenario(t *testing.T, bins e2eBinaries) {
 	if got, want := strings.Join(sources, " "), "startup resume compact resume compact resume startup compact"; got != want {
 		t.Errorf("SessionStart sources: %s, want %s", got, want)
 	}
+
+	// AU-16, AU-17: audit names, for each compaction of either session, the
+	// snapshot compact-guard handed out for it, the compaction's own, late
+	// or not; whether the model saw it Qwen Code's chat does not say.
+	e2eAuditAgent(t, w, "qwen", sid, 2, "unknown")
+	e2eAuditAgent(t, w, "qwen", sidC, 1, "unknown")
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 // e2eHintOldRelease is the release before 2.1.76 the hint is proved on

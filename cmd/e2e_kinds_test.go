@@ -72,6 +72,10 @@ func e2eKindsWorld(t *testing.T, bins e2eBinaries, version string) (*e2eWorld, *
 	fake.tooLong = 200000
 	e2eFailOnExit(t, fake)
 	w.ExtraEnv = append(w.ExtraEnv, "ANTHROPIC_MODEL="+e2eKindsModel)
+	// The tool calls' and prompts' hook runs, to check the order selection
+	// rests on (SS-26): none between a compaction's PreCompact and its
+	// SessionStart, some between an arm and its swap.
+	e2eRegisterRecordingOn(t, w, "PostToolUse", "UserPromptSubmit")
 	return w, fake, proj
 }
 
@@ -104,7 +108,7 @@ func e2eFillerSteps(fake *e2eFake, label string, n int) {
 	}
 }
 
-// spec: E2E-31 E2E-32 E2E-34
+// spec: E2E-31 E2E-32 E2E-34 E2E-42
 //
 // e2ePrecomputed: one `claude -p` process, precomputed compaction forced on,
 // with an auto-compact window of 200,000 (the client arms at about 144,000
@@ -129,7 +133,7 @@ func e2ePrecomputed(t *testing.T, bins e2eBinaries, version string, window bool)
 	w.CheckAudit(sid, got.compactions)
 }
 
-// spec: E2E-33
+// spec: E2E-33 E2E-42
 //
 // e2eReactive: no auto-compact window and no precomputation: the client
 // compacts when the API refuses a prompt as too long, keeping the newest
@@ -218,13 +222,15 @@ func e2eCheckKinds(t *testing.T, w *e2eWorld, fake *e2eFake, sid string) e2eKind
 		}
 		off += int64(len(line))
 	}
-	var starts, pres []e2eHookRun
+	var starts, pres, loops []e2eHookRun
 	for _, r := range w.HookRuns() {
 		switch {
 		case r.Event == "SessionStart" && r.Source == "compact":
 			starts = append(starts, r)
 		case r.Event == "PreCompact":
 			pres = append(pres, r)
+		case r.Event == "PostToolUse" || r.Event == "UserPromptSubmit":
+			loops = append(loops, r)
 		}
 	}
 	if len(starts) != len(bounds) {
@@ -257,12 +263,27 @@ func e2eCheckKinds(t *testing.T, w *e2eWorld, fake *e2eFake, sid string) e2eKind
 				since = append(since, p)
 			}
 		}
-		went := 0
+		// What came after the last PreCompact and before this compaction's
+		// boundary: model responses made after it started (those made
+		// before it may be written after it, E2E-41), and the tool calls'
+		// and prompts' hook runs that started after it and before
+		// SessionStart.
+		went, ran := 0, 0
 		if len(since) > 0 {
-			went = e2eResponsesIn(data, since[len(since)-1].Probe.Size, s.Probe.Size)
+			last := since[len(since)-1]
+			lastAt, _ := time.Parse(time.RFC3339Nano, last.Probe.At)
+			went = e2eResponsesAfter(data, last.Probe.Size, b.Offset, lastAt)
+			for _, l := range loops {
+				if l.Probe.At > last.Probe.At && l.Probe.At < s.Probe.At {
+					ran++
+				}
+			}
 		}
-		if b.Precomputed && (len(since) == 0 || went == 0) {
-			t.Errorf("compaction %d, precomputed: %d PreCompact runs since the one before, %d responses after the last: want the arm's, then responses", k+1, len(since), went)
+		switch {
+		case b.Precomputed && (len(since) == 0 || went == 0 || ran == 0):
+			t.Errorf("compaction %d, precomputed: %d PreCompact runs since the one before, %d responses and %d tool call or prompt hooks after the last: want the arm's, then both", k+1, len(since), went, ran)
+		case !b.Precomputed && (went > 0 || ran > 0):
+			t.Errorf("compaction %d: %d responses and %d tool call or prompt hooks between its PreCompact and its SessionStart, want none (SS-26)", k+1, went, ran)
 		}
 		at, _ := time.Parse(time.RFC3339Nano, s.Probe.At)
 		var next *e2eRequest
@@ -294,15 +315,19 @@ func e2eCheckKinds(t *testing.T, w *e2eWorld, fake *e2eFake, sid string) e2eKind
 			continue
 		case named[name] > 0:
 			t.Errorf("compaction %d: %s was compaction %d's", k+1, name, named[name])
-		case rec.Coverage.TranscriptSize <= prevBoundary || rec.Coverage.TranscriptSize > s.Probe.Size:
-			t.Errorf("compaction %d: %s covers %d bytes, not past the previous boundary (%d) up to SessionStart (%d)", k+1, name, rec.Coverage.TranscriptSize, prevBoundary, s.Probe.Size)
+		case rec.Coverage.TranscriptSize <= prevBoundary || rec.Coverage.TranscriptSize > b.Offset:
+			t.Errorf("compaction %d: %s covers %d bytes, not past the previous boundary (%d) up to this one (%d)", k+1, name, rec.Coverage.TranscriptSize, prevBoundary, b.Offset)
 		case b.Precomputed && (rec.HookEvent != "SessionStart" || !strings.Contains(ours[0], "taken at the compaction is at")):
 			t.Errorf("compaction %d, precomputed: %s (hook %q) is not taken at the swap:\n%s", k+1, name, rec.HookEvent, ours[0])
 		case rec.Compaction == nil:
 			t.Errorf("compaction %d: PostCompact did not confirm %s", k+1, name)
 		}
 		named[name] = k + 1
-		if last, want := e2eLastCommandOf(rec), e2eLastBash(data[:s.Probe.Size]); last != want {
+		// The client writes nothing of the session's own between a
+		// compaction's hooks and its boundary but what it made before them
+		// (E2E-41): the snapshot, read once the file settled, holds the
+		// last command before the boundary.
+		if last, want := e2eLastCommandOf(rec), e2eLastBash(data[:b.Offset]); last != want {
 			t.Errorf("compaction %d: %s's last command is %q, the transcript's before the compaction %q", k+1, name, last, want)
 		}
 		text := e2eAllText(next)
@@ -314,8 +339,8 @@ func e2eCheckKinds(t *testing.T, w *e2eWorld, fake *e2eFake, sid string) e2eKind
 		if prevNamed != "" && strings.Contains(ours[0], "This pointer supersedes the one of ") {
 			res.superseding++
 		}
-		table = append(table, fmt.Sprintf("compaction %d: precomputed %v; PreCompact runs since the one before %d, responses after the last %d; SessionStart at %d bytes (%d boundaries), boundary at %d; pointer in request #%d names %s (hook %s, trigger %s)",
-			k+1, b.Precomputed, len(since), went, s.Probe.Size, s.Probe.Boundaries, b.Offset, next.Seq, name, rec.HookEvent, rec.Trigger))
+		table = append(table, fmt.Sprintf("compaction %d: precomputed %v; PreCompact runs since the one before %d, responses after the last %d, tool call or prompt hooks %d; SessionStart at %d bytes (%d boundaries), boundary at %d; pointer in request #%d names %s (hook %s, trigger %s, %d bytes)",
+			k+1, b.Precomputed, len(since), went, ran, s.Probe.Size, s.Probe.Boundaries, b.Offset, next.Seq, name, rec.HookEvent, rec.Trigger, rec.Coverage.TranscriptSize))
 		prevBoundary, prevStart, prevNamed = b.Offset, s.Probe.At, name
 	}
 	t.Logf("Claude Code %s, %d requests refused as too long:\n%s", w.claude.Version, res.refused, strings.Join(table, "\n"))
@@ -376,4 +401,25 @@ func e2eLastBash(data []byte) string {
 		}
 	}
 	return last
+}
+
+// e2eResponsesAfter counts the model responses (as e2eResponsesIn) among
+// the lines that start in [from, to) and are timestamped after at.
+func e2eResponsesAfter(data []byte, from, to int64, at time.Time) int {
+	n := 0
+	var off int64
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		start := off
+		off += int64(len(line))
+		if start < from || start >= to {
+			continue
+		}
+		var e struct {
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Timestamp.After(at) && e2eResponsesIn(line, 0, 1) == 1 {
+			n++
+		}
+	}
+	return n
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/gitstate"
+	"github.com/compact-guard/compact-guard/snapshot/redact"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -69,12 +71,27 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		sessionID = sessionFromTranscriptPath(transcriptPath)
 	}
 
+	// The session's watch state notes that a PreCompact started, at once
+	// and beside the rest: a tool call after it tells an arm from the
+	// compaction it precedes (SS-26, PC-37).
+	marked := make(chan error, 1)
+	if p.HookEventName == "PreCompact" {
+		go func() {
+			_, err := bounded(gatherCtx, opts.beforeStep, "noting the PreCompact for watch", func() error {
+				return markPreCompact(opts.Dir, sessionID, now)
+			})
+			marked <- err
+		}()
+	} else {
+		marked <- nil
+	}
+
 	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
 	gitTimeout := opts.GitTimeout
 	if gitTimeout <= 0 {
 		gitTimeout = defaultGitTimeout
 	}
-	gitOpts := snapshot.GitOptions{Timeout: gitTimeout, GitPath: opts.GitPath}
+	gitOpts := gitstate.Options{Timeout: gitTimeout, GitPath: opts.GitPath}
 
 	gitCh := make(chan *snapshot.Git, 1)
 	if gitDir != "" {
@@ -87,6 +104,9 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	defer cancelScan()
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
 		clock: opts.ReadClock, before: opts.beforeStep}
+	if p.HookEventName == "PreCompact" {
+		step.settleClaude = opts.Settle
+	}
 	trCh := make(chan transcriptOutcome, 1)
 	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
 
@@ -196,10 +216,22 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
 	}
 
+	// Written within milliseconds, or held up by another run's lock: a
+	// crashed watch run's lock, taken over only after 10 s (WA-9), must not
+	// hold the snapshot up by more than markWait.
+	select {
+	case err := <-marked:
+		if err != nil {
+			warn("watch state: %v", err)
+		}
+	case <-time.After(markWait):
+		warn("watch state: the PreCompact's note (PC-37) not written within %s", markWait)
+	}
+
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
 		for i := range warnings {
-			warnings[i], _ = snapshot.Redact(warnings[i])
+			warnings[i], _ = redact.Text(warnings[i])
 		}
 	}
 	rec.Warnings = warnings
@@ -236,6 +268,10 @@ type transcriptStep struct {
 	clock           func() time.Time
 	before          func(string)
 	size            atomic.Int64
+	// settleClaude is how long a Claude Code transcript must stay
+	// unchanged before it is read (PC-36): precompact's --settle; zero for
+	// the take at SessionStart, whose run waited before selection (PO-C14).
+	settleClaude time.Duration
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
@@ -263,11 +299,21 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		out.layout.incomplete = true
 		return out
 	}
-	if format, _ := f.Format(); format == transcript.FormatQwen {
+	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
 		// Qwen Code queues its records and writes them in the background:
-		// the last tool result may not be on disk yet (PC-24).
+		// the last tool result may not be on disk yet (PC-24). Claude Code
+		// writes what it queued 100 ms later: the newest tool call, its
+		// result or a whole response may be missing when the hook starts
+		// (PC-36).
 		f.Close()
-		settleTranscript(readCtx, st.path)
+		if st.before != nil {
+			st.before(stepSettle)
+		}
+		if format == transcript.FormatQwen {
+			settleTranscript(readCtx, st.path)
+		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
+			out.warnings = append(out.warnings, r.warning())
+		}
 		if f, err = transcript.Open(st.path); err != nil {
 			out.warnings = append(out.warnings, err.Error())
 			out.layout.incomplete = true
@@ -363,33 +409,78 @@ const (
 // settleTranscript waits until the file at path has not grown for
 // settleQuiet, at most settleMax or until ctx ends (PC-24).
 func settleTranscript(ctx context.Context, path string) {
-	size := func() int64 {
-		if fi, err := os.Stat(path); err == nil {
-			return fi.Size()
-		}
-		return -1
-	}
-	deadline := time.Now().Add(settleMax)
-	last, since := size(), time.Now()
-	for time.Since(since) < settleQuiet && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(25 * time.Millisecond):
-		}
-		if n := size(); n != last {
-			last, since = n, time.Now()
-		}
-	}
+	settle(ctx, path, settleQuiet, settleMax, 25*time.Millisecond)
 }
 
-func readGitSafe(ctx context.Context, dir string, opt snapshot.GitOptions) (g *snapshot.Git) {
+// settled is how a wait for a transcript to settle ended.
+type settled struct {
+	// Quiet is set when the file stopped growing for the quiet period;
+	// otherwise the cap or the deadline ended the wait while it grew.
+	Quiet bool
+	// Waited is how long the wait took; Grew how many bytes came during it.
+	Waited time.Duration
+	Grew   int64
+}
+
+// warning is what the record says when the wait ended while the
+// transcript still grew (PC-38).
+func (s settled) warning() string {
+	return fmt.Sprintf("transcript: still being written when read (%d bytes came in the %s waited for it to settle); entries written after that are not in the snapshot", s.Grew, s.Waited.Round(time.Millisecond))
+}
+
+// settle waits until the file at path has not grown for quiet, checking
+// every poll, at most max or until ctx ends.
+func settle(ctx context.Context, path string, quiet, max, poll time.Duration) settled {
+	return settler{quiet: quiet, max: max, now: time.Now,
+		size: func() int64 {
+			if fi, err := os.Stat(path); err == nil {
+				return fi.Size()
+			}
+			return -1
+		},
+		wait: func() bool {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(poll):
+				return true
+			}
+		},
+	}.run()
+}
+
+// settler is the wait of settle, with its clock, its look at the file and
+// its pause between looks as functions, so that a test can drive it.
+type settler struct {
+	quiet, max time.Duration
+	now        func() time.Time
+	size       func() int64
+	// wait pauses until the next look; false when the deadline ended it.
+	wait func() bool
+}
+
+func (s settler) run() settled {
+	start := s.now()
+	first := s.size()
+	last, since := first, start
+	for s.now().Sub(since) < s.quiet {
+		if s.now().Sub(start) >= s.max || !s.wait() {
+			return settled{Waited: s.now().Sub(start), Grew: last - first}
+		}
+		if n := s.size(); n != last {
+			last, since = n, s.now()
+		}
+	}
+	return settled{Quiet: true, Waited: s.now().Sub(start), Grew: last - first}
+}
+
+func readGitSafe(ctx context.Context, dir string, opt gitstate.Options) (g *snapshot.Git) {
 	defer func() {
 		if r := recover(); r != nil {
 			g = &snapshot.Git{Error: fmt.Sprintf("git: panic: %v", r)}
 		}
 	}()
-	return snapshot.ReadGit(ctx, dir, opt)
+	return gitstate.Read(ctx, dir, opt)
 }
 
 // fillFromFacts copies the extracted facts into the record.

@@ -14,8 +14,8 @@ import (
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func init() { register("handoff", newCmdHandoffDefault) }
@@ -118,25 +118,9 @@ func handoffRun(opts *HandoffOptions) error {
 		fmt.Fprintf(out, en+"\n", a...)
 	}
 
-	path := opts.File
-	if path == "" {
-		wd, _ := opts.Getwd()
-		name := opts.StateFileName
-		if name == "" {
-			name = defaultStateFileName
-		}
-		// A folder whose file system does not answer is named, not waited
-		// on (snapshot.FindStateFile).
-		ctx, cancel := context.WithTimeout(context.Background(), handoffLookTimeout)
-		sf := snapshot.FindStateFile(ctx, name, []string{opts.Getenv("CLAUDE_PROJECT_DIR"), settings.GitRootAbove(wd), wd})
-		cancel()
-		if sf.Path == "" {
-			say("no %s found in %s", "%s не найден в %s", name, strings.Join(sf.Searched, ", "))
-			return exitError{ExitFailure}
-		}
-		path = sf.Path
-	} else if abs, err := filepath.Abs(path); err == nil {
-		path = abs
+	path, err := handoffFile(opts, say)
+	if err != nil {
+		return err
 	}
 	blocks, err := handoff.Read(path)
 	if err != nil {
@@ -158,6 +142,44 @@ func handoffRun(opts *HandoffOptions) error {
 		return nil
 	}
 
+	return checkSessionBlock(opts, say, path, blocks, sid, now)
+}
+
+// sayFunc prints one line of handoff's report in the user's language: en
+// or ru, with its arguments escaped.
+type sayFunc = func(en, ru string, a ...any)
+
+// handoffFile is the state file to check: --file, else the state file
+// found in the project (HO-2); a file found nowhere is said, and the check
+// fails.
+func handoffFile(opts *HandoffOptions, say sayFunc) (string, error) {
+	path := opts.File
+	if path == "" {
+		wd, _ := opts.Getwd()
+		name := opts.StateFileName
+		if name == "" {
+			name = defaultStateFileName
+		}
+		// A folder whose file system does not answer is named, not waited
+		// on (snapshot.FindStateFile).
+		ctx, cancel := context.WithTimeout(context.Background(), handoffLookTimeout)
+		sf := snapshot.FindStateFile(ctx, name, []string{opts.Getenv("CLAUDE_PROJECT_DIR"), settings.GitRootAbove(wd), wd})
+		cancel()
+		if sf.Path == "" {
+			say("no %s found in %s", "%s не найден в %s", name, strings.Join(sf.Searched, ", "))
+			return "", exitError{ExitFailure}
+		}
+		path = sf.Path
+	} else if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path, nil
+}
+
+// checkSessionBlock checks the block of session sid among blocks: its
+// own, else one naming no session, which it then claims (HO-10), dated
+// after the session's last crossing, compaction or start (HO-6, HO-11).
+func checkSessionBlock(opts *HandoffOptions, say sayFunc, path string, blocks []handoff.Block, sid string, now time.Time) error {
 	store := watch.StoreFor(opts.Dir)
 	st, err := store.Load(sid)
 	if err != nil {

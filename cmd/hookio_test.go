@@ -172,6 +172,7 @@ func TestReadPayloadStdinLeftOpen(t *testing.T) {
 		{"nothing", "", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // two of them wait out their deadline
 			pr, pw := io.Pipe()
 			defer pw.Close()
 			go pw.Write([]byte(tt.in))

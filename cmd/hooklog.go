@@ -5,15 +5,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
-// Hook outcomes as written to the log; doctor reports lines whose outcome is
-// "failed".
+// Hook outcomes as written to the log; doctor (snapshot.CheckLogRuns)
+// reports lines whose outcome is "failed".
 const (
 	outcomeOK      = "ok"
-	outcomeWarn    = "warn"
-	outcomeFailed  = "failed"
+	outcomeWarn    = snapshot.OutcomeWarn
+	outcomeFailed  = snapshot.OutcomeFailed
 	outcomeNone    = "none"
 	outcomeSkipped = "skipped"
 )

@@ -56,9 +56,13 @@ func rbBuild() (string, error) {
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
-	out, err := exec.Command("go", "build", "-trimpath", "-o", exe, "..").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	// Built as install.sh and the release build it (benchGoBuild), so that
+	// these tests run the binary users run, and TestLeanBinary measures
+	// this one build instead of making its own; with the wait for Claude
+	// Code's transcript to settle off (benchBuildFlags, PC-36): their
+	// transcripts are static.
+	if err := benchGoBuild(".", "..", exe); err != nil {
+		return "", err
 	}
 	return exe, nil
 }

@@ -146,22 +146,9 @@ func installRun(opts *InstallOptions) error {
 		}
 		printEdit(out, verb+" "+res.Path, res, opts.DryRun)
 	}
-	trusted := false
-	if opts.Agent == settings.AgentCodex {
-		tr, err := trustCodexHooks(opts, plan)
-		if err != nil {
-			return err
-		}
-		if trusted = tr.Changed(); !trusted {
-			fmt.Fprintf(out, "trust already recorded in %s\n", tr.Path)
-		}
-		if opts.Settings == "" && opts.Scope == settings.ScopeProject && !opts.DryRun {
-			proj := filepath.Dir(filepath.Dir(path))
-			if cfg, err := readCodexConfigFile(tr.Path); err == nil && !codexProjectTrusted(cfg, proj) {
-				fmt.Fprintf(opts.IO.ErrOut, "note: Codex loads %s only in a trusted project: trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s\n",
-					path, proj, proj, tr.Path)
-			}
-		}
+	trusted, err := installTrust(opts, plan, path)
+	if err != nil {
+		return err
 	}
 	if opts.DryRun || len(res.Changes) == 0 && !trusted {
 		return nil
@@ -178,17 +165,39 @@ func installRun(opts *InstallOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is inside the git work tree %s; Claude Code reads .claude/ in the folder it is started in\n", wd, settings.GitRootAbove(wd))
 		}
 	}
-	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", agentFlag(opts.Agent))
+	if opts.Agent.IsClaude() && opts.Settings == "" {
+		for _, id := range settings.RunningPlugins(opts.Host) { // PL-28
+			fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too; while %s registers these hooks, the plugin's hooks stand down (one registration wins: no second snapshot or pointer)\n", id, res.Path)
+		}
+	}
+	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", opts.Agent.Flag())
 	return nil
 }
 
-// agentFlag is the --agent flag that repeats a command for agent a, ""
-// for Claude Code.
-func agentFlag(a settings.Agent) string {
-	if a.IsClaude() {
-		return ""
+// installTrust records in Codex's config.toml the trust of the handlers
+// install wrote (IN-20), and notes a project Codex does not trust; it
+// reports whether the trust changed. Other clients run their hooks as the
+// file says.
+func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (bool, error) {
+	if opts.Agent != settings.AgentCodex {
+		return false, nil
 	}
-	return " --agent " + string(a)
+	tr, err := trustCodexHooks(opts, plan)
+	if err != nil {
+		return false, err
+	}
+	trusted := tr.Changed()
+	if !trusted {
+		fmt.Fprintf(opts.IO.Out, "trust already recorded in %s\n", tr.Path)
+	}
+	if opts.Settings == "" && opts.Scope == settings.ScopeProject && !opts.DryRun {
+		proj := filepath.Dir(filepath.Dir(path))
+		if cfg, err := readCodexConfigFile(tr.Path); err == nil && !cfg.TrustsProject(proj) {
+			fmt.Fprintf(opts.IO.ErrOut, "note: Codex loads %s only in a trusted project: trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s\n",
+				path, proj, proj, tr.Path)
+		}
+	}
+	return trusted, nil
 }
 
 // trustCodexHooks carries out plan in Codex's config.toml (IN-20) and

@@ -755,6 +755,7 @@ func instScript(t *testing.T, env []string, dir string, args ...string) (string,
 
 // spec: IN-16
 func TestInstallScriptThenDoctor(t *testing.T) {
+	t.Parallel() // its go build runs while other tests wait on files
 	if runtime.GOOS == "windows" {
 		t.Skip("install.sh needs a POSIX sh")
 	}

@@ -32,3 +32,10 @@ func snapshotDir(g *GlobalOptions) string {
 
 // logPath is the log file, in the folder above the snapshot folder.
 func logPath(dir string) string { return filepath.Join(filepath.Dir(dir), LogFileName) }
+
+// sameFile reports whether a and b name one file.
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"encoding/json"
-	"path"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
@@ -27,19 +26,6 @@ const (
 // PluginID is the id Claude Code installs the plugin under.
 const PluginID = PluginName + "@" + MarketplaceName
 
-// pluginProgram is what every plugin hook runs, in exec form (no shell):
-// on Windows the client's spawn finds bin/compact-guard.exe for it, on
-// macOS and Linux bin/compact-guard is a POSIX sh launcher that execs the
-// binary of PluginBinaryDir for the machine.
-const pluginProgram = "${CLAUDE_PLUGIN_ROOT}/bin/compact-guard"
-
-// PluginBinaryDir is the folder, relative to the plugin root, that holds
-// the macOS or Linux binary for goos/goarch; the Windows binary is
-// bin/compact-guard.exe itself.
-func PluginBinaryDir(goos, goarch string) string {
-	return path.Join("bin", goos+"-"+goarch)
-}
-
 // pluginHooksFile is the plugin's hooks/hooks.json.
 type pluginHooksFile struct {
 	Description string                       `json:"description"`
@@ -58,9 +44,14 @@ type pluginHookHandler struct {
 	Timeout int      `json:"timeout"`
 }
 
+// PluginBinaryDir is the folder, relative to the plugin root, that holds
+// the macOS or Linux binary for goos/goarch (settings.PluginBinaryDir,
+// beside doctor's plugin check, which looks for it).
+func PluginBinaryDir(goos, goarch string) string { return settings.PluginBinaryDir(goos, goarch) }
+
 // PluginHooksJSON is the plugin's hooks/hooks.json: one matcher group per
 // registration of settings.Hooks, with the same matcher and timeout, running
-// pluginProgram with the sub-command as its argument. Exec form needs
+// settings.PluginProgram with the sub-command as its argument. Exec form needs
 // Claude Code 2.1.139, which archive plugin sources (2.1.224) exceed.
 func PluginHooksJSON() []byte {
 	f := pluginHooksFile{
@@ -71,7 +62,7 @@ func PluginHooksJSON() []byte {
 		f.Hooks[s.Event] = append(f.Hooks[s.Event], pluginHookGroup{
 			Matcher: s.Matcher,
 			Hooks: []pluginHookHandler{{
-				Type: "command", Command: pluginProgram, Args: []string{s.Sub}, Timeout: s.Timeout,
+				Type: "command", Command: settings.PluginProgram, Args: []string{s.Sub}, Timeout: s.Timeout,
 			}},
 		})
 	}

@@ -28,9 +28,12 @@ type PostcompactOptions struct {
 	MaxChars      int
 	StateFileName string
 	Timeout       time.Duration
-	CodePage      int
-	Getenv        func(string) string
-	Now           func() time.Time
+	// Settle is how long a Claude Code transcript must stay unchanged
+	// before SessionStart(compact) reads it (PO-C14); zero reads it at once.
+	Settle   time.Duration
+	CodePage int
+	Getenv   func(string) string
+	Now      func() time.Time
 
 	// beforeStep, when set, is called as each step bounded by the deadline
 	// begins, with the step's name: tests make a step hang with it.
@@ -78,6 +81,7 @@ Try it by hand:
 	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters (300 to 9000)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "total deadline; each step has its share of it")
+	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "at SessionStart(compact), read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
 	return c
 }
 
@@ -114,6 +118,10 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	if perr != nil || sessionID == "" {
 		return nil
 	}
+	if why := pluginStandsDown(p, "postcompact", opts.Getenv); why != "" {
+		entry.Outcome, entry.Detail = outcomeNone, why // PL-26
+		return nil
+	}
 	confirm := false
 	switch p.HookEventName {
 	case "PostCompact":
@@ -137,12 +145,13 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	var f *transcript.File
 	if p.TranscriptPath != "" {
 		type opened struct {
-			f   *transcript.File
-			err error
+			f      *transcript.File
+			settle settled
+			err    error
 		}
 		o, berr := bounded(checkCtx, opts.beforeStep, "opening the transcript", func() opened {
-			f, err := transcript.Open(p.TranscriptPath)
-			return opened{f, err}
+			f, r, err := openSettled(checkCtx, p, p.TranscriptPath, opts.Settle, opts.beforeStep) // PO-C14
+			return opened{f, r, err}
 		})
 		switch {
 		case berr != nil:
@@ -152,6 +161,9 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		default:
 			f = o.f
 			defer f.Close()
+			if !o.settle.Quiet {
+				entry.Warnings = append(entry.Warnings, o.settle.warning())
+			}
 		}
 	}
 	type selection struct {
@@ -220,7 +232,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
-	out, jerr := restore.NoticeOutput(text, message)
+	out, jerr := restore.NoticeOutput(restore.ForClient(sessionAgent(p, f), text), message) // PO-38
 	if jerr != nil {
 		entry.Outcome, entry.Detail = outcomeFailed, "encoding hook output: "+jerr.Error()
 		return nil
@@ -270,6 +282,10 @@ func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions,
 	}
 	if f != nil {
 		sel.Transcript = f
+	}
+	var warning string
+	if sel.WentOn, warning = wentOnRecorded(opts.Dir, sessionID); warning != "" { // PO-C15
+		entry.Warnings = append(entry.Warnings, warning)
 	}
 	// The compaction check reads the transcript backwards; it gets the
 	// first half of the deadline, and when it cannot finish the choice is

@@ -8,9 +8,8 @@ import (
 
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
-	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // recordResidue is the PostCompact run's second step (specs/watch.md
@@ -25,7 +24,7 @@ func recordResidue(ctx context.Context, opts *PostcompactOptions, p Payload, ses
 		return
 	}
 	rec := found.choice.Record
-	if !residueAgent(rec.Agent) {
+	if !residue.ForAgent(rec.Agent) {
 		return // RS-1: no residue for another client's session
 	}
 	detail := ""
@@ -66,12 +65,6 @@ func recordResidue(ctx context.Context, opts *PostcompactOptions, p Payload, ses
 		return
 	}
 	appendDetail(entry, detail)
-}
-
-// residueAgent reports whether a record's client gets a residue (RS-1):
-// Claude Code's only ("" is a record written before the field existed).
-func residueAgent(agent string) bool {
-	return agent == "" || agent == string(transcript.FormatClaude)
 }
 
 // noteResidueDue notes in the session's watch state that the residue of

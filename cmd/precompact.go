@@ -29,7 +29,10 @@ type PrecompactOptions struct {
 	NoRedact      bool
 	// NoHint keeps stdout empty: no summary hint (PC-31).
 	NoHint bool
-	// GitPath is passed to snapshot.ReadGit ("" = git from PATH).
+	// Settle is how long a Claude Code transcript must stay unchanged
+	// before it is read (PC-36); zero reads it at once.
+	Settle time.Duration
+	// GitPath is passed to gitstate.Read ("" = git from PATH).
 	GitPath  string
 	CodePage int
 	Getenv   func(string) string
@@ -92,6 +95,7 @@ Try it by hand:
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "total deadline; after it the snapshot holds what was gathered")
 	f.DurationVar(&opts.GitTimeout, "git-timeout", defaultGitTimeout, "deadline for reading git state")
+	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
 	f.Int64Var(&budgetMiB, "earlier-budget", defaultEarlierBudget>>20, "MiB of earlier transcript segments to read when no earlier snapshot covers them")
 	f.BoolVar(&opts.NoRedact, "no-redact", false, "write prompts and commands verbatim, without redacting secrets")
 	f.BoolVar(&opts.NoHint, "no-hint", false, "print no summary hint on stdout (as COMPACT_GUARD_HINT=off does)")
@@ -127,6 +131,10 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	}
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
+	if why := pluginStandsDown(payload, "precompact", opts.Getenv); why != "" {
+		entry.Outcome, entry.Detail = outcomeNone, why // PL-26: no snapshot, no hint
+		return nil
+	}
 	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
 	entry.Warnings = append(entry.Warnings, warnings...)
 	if rec == nil {

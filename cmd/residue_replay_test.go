@@ -14,12 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // The replay of specs/residue.md RS-26 to RS-28: real transcripts with
@@ -203,7 +204,7 @@ func measure(t *testing.T, ctx context.Context, dir, sid, tr string, c transcrip
 	}
 	defer f.Close()
 	kept, _ := f.KeptTail(ctx, c.Offset)
-	tail, _ := keptText(kept, rec.Name)
+	tail, _ := restore.KeptText(kept, rec.Name)
 	summary := residue.Held{Source: residue.SourceSummary, Text: residue.TranscriptText(entry)}
 	tailH := residue.Held{Source: residue.SourceTail, Text: tail}
 	ptr := residue.Held{Source: residue.SourcePointer, Text: pointer}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // postCompactWith runs the PostCompact hook of s with summary as

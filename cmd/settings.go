@@ -107,16 +107,23 @@ func newSettingsCmd(ios *IO, c *cobra.Command, run func(*SettingsOptions) error,
 	c.Flags().StringVar(&opts.Scope, "scope", settings.ScopeUser, "settings file to change: user, project or local")
 	c.Flags().StringVar(&opts.Settings, "settings", "", "change this settings file instead of a scope's")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show the change as a diff and write nothing")
-	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: claude (Claude Code), codex (Codex CLI) or qwen (Qwen Code)")
-	_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]cobra.Completion{
-		"claude\tClaude Code", "codex\tCodex CLI", "qwen\tQwen Code",
-	}, cobra.ShellCompDirectiveNoFileComp))
+	c.Flags().StringVar(&agent, "agent", string(settings.AgentClaude), "the client: "+settings.AgentNames(true))
+	_ = c.RegisterFlagCompletionFunc("agent", agentCompletions)
 	_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]cobra.Completion{
 		settings.ScopeUser + "\t~/.claude/settings.json",
 		settings.ScopeProject + "\t.claude/settings.json (usually committed)",
 		settings.ScopeLocal + "\t.claude/settings.local.json (personal)",
 	}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// agentCompletions completes --agent with the clients' names and titles.
+func agentCompletions(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	for _, a := range settings.Agents {
+		out = append(out, cobra.Completion(string(a)+"\t"+a.Title()))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // printEdit prints what an edit that changed something did: the diff of a
@@ -171,19 +178,4 @@ func readCodexConfigFile(path string) (*settings.CodexConfig, error) {
 		return nil, err
 	}
 	return settings.ReadCodexConfig(data)
-}
-
-// codexProjectTrusted reports whether config.toml trusts the project dir
-// or a folder above it: Codex loads a project's .codex/ only then.
-func codexProjectTrusted(cfg *settings.CodexConfig, dir string) bool {
-	for d := dir; ; {
-		if p, ok := cfg.Projects[d]; ok && p.TrustLevel == "trusted" {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
-	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/trusttest"
+	"github.com/compact-guard/compact-guard/snapshot/trust/trusttest"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 

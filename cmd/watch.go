@@ -169,6 +169,9 @@ func watchRun(opts *WatchOptions) (err error) {
 	if perr != nil || sid == "" {
 		return nil
 	}
+	if pluginStandsDown(p, "watch", opts.Getenv) != "" {
+		return nil // PL-26: on every tool call, so not logged
+	}
 	store := watch.StoreFor(opts.Dir)
 	store.Now = opts.Now
 	switch watchEvent(p.HookEventName) {
@@ -224,7 +227,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
-	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) {
+	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) && !wentOnDue(p.HookEventName, st, start) {
 		dry := watch.State{}
 		if st != nil {
 			dry = *st
@@ -237,7 +240,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	var texts []string
 	var block string
 	st, uerr := store.Update(sid, func(st *watch.State) bool {
-		changed := false
+		changed := st.NoteWentOn(p.HookEventName, start) // SS-27
 		if p.HookEventName == watch.UserPromptSubmit && st.Pending != nil {
 			text, why := run.fallback(ctx, st)
 			entry.Detail = why
@@ -293,7 +296,7 @@ func watchRun(opts *WatchOptions) (err error) {
 	case block != "":
 		out, oerr2 = restore.BlockOutput(block)
 	case len(texts) > 0:
-		out, oerr2 = restore.EventOutput(p.HookEventName, strings.Join(texts, "\n\n"))
+		out, oerr2 = restore.EventOutput(p.HookEventName, restore.ForClient(sessionAgent(p, f), strings.Join(texts, "\n\n"))) // PO-38
 	default:
 		if entry.Detail != "" {
 			entry.Outcome = outcomeNone
@@ -530,7 +533,7 @@ func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p Payload, n
 		in.Started = transcriptStarted(rec.TranscriptPath) // HO-11
 	}
 	if u := rec.Context; u != nil && !u.FromBoundary {
-		in.Fill, in.Model = u.Tokens, u.Model
+		in.Fill, in.Model, in.ClientWindow = u.Tokens, u.Model, u.Window // WA-41
 	}
 	if n, ok := snapshot.ParseName(rec.Coverage.Previous); ok {
 		in.Previous = n.Time

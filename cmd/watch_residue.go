@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/selectsnap"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
-	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -21,7 +19,7 @@ import (
 // for is due (WA-14); nil when there is no snapshot (name "") or the
 // session's client gets no residue (RS-1).
 func residueDue(rec *snapshot.Record, name string, now time.Time) *watch.ResidueDue {
-	if name == "" || !residueAgent(rec.Agent) {
+	if name == "" || !residue.ForAgent(rec.Agent) {
 		return nil
 	}
 	return &watch.ResidueDue{Snapshot: name, Taken: rec.CreatedAt.UTC(), TranscriptSize: rec.Coverage.TranscriptSize, Noted: now.UTC()}
@@ -61,7 +59,7 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 		return "", "", false
 	}
 	st.Residue = nil
-	if !residueAgent(sessionAgent(r.p, r.f)) {
+	if !residue.ForAgent(sessionAgent(r.p, r.f)) {
 		return "", "residue: not given on this client", true
 	}
 	tg, wait, why := r.residueTarget(ctx, st, due)
@@ -116,7 +114,7 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 			r.warn("kept tail: " + err.Error())
 		}
 		var tailText string
-		tailText, supersedes = keptText(tail, name)
+		tailText, supersedes = restore.KeptText(tail, name)
 		if tailText != "" {
 			held = append(held, residue.Held{Source: residue.SourceTail, Text: tailText})
 		}
@@ -281,27 +279,6 @@ func (r *watchTurn) projectDir(rec *snapshot.Record) string {
 		gitRoot = rec.Git.Root
 	}
 	return firstNonEmpty(r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd)
-}
-
-// keptText is the text of a compaction's kept tail (RS-16), and when the
-// newest earlier pointer or residue it holds was given (RS-23): a hook
-// context naming another snapshot, or a residue's.
-func keptText(tail transcript.KeptTail, own string) (string, time.Time) {
-	var parts []string
-	var supersedes time.Time
-	for _, e := range tail.Entries {
-		parts = append(parts, e.Texts...)
-		if e.Context == "" {
-			continue
-		}
-		named := selectsnap.NamedSnapshot(e.Context)
-		if (named != "" && named != own) || restore.IsResidue(e.Context) {
-			if e.Time.After(supersedes) {
-				supersedes = e.Time
-			}
-		}
-	}
-	return strings.Join(parts, "\n"), supersedes
 }
 
 func (r *watchTurn) warn(s string) { r.warnings = append(r.warnings, s) }

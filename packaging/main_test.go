@@ -65,6 +65,7 @@ func requireNpm(t *testing.T) {
 
 // spec: RL-2, PL-3, NP-1
 func TestAssemble(t *testing.T) {
+	t.Parallel()
 	requireNpm(t)
 	dist := fakeDist(t)
 	mtime := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
@@ -236,6 +237,7 @@ func TestPluginLauncher(t *testing.T) {
 //
 // spec: RL-4
 func TestCheckFindsProblems(t *testing.T) {
+	t.Parallel()
 	requireNpm(t)
 	dist := fakeDist(t)
 	if err := run([]string{"assemble", "--dist", dist, "--version", "1.2.3"}, &bytes.Buffer{}); err != nil {

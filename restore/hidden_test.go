@@ -8,8 +8,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 // hiddenSamples are characters that show nothing, or change how the text

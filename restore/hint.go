@@ -7,8 +7,8 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // The summary hint (specs/precompact.md PC-27 to PC-30): one paragraph

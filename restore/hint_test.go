@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func hintTypical(lang snapshot.Lang) HintInput {

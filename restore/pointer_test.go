@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
 	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -3,8 +3,8 @@ package restore
 import (
 	"strings"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
-	"github.com/compact-guard/compact-guard/snapshot/textesc"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 // firstLine is s up to its first line break.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // Defaults for Options.
@@ -115,6 +116,11 @@ type Options struct {
 	// Event is the hook running selection, "SessionStart" (also for "")
 	// or "PostCompact" (SS-15).
 	Event string
+	// WentOn is the first tool call's or prompt's hook run after the
+	// session's newest PreCompact, as watch recorded it, nil when none is
+	// known: a snapshot taken before it is not this compaction's, even
+	// while the transcript does not show the session going on (SS-26).
+	WentOn *WentOn
 }
 
 // Choice is the selected snapshot.
@@ -141,7 +147,7 @@ type Rejection struct {
 // opens only a regular file, and never blocks: a .json swapped for a FIFO
 // after the folder was listed would otherwise hang the hook. The file must
 // be the user's and closed to writes by others (SEC-13).
-var openFile = func(name string) (io.ReadCloser, error) { return snapshot.OpenTrusted(name) }
+var openFile = func(name string) (io.ReadCloser, error) { return trust.OpenTrusted(name) }
 
 type candidate struct {
 	base string
@@ -168,7 +174,7 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 	}
 	// A folder precompact would refuse to write to is not read from either
 	// (SEC-14): anyone who can write to it could have put the records there.
-	err := snapshot.CheckPrivateDir(o.Dir)
+	err := trust.CheckPrivateDir(o.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -252,7 +258,7 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 				reason = "no .md file"
 			} else if !isReg {
 				reason = ".md is not a regular file"
-			} else if err := snapshot.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
+			} else if err := trust.CheckTrustedFile(filepath.Join(o.Dir, c.base+".md")); err != nil {
 				reason = ".md " + untrustedReason(err)
 			}
 		}
@@ -276,7 +282,7 @@ func Select(ctx context.Context, o Options) (_ *Choice, rejected []Rejection, _ 
 		var dl *snapshot.Delivery
 		if delivered[c.base] {
 			d, derr := snapshot.ReadDelivery(o.Dir, c.base, o.SessionID)
-			if errors.Is(derr, snapshot.ErrUntrusted) {
+			if errors.Is(derr, trust.ErrUntrusted) {
 				// Not the user's: ignored, as if absent, and said (SEC-16).
 				rejected = append(rejected, Rejection{c.base + snapshot.DeliverySuffix, "ignored: " + untrustedReason(derr)})
 				d, derr = nil, nil
@@ -361,7 +367,7 @@ func CheckFailure(ctx context.Context, o Options, f *snapshot.Failure) (reason, 
 // record is usable.
 func readRecord(path, base string, name snapshot.Name, sessionID string) (*snapshot.Record, string) {
 	f, err := openFile(path)
-	if errors.Is(err, snapshot.ErrUntrusted) {
+	if errors.Is(err, trust.ErrUntrusted) {
 		return nil, untrustedReason(err)
 	}
 	if err != nil {
@@ -398,7 +404,7 @@ func readRecord(path, base string, name snapshot.Name, sessionID string) (*snaps
 // is another user's or open to writes by others, without its path (the log
 // names the snapshot already); the error's text otherwise.
 func untrustedReason(err error) string {
-	var ue *snapshot.UntrustedError
+	var ue *trust.UntrustedError
 	if errors.As(err, &ue) {
 		return "not trusted: " + ue.Why
 	}
@@ -413,6 +419,9 @@ type compactionCheck struct {
 	promptID string
 	order    Order
 	event    string
+	// wentOn is Options.WentOn where the client's order lets it tell
+	// (SS-28), else nil.
+	wentOn *WentOn
 	// skipped says why the transcript was not consulted (SS-9).
 	skipped string
 }
@@ -422,7 +431,7 @@ func newCheck(o Options) *compactionCheck {
 	if ev == "" {
 		ev = "SessionStart"
 	}
-	return &compactionCheck{t: o.Transcript, promptID: o.PromptID, order: Orders[agentOr(o.Agent)], event: ev}
+	return &compactionCheck{t: o.Transcript, promptID: o.PromptID, order: Orders[agentOr(o.Agent)], event: ev, wentOn: wentOnFor(o)}
 }
 
 // ownBoundaryBetween reports whether the client writes a compaction's
@@ -440,6 +449,9 @@ func (c *compactionCheck) ownBoundaryBetween(handled string) bool {
 func (c *compactionCheck) check(ctx context.Context, tk Taken) (string, error) {
 	if c.promptID != "" && tk.PromptID != "" && tk.PromptID != c.promptID {
 		return fmt.Sprintf("taken during another prompt (prompt_id %s, this compaction's is %s)", tk.PromptID, c.promptID), nil
+	}
+	if r := c.wentOnAfter(tk); r != "" {
+		return r, nil
 	}
 	if c.t == nil {
 		if c.skipped == "" {

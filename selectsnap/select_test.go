@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 const (
@@ -445,7 +446,7 @@ func TestSelectFolderErrors(t *testing.T) {
 		if err := os.Chmod(open, 0o775); err != nil {
 			t.Fatal(err)
 		}
-		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got != nil || !errors.Is(err, snapshot.ErrUntrusted) {
+		if got, _, err := Select(context.Background(), Options{Dir: open, SessionID: ownID, Now: now}); got != nil || !errors.Is(err, trust.ErrUntrusted) {
 			t.Fatalf("folder others can write to: chose %v, err %v; want none and an untrusted error", got, err)
 		}
 		if err := os.Chmod(open, 0o755); err != nil {

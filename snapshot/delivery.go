@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // DeliverySuffix ends the name of the file, next to a snapshot's .json and
@@ -61,10 +63,10 @@ func WriteDelivery(dir, name string, d Delivery) error {
 
 // ReadDelivery returns the delivery recorded for the snapshot named name in
 // dir; nil, nil when there is none. A file that is not a regular file, is
-// not trusted (SEC-13: the error wraps ErrUntrusted), is too large, does not
+// not trusted (SEC-13: the error wraps trust.ErrUntrusted), is too large, does not
 // decode or names another session is an error.
 func ReadDelivery(dir, name, sessionID string) (*Delivery, error) {
-	data, err := ReadTrusted(DeliveryPath(dir, name), maxDeliveryBytes)
+	data, err := trust.ReadTrusted(DeliveryPath(dir, name), maxDeliveryBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

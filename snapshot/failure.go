@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // FailureDirName is the folder, next to the snapshot folder, that holds
@@ -101,13 +103,13 @@ func writeMarker(dir, name string, data []byte) error {
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return err
 	}
-	if err := checkSharedDir(parent); err != nil {
+	if err := trust.CheckSharedDir(parent); err != nil {
 		return err
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	if err := checkPrivateDirNoFollow(dir); err != nil {
+	if err := trust.CheckPrivateDirNoFollow(dir); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -131,13 +133,13 @@ func ReadFailure(snapshotDir, sessionID string) (*Failure, error) {
 		if _, err := os.Lstat(path); err != nil {
 			continue // no marker there (or no folder, or a file in its place)
 		}
-		err := checkSharedDir(filepath.Dir(dir))
+		err := trust.CheckSharedDir(filepath.Dir(dir))
 		if err == nil {
-			err = checkPrivateDirNoFollow(dir)
+			err = trust.CheckPrivateDirNoFollow(dir)
 		}
 		var data []byte
 		if err == nil {
-			data, err = ReadTrusted(path, maxMarkerBytes)
+			data, err = trust.ReadTrusted(path, maxMarkerBytes)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("failure marker %s: %w", path, err))

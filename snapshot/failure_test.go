@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // isolateTemp points os.TempDir() at a fresh folder, so that the fallback
@@ -170,7 +172,7 @@ func TestFailureFallbackMustBeOwn(t *testing.T) {
 	os.Mkdir(fallback, 0o700)
 	os.WriteFile(filepath.Join(fallback, MarkerName(sid)), []byte(`{"session_id":"planted-session","reason":"planted"}`), 0o600)
 	os.Chmod(fallback, 0o777)
-	if f, err := ReadFailure(snapDir, sid); f != nil || !errors.Is(err, ErrUntrusted) {
+	if f, err := ReadFailure(snapDir, sid); f != nil || !errors.Is(err, trust.ErrUntrusted) {
 		t.Fatalf("believed a marker in a world-writable folder: %+v %v", f, err)
 	}
 	// Nor is it written to, or narrowed: compact-guard changes no folder

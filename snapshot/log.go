@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // MaxLogBytes is the size the log stays under: past it, AppendLog keeps the
@@ -74,15 +75,11 @@ func openLog(path string) (*os.File, error) {
 	if err := ensureLogDir(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("log folder: %w", err)
 	}
-	f, fi, err := openRegularInfo(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, fi, err := trust.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if why := fileProblem(ownerOfFile(f, fi), fi); why != "" {
-		f.Close()
-		return nil, &UntrustedError{Path: path, Why: why}
-	}
-	if posixModes && fi.Mode().Perm()&0o077 != 0 {
+	if trust.PosixModes && fi.Mode().Perm()&0o077 != 0 {
 		f.Chmod(0o600)
 	}
 	return f, nil
@@ -90,12 +87,12 @@ func openLog(path string) (*os.File, error) {
 
 // ensureLogDir creates dir 0700 when missing. Unlike ensurePrivateDir it
 // accepts a folder open to others, as long as they cannot swap the log in
-// it (checkSharedDir): that folder is not compact-guard's own.
+// it (trust.CheckSharedDir): that folder is not compact-guard's own.
 func ensureLogDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return checkSharedDir(dir)
+	return trust.CheckSharedDir(dir)
 }
 
 // trimLog replaces the log with its newest half, starting at a line, through
@@ -132,7 +129,7 @@ func trimLog(path string) error {
 // a first line it came into half-way. cut says whether anything was left
 // out.
 func readTail(path string, limit int64) (tail []byte, cut bool, err error) {
-	f, err := OpenTrusted(path)
+	f, err := trust.OpenTrusted(path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -169,7 +166,7 @@ func RecentLogLines(path string, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	if err := checkSharedDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := trust.CheckSharedDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	tail, _, err := readTail(path, 2*MaxLogBytes)

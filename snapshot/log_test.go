@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // spec: SF-60
@@ -170,5 +172,45 @@ func TestAppendLogLeavesExistingFolder(t *testing.T) {
 		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 			t.Errorf("log file mode %v, want 0600", fi.Mode())
 		}
+	}
+}
+
+// The user's own log is trusted only while no one else can write to it:
+// one others could write to is refused; one others could only read is
+// narrowed to 0600 on the open file.
+// spec: SEC-13, SEC-16
+func TestTrustModesLog(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX modes; Windows checks the owner only (SEC-18)")
+	}
+	dir := filepath.Join(t.TempDir(), "d")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// The user's own log: one others could write to is refused; one
+	// others could only read is narrowed to 0600 on the open file.
+	log := file("compact-guard.log", 0o666)
+	if err := AppendLog(log, "x"); !errors.Is(err, trust.ErrUntrusted) {
+		t.Errorf("appended to a log others can write to: %v", err)
+	}
+	if _, err := RecentLogLines(log, 5); !errors.Is(err, trust.ErrUntrusted) {
+		t.Errorf("read a log others can write to: %v", err)
+	}
+	os.Chmod(log, 0o644)
+	if err := AppendLog(log, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(log); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the user's readable log is mode %v after an append, want 0600", fi.Mode().Perm())
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // within runs fn and fails the test when it has not returned after a while:
@@ -54,14 +56,14 @@ func TestLogRefusesNonRegular(t *testing.T) {
 	if err == nil {
 		t.Error("RecentLogLines read a FIFO")
 	}
-	within(t, "OpenRegular on a FIFO", func() {
+	within(t, "trust.OpenRegular on a FIFO", func() {
 		var f *os.File
-		if f, err = OpenRegular(fifo); err == nil {
+		if f, err = trust.OpenRegular(fifo); err == nil {
 			f.Close()
 		}
 	})
 	if err == nil {
-		t.Error("OpenRegular opened a FIFO")
+		t.Error("trust.OpenRegular opened a FIFO")
 	}
 	if _, err := os.Stat("/dev/null"); err == nil {
 		if err := AppendLog("/dev/null", "x"); err == nil {

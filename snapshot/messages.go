@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"sync"
 
 	"golang.org/x/text/feature/plural"
@@ -25,7 +26,12 @@ func str(s string) catalog.Message { return catalog.String(s) }
 // They are made when the catalog is built, not at package initialisation,
 // which every process pays (PF-16).
 func headingEntries() []entry {
-	return append([]entry{
+	return slices.Concat(summaryEntries(), sectionEntries(), notesEntries(), residueHeadingEntries())
+}
+
+// summaryEntries are the texts of the summary block (render_summary.go).
+func summaryEntries() []entry {
+	return []entry{
 		{key: "compact-guard snapshot", ru: str("Снимок compact-guard")},
 		{key: "Time: %s (all times UTC)", ru: str("Время: %s (все времена в UTC)")},
 		{key: "Trigger: %s, %d earlier compactions in this session",
@@ -114,7 +120,13 @@ func headingEntries() []entry {
 		{key: "Custom instructions:", ru: str("Дополнительные инструкции:")},
 		{key: "Last prompt:", ru: str("Последний запрос:")},
 		{key: "Last prompt, %s:", ru: str("Последний запрос, %s:")},
+	}
+}
 
+// sectionEntries are the texts of the sections, prompts to git
+// (render_sections.go).
+func sectionEntries() []entry {
+	return []entry{
 		{key: "Prompts, newest last (%s)", ru: str("Запросы, новые внизу (%s)")},
 		{key: "Prompt %d of %d", ru: str("Запрос %d из %d")},
 		{key: "Taken from the transcript's last-prompt entry: the prompt itself was not written yet.",
@@ -174,7 +186,12 @@ func headingEntries() []entry {
 		{key: "Uncommitted changes (%d)", ru: str("Незафиксированные изменения (%d)")},
 		{key: "Read with: %s", ru: str("Прочитано через: %s")},
 		{key: "Branch the transcript recorded: %s", ru: str("Ветка по транскрипту: %s")},
+	}
+}
 
+// notesEntries are the texts of the notes (render_notes.go).
+func notesEntries() []entry {
+	return []entry{
 		{key: "Notes", ru: str("Примечания")},
 		{key: "Transcript: %s", ru: str("Транскрипт: %s")},
 		{key: "Read from byte %d to byte %d of %d.", ru: str("Прочитано с байта %d по байт %d из %d.")},
@@ -213,7 +230,7 @@ func headingEntries() []entry {
 		{key: "Compaction not confirmed (no PostCompact record).", ru: str("Сжатие не подтверждено (нет записи PostCompact).")},
 		{key: "Record: %s, schema %d.", ru: str("Запись: %s, схема %d.")},
 		{key: "Everything the record holds: %s.", ru: str("Всё, что есть в записи: %s.")},
-	}, residueHeadingEntries()...)
+	}
 }
 
 var headingCatalog = sync.OnceValue(func() catalog.Catalog {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // ResidueSuffix ends the name of the file, next to a snapshot's .json and
@@ -141,14 +143,14 @@ func WriteResidue(dir string, r Residue) error {
 
 // ReadResidue returns the residue recorded for the snapshot named name in
 // dir; nil, nil when there is none (SF-65). A file that is not a regular
-// file, is not trusted (SEC-13: the error wraps ErrUntrusted), is larger
+// file, is not trusted (SEC-13: the error wraps trust.ErrUntrusted), is larger
 // than MaxResidueBytes, does not decode, or names another session or
 // snapshot is an error.
 func ReadResidue(dir, name, sessionID string) (*Residue, error) {
 	if _, ok := ParseName(name); !ok {
 		return nil, fmt.Errorf("residue: %q is not a snapshot name", name)
 	}
-	data, err := ReadTrusted(ResiduePath(dir, name), MaxResidueBytes)
+	data, err := trust.ReadTrusted(ResiduePath(dir, name), MaxResidueBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // spec: SF-63 SF-64 SF-65 SF-67 SF-68
@@ -65,7 +67,7 @@ func TestResidueRecord(t *testing.T) {
 		if err := os.Chmod(ResiduePath(s.Dir, other.Name), 0o622); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadResidue(s.Dir, other.Name, sid); !errors.Is(err, ErrUntrusted) {
+		if _, err := ReadResidue(s.Dir, other.Name, sid); !errors.Is(err, trust.ErrUntrusted) {
 			t.Errorf("a record others can write was read: %v", err)
 		}
 		os.Remove(ResiduePath(s.Dir, other.Name))

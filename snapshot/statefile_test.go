@@ -177,3 +177,14 @@ func TestFindStateFileUnanswered(t *testing.T) {
 		t.Errorf("looked in %q after the deadline", asked)
 	}
 }
+
+// write makes path, and the folders above it, with content.
+func write(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -280,7 +281,7 @@ func (s *Store) Latest() (*Latest, error) {
 }
 
 func readLatest(path string) (*Latest, error) {
-	data, err := ReadTrusted(path, 1<<20)
+	data, err := trust.ReadTrusted(path, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func readLatest(path string) (*Latest, error) {
 // that are not snapshot names, and snapshot names without a .json, are left
 // out (SF-37, SF-69).
 func (s *Store) Entries() ([]Entry, error) {
-	if err := CheckPrivateDir(s.Dir); err != nil {
+	if err := trust.CheckPrivateDir(s.Dir); err != nil {
 		return nil, err
 	}
 	des, err := os.ReadDir(s.Dir)
@@ -356,10 +357,10 @@ func (s *Store) Load(name string) (*Record, error) {
 	if !ok {
 		return nil, fmt.Errorf("%q is not a snapshot name", name)
 	}
-	if err := CheckPrivateDir(s.Dir); err != nil {
+	if err := trust.CheckPrivateDir(s.Dir); err != nil {
 		return nil, err
 	}
-	data, err := ReadTrusted(filepath.Join(s.Dir, name+".json"), MaxRecordBytes)
+	data, err := trust.ReadTrusted(filepath.Join(s.Dir, name+".json"), MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -489,7 +490,7 @@ func (s *Store) Confirm(name, sessionID string, c CompactionConfirmation) error 
 }
 
 // ensurePrivateDir creates dir (and its missing parents) 0700 and accepts
-// it, new or existing, only as CheckPrivateDir does: a folder compact-guard
+// it, new or existing, only as trust.CheckPrivateDir does: a folder compact-guard
 // did not create is never chmod-ed, through a symlink or not, so no sticky
 // bit or project folder mode is ever changed (SF-33, SEC-15). Windows has
 // no such mode bits: its folders inherit the profile's ACL.
@@ -500,7 +501,7 @@ func ensurePrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return CheckPrivateDir(dir)
+	return trust.CheckPrivateDir(dir)
 }
 
 // writeTemp writes data to a new hidden temp file in dir (mode 0600) and
@@ -551,33 +552,4 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
-}
-
-// OpenRegular opens path for reading only when it is a regular file and not
-// a symlink. The open itself never blocks: a FIFO swapped in for a snapshot
-// file between listing the folder and opening it is refused, not waited on.
-func OpenRegular(path string) (*os.File, error) {
-	f, _, err := openRegularInfo(path, os.O_RDONLY, 0)
-	return f, err
-}
-
-// openRegularInfo is os.OpenFile that never blocks on a FIFO, does not
-// follow a final symlink and refuses whatever is not a regular file once
-// opened (checked on the open file, so nothing can be swapped in after the
-// check). It returns the open file's stat for further checks.
-func openRegularInfo(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
-	f, err := openNoBlock(path, flag, perm)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, fi, nil
 }

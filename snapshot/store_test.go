@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -164,7 +165,7 @@ func TestSaveLeavesExistingFolders(t *testing.T) {
 			switch {
 			case tc.ok && err != nil:
 				t.Fatalf("Save into a %s folder: %v, want it used: only write access matters", tc.name, err)
-			case !tc.ok && (!errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "group or others can write to it")):
+			case !tc.ok && (!errors.Is(err, trust.ErrUntrusted) || !strings.Contains(err.Error(), "group or others can write to it")):
 				t.Fatalf("Save into a %s folder: %v, want a refusal naming the mode", tc.name, err)
 			}
 			fi, _ := os.Stat(real)
@@ -239,14 +240,14 @@ func TestSaveChecksTheFoldersAbove(t *testing.T) {
 					}
 					continue
 				}
-				if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), shared+", a folder above it, can be written to by group or others and is not sticky") {
+				if !errors.Is(err, trust.ErrUntrusted) || !strings.Contains(err.Error(), shared+", a folder above it, can be written to by group or others and is not sticky") {
 					t.Errorf("Save into %s under a %s folder: %v, want a refusal naming %s", dir, tc.name, err, shared)
 				}
-				if _, err := s.Entries(); !errors.Is(err, ErrUntrusted) {
+				if _, err := s.Entries(); !errors.Is(err, trust.ErrUntrusted) {
 					t.Errorf("Entries under a %s folder: %v, want a refusal", tc.name, err)
 				}
-				var ue *UntrustedError
-				if errors.As(CheckPrivateDir(dir), &ue) && ue.Fix != "chmod go-w "+shared {
+				var ue *trust.UntrustedError
+				if errors.As(trust.CheckPrivateDir(dir), &ue) && ue.Fix != "chmod go-w "+shared {
 					t.Errorf("fix = %q, want chmod go-w %s", ue.Fix, shared)
 				}
 			}

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot/trusttest"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
+	"github.com/compact-guard/compact-guard/snapshot/trust/trusttest"
 )
 
 // sharedTmp is a folder like /tmp: root's, mode 1777, reachable by the
@@ -29,11 +30,11 @@ func sharedTmp(t *testing.T) string {
 	return d
 }
 
-// wantUntrusted fails t unless err says, through ErrUntrusted, that what it
+// wantUntrusted fails t unless err says, through trust.ErrUntrusted, that what it
 // names is not trusted for the reason given.
 func wantUntrusted(t *testing.T, what string, err error, why string) {
 	t.Helper()
-	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), why) {
+	if !errors.Is(err, trust.ErrUntrusted) || !strings.Contains(err.Error(), why) {
 		t.Errorf("%s: %v, want an untrusted error with %q", what, err, why)
 	}
 }
@@ -63,9 +64,9 @@ func TestTrustedFilesAsTwoUsers(t *testing.T) {
 		t.Fatalf("the forged record belongs to uid %d", got)
 	}
 
-	_, err := OpenTrusted(filepath.Join(snaps, name+".json"))
-	wantUntrusted(t, "OpenTrusted", err, "owned by uid 4242, not by this user")
-	wantUntrusted(t, "CheckTrustedFile", CheckTrustedFile(filepath.Join(snaps, name+".md")), "owned by uid 4242")
+	_, err := trust.OpenTrusted(filepath.Join(snaps, name+".json"))
+	wantUntrusted(t, "trust.OpenTrusted", err, "owned by uid 4242, not by this user")
+	wantUntrusted(t, "trust.CheckTrustedFile", trust.CheckTrustedFile(filepath.Join(snaps, name+".md")), "owned by uid 4242")
 	s := &Store{Dir: snaps}
 	_, err = s.Load(name)
 	wantUntrusted(t, "Load", err, "owned by uid 4242")
@@ -90,12 +91,12 @@ func TestTrustedFilesAsTwoUsers(t *testing.T) {
 // spec: SEC-14, SEC-15, SEC-16, SEC-19
 func TestTrustedFoldersAsTwoUsers(t *testing.T) {
 	shared := sharedTmp(t)
-	if err := checkSharedDir(shared); err != nil {
+	if err := trust.CheckSharedDir(shared); err != nil {
 		t.Errorf("root's sticky 1777 folder refused: %v", err)
 	}
 	trusttest.Run(t, `cd "$1" && mkdir -m 700 theirs && mkdir -m 1777 theirs-sticky && mkdir -m 700 cg`, shared)
-	wantUntrusted(t, "CheckPrivateDir(theirs)", CheckPrivateDir(filepath.Join(shared, "theirs")), "owned by uid 4242, not by this user")
-	wantUntrusted(t, "checkSharedDir(theirs-sticky)", checkSharedDir(filepath.Join(shared, "theirs-sticky")), "owned by uid 4242, neither this user nor root")
+	wantUntrusted(t, "trust.CheckPrivateDir(theirs)", trust.CheckPrivateDir(filepath.Join(shared, "theirs")), "owned by uid 4242, not by this user")
+	wantUntrusted(t, "trust.CheckSharedDir(theirs-sticky)", trust.CheckSharedDir(filepath.Join(shared, "theirs-sticky")), "owned by uid 4242, neither this user nor root")
 
 	// --dir <shared>/cg, a folder the other user made first: Save refuses
 	// it and changes nothing in it.
@@ -105,7 +106,7 @@ func TestTrustedFoldersAsTwoUsers(t *testing.T) {
 	if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != 0o700 || trusttest.Owner(t, s.Dir) != trusttest.UID {
 		t.Errorf("the other user's folder changed: %v", fi.Mode())
 	}
-	if _, err := s.Entries(); !errors.Is(err, ErrUntrusted) {
+	if _, err := s.Entries(); !errors.Is(err, trust.ErrUntrusted) {
 		t.Errorf("Entries of the other user's folder: %v", err)
 	}
 }

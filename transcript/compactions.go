@@ -61,12 +61,12 @@ func (f *File) Compactions(ctx context.Context, from int64) ([]Compaction, error
 	// compaction, at its first line (TR-36).
 	var offs []int64
 	seen := map[string]int{} // uuid → index in offs: one lookup per boundary, not a scan (PF-25)
-	r := f.format.rules()
-	err := f.scanBack(ctx, from, f.size, r.boundaryNeedle, func(start int64, line []byte) bool {
-		if !r.isBoundary(line) {
+	r := f.format.reader().Boundary()
+	err := f.scanBack(ctx, from, f.size, r.Needle, func(start int64, line []byte) bool {
+		id, _, ok := r.Match(line)
+		if !ok {
 			return false
 		}
-		id, _ := r.idTime(line)
 		if i, ok := seen[id]; ok && id != "" {
 			offs[i] = start
 			return false

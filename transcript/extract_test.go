@@ -6,7 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/claude"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // spec: TR-16
@@ -40,7 +41,7 @@ func TestTR16TypedPrompts(t *testing.T) {
 		{"marker not at start", prompt(1, "please explain <command-name>", nil), []string{"please explain <command-name>"}},
 		{"interrupt marker in array", userBlocks(1, []any{text("[Request interrupted by user]")}, nil), nil},
 	}
-	for _, m := range harnessMarkers {
+	for _, m := range claude.HarnessMarkers {
 		cases = append(cases, struct {
 			name string
 			line string
@@ -554,12 +555,12 @@ func TestTR29Matching(t *testing.T) {
 		for i := range MaxPending + 10 {
 			x.Feed([]byte(call(i, fmt.Sprint("w", i), "Write", obj{"file_path": fmt.Sprint("/f", i)})))
 		}
-		eq(t, "pending", len(x.pending), MaxPending)
+		eq(t, "pending", held(x).pending, MaxPending)
 		x.Feed([]byte(result(1, "w0", "ok", false, nil)))                          // forgotten
 		x.Feed([]byte(result(1, fmt.Sprint("w", MaxPending+9), "ok", false, nil))) // still waiting
 		eqSlice(t, "files", filePaths(x.Facts()), []string{fmt.Sprint("/f", MaxPending+9)})
-		if len(x.order) > 2*MaxPending+1 {
-			t.Errorf("order queue grew to %d", len(x.order))
+		if held(x).queued > 2*MaxPending+1 {
+			t.Errorf("order queue grew to %d", held(x).queued)
 		}
 	})
 	t.Run("pending bytes bounded", func(t *testing.T) {
@@ -571,15 +572,15 @@ func TestTR29Matching(t *testing.T) {
 		for i := range 500 {
 			x.Feed([]byte(call(i, fmt.Sprint("td", i), "TodoWrite", obj{"todos": todos})))
 		}
-		if x.pendingBytes > MaxPendingBytes {
-			t.Errorf("pending calls hold %d bytes", x.pendingBytes)
+		if held(x).bytes > MaxPendingBytes {
+			t.Errorf("pending calls hold %d bytes", held(x).bytes)
 		}
-		if len(x.pending) >= 500 || len(x.pending) == 0 {
-			t.Errorf("%d calls pending", len(x.pending))
+		if held(x).pending >= 500 || held(x).pending == 0 {
+			t.Errorf("%d calls pending", held(x).pending)
 		}
 		x.Feed([]byte(result(600, "td499", "ok", false, nil)))
 		eq(t, "todos", len(x.Facts().Todos), MaxTasks)
-		eq(t, "pending bytes after", x.pendingBytes >= 0, true)
+		eq(t, "pending bytes after", held(x).bytes >= 0, true)
 	})
 	t.Run("a call written twice before its result counts once", func(t *testing.T) {
 		c := call(1, "b1", "Bash", obj{"command": "make"})
@@ -597,8 +598,8 @@ func TestTR29Matching(t *testing.T) {
 		f := x.Facts()
 		eq(t, "files", len(f.Files), MaxFiles)
 		eq(t, "newest", f.Files[0].Path, fmt.Sprint("/f", 3*MaxFiles+4))
-		if len(x.files) > 2*MaxFiles {
-			t.Errorf("file map holds %d", len(x.files))
+		if held(x).files > 2*MaxFiles {
+			t.Errorf("file map holds %d", held(x).files)
 		}
 	})
 }
@@ -717,4 +718,13 @@ func TestTR33Totals(t *testing.T) {
 		x.Feed([]byte(prompt(1, "b", nil)))
 		eq(t, "totals", x.Facts().Totals, Totals{Prompts: 41, Commands: 2, Failures: 0})
 	})
+}
+
+// holding is what an Extractor's builder holds (facts.Builder.Held).
+type holding struct{ pending, queued, bytes, files int }
+
+func held(x *Extractor) holding {
+	var h holding
+	h.pending, h.queued, h.bytes, h.files = x.b.Held()
+	return h
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript/nonblock"
 )
 
 // File is an opened transcript. Everything it reads stays within the size
@@ -47,7 +49,7 @@ func Open(path string) (*File, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("transcript: %s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
 	}
-	f, err := openNoBlock(path)
+	f, err := nonblock.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
@@ -91,10 +93,6 @@ func (f *File) Close() error { return f.f.Close() }
 // boundaryChunk is how much the backward scan reads at a time.
 const boundaryChunk = 1 << 20
 
-// boundaryNeedle is searched for; the byte before it must be '"'. It starts
-// with a rarer byte than '"' so the search runs at memchr speed.
-var boundaryNeedle = []byte(`compact_boundary"`)
-
 // LastBoundary returns the offset of the start of the last compact_boundary
 // line (type "system", subtype "compact_boundary", not a sidechain, at most
 // MaxLineBytes long), or -1 when there is none. It reads backwards from the
@@ -132,12 +130,12 @@ func (f *File) LastBoundaryIn(ctx context.Context, from, to int64) (int64, error
 func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.Time, n int) ([]int64, error) {
 	var out []int64
 	var ids []string
-	r := f.format.rules()
-	err := f.scanBack(ctx, from, to, r.boundaryNeedle, func(start int64, line []byte) bool {
-		if !r.isBoundary(line) {
+	r := f.format.reader().Boundary()
+	err := f.scanBack(ctx, from, to, r.Needle, func(start int64, line []byte) bool {
+		id, ts, ok := r.Match(line)
+		if !ok {
 			return false
 		}
-		id, ts := r.idTime(line)
 		if !ts.IsZero() && !ts.After(after) {
 			return false
 		}
@@ -156,29 +154,13 @@ func (f *File) BoundariesAfter(ctx context.Context, from, to int64, after time.T
 	return out, err
 }
 
-// lineIDTime is the top-level uuid and timestamp of an entry line, "" and
-// zero for none.
-func lineIDTime(line []byte) (string, time.Time) {
-	var e entry
-	if classify(line, true, &e) != lineEntry {
-		return "", time.Time{}
-	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	id, _ := e.top[kUUID].str(line)
-	var t time.Time
-	if s, ok := e.top[kTimestamp].str(line); ok {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return id, t
-}
-
 // lastBoundaryIn returns the start of the last boundary line that starts in
 // [from, to), or -1.
 func (f *File) lastBoundaryIn(ctx context.Context, from, to int64) (int64, error) {
 	found := int64(-1)
-	r := f.format.rules()
-	err := f.scanBack(ctx, from, to, r.boundaryNeedle, func(start int64, line []byte) bool {
-		if r.isBoundary(line) {
+	r := f.format.reader().Boundary()
+	err := f.scanBack(ctx, from, to, r.Needle, func(start int64, line []byte) bool {
+		if _, _, ok := r.Match(line); ok {
 			found = start
 			return true
 		}
@@ -531,7 +513,7 @@ func (f *File) Read(ctx context.Context, p ReadPlan) (Result, error) {
 		next := max(f.size-n, sp.to)
 		older := x.Facts()
 		x = NewExtractorFor(f.format, older)
-		x.addStats(older.Stats)
+		x.b.AddStats(older.Stats)
 		if next > sp.to {
 			res.Unread = append(res.Unread, ByteRange{From: sp.to, To: next})
 		}

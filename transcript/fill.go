@@ -38,6 +38,11 @@ type Fill struct {
 // entry (a tool result) is passed over without being searched.
 func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 	fill.Offset, fill.Boundary = -1, -1
+	r, yes := f.format.reader().(FillReader)
+	if !yes {
+		return fill, false, nil // the format records no fill to read back
+	}
+	isBoundary := r.Boundary().Match
 	var boundary, line []byte
 	head := make([]byte, headBytes)
 	err = f.backLines(ctx, func(start, end int64, l []byte) (bool, error) {
@@ -49,7 +54,7 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 			if err != nil && !errors.Is(err, io.EOF) {
 				return false, err
 			}
-			if t, known := topType(head[:n]); known && t != "assistant" && t != "system" {
+			if r.SkipHead(head[:n]) {
 				return false, nil
 			}
 		}
@@ -61,16 +66,14 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 		} else {
 			l = bytes.TrimSuffix(l, []byte("\n"))
 		}
-		// Only a line holding one of the values, as a whole JSON string in
-		// any layout, can be either (TR-56); parsing decides.
-		if !bytes.Contains(l, quotedResponse) && !bytes.Contains(l, quotedBoundary) {
+		if !r.Candidate(l) {
 			return false, nil
 		}
-		if fill.Boundary < 0 && IsBoundaryLine(l) {
+		if _, _, yes := isBoundary(l); fill.Boundary < 0 && yes {
 			fill.Boundary, boundary = start, append([]byte(nil), l...)
 			return false, nil
 		}
-		u, at, version, yes := usageLine(l)
+		u, at, version, yes := r.Usage(l)
 		if yes {
 			fill.Usage, fill.At, fill.Offset, fill.Version, ok = u, at, start, version, true
 		}
@@ -83,29 +86,9 @@ func (f *File) NewestFill(ctx context.Context) (fill Fill, ok bool, err error) {
 		return fill, ok, nil
 	}
 	fill.Usage = Usage{Model: fill.Model, FromBoundary: true}
-	fill.At = time.Time{}
-	var e entry
-	if classify(boundary, true, &e) == lineEntry {
-		line := bytes.TrimSuffix(boundary, []byte("\r"))
-		var post [1]span
-		if e.top[kCompactMetadata].fields(line, []string{"postTokens"}, post[:]) {
-			if n, yes := post[0].int64(line); yes && n >= 0 {
-				fill.Tokens = n
-			}
-		}
-		if s, yes := e.top[kTimestamp].str(line); yes {
-			fill.At, _ = time.Parse(time.RFC3339Nano, s)
-		}
-	}
+	fill.Tokens, fill.At = r.BoundaryFill(boundary)
 	return fill, true, nil
 }
-
-// The values a response's and a boundary's line hold, as whole JSON strings:
-// NewestFill's prefilter, in any layout (TR-56).
-var (
-	quotedResponse = []byte(`"assistant"`)
-	quotedBoundary = []byte(`"compact_boundary"`)
-)
 
 // A line longer than longLineHead is first judged by its first headBytes.
 const (
@@ -163,88 +146,4 @@ func (f *File) backLines(ctx context.Context, visit func(start, end int64, line 
 		return err
 	}
 	return nil
-}
-
-// topType reads the top-level "type" of an entry from the first bytes of
-// its line: the keys before it must have short values (strings, numbers,
-// booleans, null), as Claude Code writes tool results. known is false when
-// those bytes do not tell.
-func topType(b []byte) (typ string, known bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return "", false
-	}
-	for i++; ; i++ {
-		i = skipSpace(b, i)
-		key, j, ok := rawString(b, i)
-		if !ok {
-			return "", false
-		}
-		if i = skipSpace(b, j); i >= len(b) || b[i] != ':' {
-			return "", false
-		}
-		if i = skipSpace(b, i+1); i >= len(b) {
-			return "", false
-		}
-		if key == "type" {
-			v, _, ok := rawString(b, i)
-			return v, ok
-		}
-		switch b[i] {
-		case '"':
-			if _, i, ok = rawString(b, i); !ok {
-				return "", false
-			}
-		case '{', '[':
-			return "", false
-		default:
-			for i < len(b) && b[i] != ',' && b[i] != '}' {
-				i++
-			}
-		}
-		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
-			return "", false
-		}
-	}
-}
-
-// rawString returns the string starting at b[i] (a '"') as written, escapes
-// and all, and the index after its closing quote.
-func rawString(b []byte, i int) (string, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return string(b[i+1 : j]), j + 1, true
-		}
-	}
-	return "", 0, false
-}
-
-// usageLine reads a model response's usage by the rule of TR-26: a line
-// ResponseLine accepts (main chain, a model other than "<synthetic>", no
-// API error, a timestamp) that carries message.usage, with the release that
-// wrote it (TR-54).
-func usageLine(line []byte) (Usage, time.Time, string, bool) {
-	at, ok := ResponseLine(line)
-	if !ok {
-		return Usage{}, time.Time{}, "", false
-	}
-	var e entry
-	classify(line, true, &e)
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	var u [3]span
-	if !e.usage.ok() || !e.usage.fields(line, usageKeys, u[:]) {
-		return Usage{}, time.Time{}, "", false
-	}
-	in, _ := u[0].int64(line)
-	cc, _ := u[1].int64(line)
-	cr, _ := u[2].int64(line)
-	model, _ := e.model.str(line)
-	version, _ := e.top[kVersion].str(line)
-	return Usage{Tokens: in + cc + cr, InputTokens: in, CacheCreation: cc, CacheRead: cr, Model: model}, at, version, true
 }

@@ -3,8 +3,8 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
 	"io"
-	"time"
 )
 
 // Format is the transcript format of one client, recognised from the file
@@ -23,7 +23,8 @@ const (
 
 // Valid reports whether f is one of the formats read.
 func (f Format) Valid() bool {
-	return f == FormatClaude || f == FormatCodex || f == FormatQwen
+	_, ok := readerOf(f)
+	return ok
 }
 
 // sniffBytes is how much of a file's start DetectFormat looks at first: a
@@ -57,42 +58,29 @@ func DetectFormat(head []byte) (f Format, ok bool) {
 	return FormatClaude, false
 }
 
-// codexTypes are the record types of a Codex rollout line.
-var codexTypes = map[string]bool{
-	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
-	"compacted": true, "world_state": true, "token_usage_record": true,
-}
-
 // lineFormat looks at the top-level keys of one line, as far as the line
-// (possibly cut by the sniff limit) goes.
+// (possibly cut by the sniff limit) goes, and asks the readers in table
+// order which wrote it.
 func lineFormat(line []byte) (Format, bool) {
 	var typ string
-	typed, payload, qwen := false, false, false
-	walkObject(line, 0, func(key []byte, vs int) (int, error) {
-		ve, err := skipValue(line, vs)
+	typed := false
+	keys := map[string]bool{}
+	jsonspan.WalkObject(line, 0, func(key []byte, vs int) (int, error) {
+		ve, err := jsonspan.SkipValue(line, vs)
 		if err != nil {
 			return ve, err
 		}
-		switch string(key) {
-		case "type":
-			if !typed {
-				typed = true
-				typ, _ = span{vs, ve}.str(line)
-			}
-		case "payload":
-			payload = true
-		case "provenance", "systemPayload":
-			qwen = true
+		if string(key) == "type" && !typed {
+			typed = true
+			typ, _ = jsonspan.Span{S: vs, E: ve}.Str(line)
 		}
+		keys[string(key)] = true
 		return ve, nil
 	})
-	switch {
-	case typ == "session_meta" || payload && codexTypes[typ]:
-		return FormatCodex, true
-	case qwen:
-		return FormatQwen, true
-	case typ != "":
-		return FormatClaude, true
+	for _, row := range readers {
+		if row.reader.Detect(typ, keys) {
+			return row.format, true
+		}
 	}
 	return "", false
 }
@@ -114,91 +102,13 @@ func sniff(r io.ReaderAt, n int64) (Format, bool) {
 // object: only reading further can tell what that line is.
 func cutObject(buf []byte) bool {
 	last := buf[bytes.LastIndexByte(buf, '\n')+1:]
-	i := skipSpace(last, 0)
+	i := jsonspan.SkipSpace(last, 0)
 	return i < len(last) && last[i] == '{'
-}
-
-// rules are what the backward scans of a format look for: a needle that
-// starts every candidate line's key (the byte before it must be '"'), and
-// the whole-line test.
-type rules struct {
-	boundaryNeedle []byte
-	isBoundary     func(line []byte) bool
-	responseNeedle []byte
-	response       func(line []byte) (time.Time, bool)
-	// idTime is a boundary line's id (to count one written twice once;
-	// "" for none) and timestamp.
-	idTime func(line []byte) (string, time.Time)
-}
-
-var formatRules = map[Format]*rules{
-	FormatClaude: {boundaryNeedle, IsBoundaryLine, responseNeedle, ResponseLine, lineIDTime},
-	FormatCodex:  {[]byte(`compacted"`), isCodexBoundary, []byte(`response_item"`), codexResponse, codexIDTime},
-	FormatQwen:   {[]byte(`chat_compression"`), isQwenBoundary, responseNeedle, qwenResponse, qwenIDTime},
-}
-
-func (f Format) rules() *rules {
-	if r, ok := formatRules[f]; ok {
-		return r
-	}
-	return formatRules[FormatClaude]
 }
 
 // IsBoundaryLineOf reports whether line (without its '\n') is a compaction
 // boundary in format f (TR-3, TR-39, TR-45).
-func IsBoundaryLineOf(f Format, line []byte) bool { return f.rules().isBoundary(line) }
-
-// NewExtractorFor returns an Extractor for transcripts of format f that
-// continues from seed, as NewExtractor does for Claude Code's.
-func NewExtractorFor(f Format, seed *Facts) *Extractor {
-	x := NewExtractor(seed)
-	if f.Valid() {
-		x.format = f
-	}
-	return x
-}
-
-// topFields walks the top level of a line and fills out[k] with the span of
-// keys[k] (the first occurrence of typeKey, later duplicates of the others,
-// as encoding/json does); it stops early, without checking the rest, once
-// the value of typeKey fails keep. It returns false when the line is not a
-// JSON object (or, with strict, not a whole valid one).
-func topFields(line []byte, keys []string, typeKey int, keep func(typ []byte) bool, strict bool, out []span) (stopped, ok bool) {
-	for i := range out {
-		out[i] = span{}
-	}
-	i := skipSpace(line, 0)
-	if i == len(line) || line[i] != '{' {
-		return false, false
-	}
-	typed := false
-	end, err := walkObject(line, i, func(key []byte, vs int) (int, error) {
-		ve, err := skipValue(line, vs)
-		if err != nil {
-			return ve, err
-		}
-		for k, name := range keys {
-			if string(key) != name {
-				continue
-			}
-			if k == typeKey {
-				if typed {
-					break
-				}
-				typed = true
-				if !keep(unquoteRawKey(line[vs:ve])) {
-					stopped = true
-					if !strict {
-						return -1, nil
-					}
-				}
-			}
-			out[k] = span{vs, ve}
-		}
-		return ve, nil
-	})
-	if err != nil || end >= 0 && skipSpace(line, end) != len(line) {
-		return false, false
-	}
-	return stopped, true
+func IsBoundaryLineOf(f Format, line []byte) bool {
+	_, _, ok := f.reader().Boundary().Match(line)
+	return ok
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // checkFacts asserts the invariants every Facts keeps, whatever it was fed.
@@ -122,7 +123,7 @@ func FuzzUnquote(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, lit []byte) {
-		got, ok := unquote(lit) // must not panic, whatever lit is
+		got, ok := jsonspan.Unquote(lit) // must not panic, whatever lit is
 		var want string
 		if json.Unmarshal(lit, &want) != nil || len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 			return
@@ -130,12 +131,12 @@ func FuzzUnquote(f *testing.F) {
 		// Spans handed to unquote always come from skipString, so only
 		// literals encoding/json accepts need to agree.
 		if !ok || got != want {
-			t.Fatalf("unquote(%q) = %q, %v; encoding/json %q", lit, got, ok, want)
+			t.Fatalf("jsonspan.Unquote(%q) = %q, %v; encoding/json %q", lit, got, ok, want)
 		}
 		n := utf8.RuneCountInString(got) / 2
-		p, more, ok := unquotePrefix(lit, n)
+		p, more, ok := jsonspan.UnquotePrefix(lit, n)
 		if !ok || !strings.HasPrefix(got, p) || utf8.RuneCountInString(p) != n || more != (n < utf8.RuneCountInString(got)) {
-			t.Fatalf("unquotePrefix(%q, %d) = %q, %v, %v", lit, n, p, more, ok)
+			t.Fatalf("jsonspan.UnquotePrefix(%q, %d) = %q, %v, %v", lit, n, p, more, ok)
 		}
 	})
 }
@@ -148,15 +149,15 @@ func FuzzSkimValid(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if !json.Valid(b) {
-			skipValue(b, 0) // must not panic
+			jsonspan.SkipValue(b, 0) // must not panic
 			return
 		}
-		end, err := skipValue(b, 0)
+		end, err := jsonspan.SkipValue(b, 0)
 		if err != nil {
-			t.Fatalf("skipValue(%q): %v", b, err)
+			t.Fatalf("jsonspan.SkipValue(%q): %v", b, err)
 		}
-		if skipSpace(b, end) != len(b) {
-			t.Fatalf("skipValue(%q) stopped at %d", b, end)
+		if jsonspan.SkipSpace(b, end) != len(b) {
+			t.Fatalf("jsonspan.SkipValue(%q) stopped at %d", b, end)
 		}
 	})
 }

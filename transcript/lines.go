@@ -184,7 +184,7 @@ func (x *Extractor) feedFrom(ls *lineSplitter) (int64, error) {
 		line, kind := ls.next()
 		switch kind {
 		case lineDone:
-			x.st.BytesRead += ls.consumed - begin
+			x.b.AddBytes(ls.consumed - begin)
 			return ls.consumed, ls.err
 		case lineFull:
 			x.Feed(line)

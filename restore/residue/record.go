@@ -2,7 +2,7 @@ package residue
 
 import (
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // ToRecord turns verdicts into the residue record's facts (snapshot-format.md

@@ -19,7 +19,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/snapshot/textcut"
+	"github.com/compact-guard/compact-guard/transcript/nonblock"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // Marker is the word after "## " that starts a handoff block, the same in
@@ -213,7 +214,7 @@ func Read(path string) ([]Block, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := openNoBlock(path)
+	f, err := nonblock.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,12 @@ type PrepareInput struct {
 	// Window gives the environment and settings files the window is
 	// inferred from (its Model and Fill are taken from above).
 	Window WindowInput
+	// ClientWindow is the context window the client itself recorded in the
+	// transcript with the fill (Codex CLI's model_context_window, Qwen
+	// Code's contextWindowSize), 0 when it records none (Claude Code): when
+	// set it is the window, and Claude Code's inference (WA-2) is not made
+	// for another client's session (WA-41).
+	ClientWindow int64
 	// StateFile is the state file's path ("" when none was found) and
 	// Blocks its handoff blocks.
 	StateFile string
@@ -47,6 +53,11 @@ func Prepare(in PrepareInput) *snapshot.Preparation {
 	wi.Model, wi.Fill = in.Model, in.Fill
 	w := InferWindow(wi)
 	p := &snapshot.Preparation{Fill: in.Fill, Window: w.Tokens, AutoAt: w.AutoAt, Watched: in.State != nil}
+	if in.ClientWindow > 0 {
+		// The client's own figure (WA-41); its compaction point is the
+		// client's rule, not Claude Code's, and is left unknown.
+		p.Window, p.AutoAt = in.ClientWindow, 0
+	}
 	if in.Fill <= 0 {
 		p.Window, p.AutoAt = 0, 0
 	}

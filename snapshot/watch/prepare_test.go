@@ -82,3 +82,29 @@ func TestWA12Prepare(t *testing.T) {
 		})
 	}
 }
+
+// spec: WA-41
+// The window another client recorded with the fill is the window: Codex
+// CLI's 258,400 and Qwen Code's 32,000 are not Claude Code's inferred
+// 200,000, and no compaction point of Claude Code's is given for them.
+func TestWA41ClientWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		client, want int64
+		wantAuto     bool
+	}{
+		{"Codex CLI", 258_400, 258_400, false},
+		{"Qwen Code", 32_000, 32_000, false},
+		{"Claude Code records none: inferred", 0, SmallWindow, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Prepare(PrepareInput{Trigger: "auto", Fill: 30_000, Model: "some-model", ClientWindow: tc.client, Now: t0})
+			if p.Window != tc.want || (p.AutoAt > 0) != tc.wantAuto {
+				t.Errorf("window %d, auto at %d; want %d, an auto point %v", p.Window, p.AutoAt, tc.want, tc.wantAuto)
+			}
+			if pct := p.Percent(); pct != 30_000*100/tc.want {
+				t.Errorf("percent %d", pct)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // DirName is the folder, next to the snapshot folder (where the log and the
@@ -80,6 +81,10 @@ type State struct {
 	// Ownership is when the session started and the handoff blocks it
 	// claimed (WA-30, owner.go).
 	Ownership
+
+	// WentOn says whether a tool call or a prompt came after the newest
+	// PreCompact run (selectsnap SS-26, SS-27); wenton.go.
+	WentOn *WentOn `json:"went_on,omitempty"`
 }
 
 // ResidueDue is a compaction whose residue is due (WA-14): the snapshot
@@ -191,18 +196,18 @@ var ErrForeign = errors.New("not private to this user")
 // does not decode, has another schema or names another session is an error.
 func (s Store) Load(sessionID string) (*State, error) {
 	path := s.Path(sessionID)
-	f, err := snapshot.OpenTrusted(path)
+	f, err := trust.OpenTrusted(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if errors.Is(err, snapshot.ErrUntrusted) {
+	if errors.Is(err, trust.ErrUntrusted) {
 		return nil, fmt.Errorf("watch state %s: %w (%v)", path, ErrForeign, err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := snapshot.CheckPrivateDir(s.Dir); err != nil {
+	if err := trust.CheckPrivateDir(s.Dir); err != nil {
 		return nil, fmt.Errorf("watch folder %s: %w (%v)", s.Dir, ErrForeign, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxStateBytes+1))
@@ -284,7 +289,7 @@ func (s Store) ensureDir() error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
 	}
-	if err := snapshot.CheckPrivateDir(s.Dir); err != nil {
+	if err := trust.CheckPrivateDir(s.Dir); err != nil {
 		return fmt.Errorf("watch folder %s: %w (%v)", s.Dir, ErrForeign, err)
 	}
 	return nil

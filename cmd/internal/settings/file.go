@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // settingsFile is a settings file as read from disk.
@@ -179,7 +180,7 @@ func backupFolderFor(backups, path string) (string, error) {
 		return "", err
 	}
 	for _, d := range []string{backups, folder} {
-		if err := snapshot.CheckPrivateDir(d); err != nil {
+		if err := trust.CheckPrivateDir(d); err != nil {
 			return "", err
 		}
 	}

@@ -28,7 +28,7 @@ import (
 func hookFlag(sub, name string) (takesValue, known bool) {
 	switch sub + " " + name {
 	case "precompact --keep", "precompact --state-file", "precompact --timeout", "precompact --git-timeout",
-		"precompact --earlier-budget",
+		"precompact --earlier-budget", "precompact --settle", "postcompact --settle",
 		"postcompact --max-age", "postcompact --max-chars", "postcompact --state-file", "postcompact --timeout",
 		"watch --thresholds", "watch --window", "watch --state-file", "watch --max-chars", "watch --timeout":
 		return true, true

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+
+	"github.com/compact-guard/compact-guard/transcript/nonblock"
 )
 
 // MaxFileBytes bounds every settings, hooks and config file compact-guard
@@ -20,7 +21,7 @@ const MaxFileBytes = 4 << 20
 // refuses anything but a regular file, and reads at most one byte more than
 // the limit. A missing file gives an error wrapping fs.ErrNotExist.
 func ReadFile(path string) ([]byte, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	f, err := nonblock.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

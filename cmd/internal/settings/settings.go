@@ -1,14 +1,36 @@
-// Package settings reads and edits Claude Code's settings files for
-// compact-guard: where they are (scopes), which hook entries in them are
-// compact-guard's, merging those in (install) and out (uninstall), and
-// writing the file back safely. It knows nothing of cobra: cmd wires it to
-// the install, uninstall and doctor commands.
+// Package settings reads and edits the hooks files of the clients
+// compact-guard registers with (Claude Code, Codex CLI, Qwen Code): where
+// they are (scopes), which hook entries in them are compact-guard's,
+// merging those in (install) and out (uninstall), and writing the file
+// back safely. It knows nothing of cobra: cmd wires it to the install,
+// uninstall and doctor commands.
+//
+// The editing is shared: json.go edits JSON (with comments where the
+// client allows them) through hujson, keeping the user's layout; toml.go
+// edits Codex's config.toml; owned.go says which entries are install's
+// (IN-21) and carry.go which flags install carries over (IN-31). What
+// differs per client is one file each: claude.go, codex.go, qwen.go, each
+// defining the client's Client (title, scopes, paths, comments, the watch
+// events it fires).
+//
+// Adding a client: write <client>.go with its Client value (and, when its
+// files are not the home-and-project pair homeAndProject describes, its
+// path function), add its Agent constant and one row to the clients table
+// in clients.go. install, uninstall, --agent, its help and completion then
+// know it, and doctor checks its files, entries and coverage. A check only
+// that client needs (Claude Code's plugins, Codex's trust in config.toml)
+// goes beside it, in <client>_doctor.go, set on its Client's doctor in an
+// init function (doctor.go, clientChecks).
+//
+// doctor's checks of the hooks files live here (doctor*.go, Check): each
+// returns health.Result lines, which cmd prints.
 package settings
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -26,24 +48,13 @@ type Hook struct {
 	// settings file that names an event they do not know (measured with
 	// 2.0.76 and PostCompact, specs/e2e.md E2E-10).
 	Since string
-	// Agents are the clients it is registered with, nil for every one:
-	// watch tells of thresholds on Claude Code only, and on Qwen Code hands
-	// over the late pointer, which needs the prompt and the resume alone
-	// (specs/watch.md WA-1).
-	Agents []Agent
 }
 
-// For reports whether h is registered with client a.
+// For reports whether h is registered with client a: precompact and
+// postcompact with every client, watch for the events the client's Watch
+// lists (specs/watch.md WA-1).
 func (h Hook) For(a Agent) bool {
-	if h.Agents == nil {
-		return true
-	}
-	for _, x := range h.Agents {
-		if x == a || x.IsClaude() && a.IsClaude() {
-			return true
-		}
-	}
-	return false
+	return h.Sub != "watch" || slices.Contains(ClientOf(a).Watch, h.Event)
 }
 
 // KnownTo reports whether the Claude Code release client knows h's event;
@@ -57,16 +68,17 @@ func (h Hook) KnownTo(client string) bool {
 // the restore pointer comes from SessionStart(compact). watch runs on every
 // prompt, tool call (PostToolUse, and PostToolUseFailure, which Claude Code
 // fires instead of it for a call that failed) and stop, and notes resumed
-// sessions (specs/watch.md WA-1); on Qwen Code on prompts and resumes only.
+// sessions (specs/watch.md WA-1); each client's Watch says which of these
+// events it fires.
 var Hooks = []Hook{
 	{Event: "PreCompact", Matcher: "manual|auto", Sub: "precompact", Timeout: 60},
 	{Event: "SessionStart", Matcher: "compact", Sub: "postcompact", Timeout: 15},
 	{Event: "PostCompact", Matcher: "manual|auto", Sub: "postcompact", Timeout: 15, Since: "2.1.76"},
-	{Event: "UserPromptSubmit", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude, AgentQwen}},
-	{Event: "PostToolUse", Matcher: "*", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude}},
-	{Event: "PostToolUseFailure", Matcher: "*", Sub: "watch", Timeout: 10, Since: "2.0.56", Agents: []Agent{AgentClaude}},
-	{Event: "Stop", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude}},
-	{Event: "SessionStart", Matcher: "resume", Sub: "watch", Timeout: 10, Agents: []Agent{AgentClaude, AgentQwen}},
+	{Event: "UserPromptSubmit", Sub: "watch", Timeout: 10},
+	{Event: "PostToolUse", Matcher: "*", Sub: "watch", Timeout: 10},
+	{Event: "PostToolUseFailure", Matcher: "*", Sub: "watch", Timeout: 10, Since: "2.0.56"},
+	{Event: "Stop", Sub: "watch", Timeout: 10},
+	{Event: "SessionStart", Matcher: "resume", Sub: "watch", Timeout: 10},
 }
 
 // Settings scopes, as Claude Code names them.

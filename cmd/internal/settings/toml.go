@@ -481,3 +481,18 @@ func CheckConfig(path string) error {
 	}
 	return nil
 }
+
+// TrustsProject reports whether config.toml trusts the project dir
+// or a folder above it: Codex loads a project's .codex/ only then.
+func (cfg *CodexConfig) TrustsProject(dir string) bool {
+	for d := dir; ; {
+		if p, ok := cfg.Projects[d]; ok && p.TrustLevel == "trusted" {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}

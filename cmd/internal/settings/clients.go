@@ -1,0 +1,233 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Agent names a client whose hooks compact-guard registers (IN-19).
+type Agent string
+
+// The clients compact-guard registers with.
+const (
+	AgentClaude Agent = "claude"
+	AgentCodex  Agent = "codex"
+	AgentQwen   Agent = "qwen"
+)
+
+// Client is what compact-guard knows of one client's configuration: its
+// name, where its hooks file of each scope is and how it reads it, the
+// watch events it fires, and the doctor checks only it needs. Each client's
+// value lives in its own file (claude.go, codex.go, qwen.go); clients is
+// the one table that lists them.
+type Client struct {
+	Agent Agent
+	// Title is the client's name for people.
+	Title string
+	// Scopes are the settings scopes it reads hooks from, in the order
+	// doctor reads them.
+	Scopes []string
+	// Comments is set when the client reads its JSON with comments
+	// stripped: comments are then kept, trailing commas still invalid.
+	Comments bool
+	// FileNoun names its hooks file in doctor's lines ("hooks",
+	// "settings").
+	FileNoun string
+	// Watch are the events it fires that watch registers for (specs/
+	// watch.md WA-1); precompact and postcompact register for every client.
+	Watch []string
+	// path resolves a scope to its hooks file (IN-19).
+	path func(scope string, h Host) (string, error)
+	// doctor holds the checks only this client needs (doctor.go); its
+	// file sets them.
+	doctor clientChecks
+}
+
+// clients is the one table of clients, in the order help names them. A
+// client is added with a file of its own that defines its Client, and one
+// row here.
+var clients = []*Client{&claudeClient, &codexClient, &qwenClient}
+
+// Flag is the --agent flag that repeats a command for a, "" for Claude
+// Code.
+func (a Agent) Flag() string {
+	if a.IsClaude() {
+		return ""
+	}
+	return " --agent " + string(a)
+}
+
+// Agents lists the clients' names in the order help names them.
+var Agents = func() []Agent {
+	out := make([]Agent, len(clients))
+	for i, c := range clients {
+		out[i] = c.Agent
+	}
+	return out
+}()
+
+// ClientOf is a's entry of the table; the zero Agent is Claude Code.
+func ClientOf(a Agent) *Client {
+	for _, c := range clients {
+		if c.Agent == a {
+			return c
+		}
+	}
+	return &claudeClient
+}
+
+// AgentNames lists the agents' names as help says them: "claude, codex or
+// qwen"; with titles, "claude (Claude Code), codex (Codex CLI) or qwen
+// (Qwen Code)".
+func AgentNames(titles bool) string {
+	var b strings.Builder
+	for i, c := range clients {
+		switch {
+		case i == len(clients)-1 && i > 0:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(c.Agent))
+		if titles {
+			b.WriteString(" (" + c.Title + ")")
+		}
+	}
+	return b.String()
+}
+
+// ParseAgent accepts an agent's name ("" is Claude Code).
+func ParseAgent(s string) (Agent, error) {
+	if s == "" {
+		return AgentClaude, nil
+	}
+	for _, a := range Agents {
+		if string(a) == s {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("invalid --agent %q: want %s", s, AgentNames(false))
+}
+
+// IsClaude reports Claude Code, which the zero Agent stands for.
+func (a Agent) IsClaude() bool { return a == "" || a == AgentClaude }
+
+// Title is the client's name for people.
+func (a Agent) Title() string { return ClientOf(a).Title }
+
+// Scopes are the settings scopes the client reads hooks from.
+func (a Agent) Scopes() []string { return ClientOf(a).Scopes }
+
+// HasScope reports whether the client reads hooks from scope.
+func (a Agent) HasScope(scope string) bool {
+	for _, s := range a.Scopes() {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Comments reports whether the client reads its settings with comments
+// stripped (Qwen Code: strip-json-comments, then JSON.parse).
+func (a Agent) Comments() bool { return ClientOf(a).Comments }
+
+func homeDir(h Host, env, dot string) (string, error) {
+	if d := h.Getenv(env); d != "" {
+		if strings.HasPrefix(d, "~"+string(filepath.Separator)) || strings.HasPrefix(d, "~/") {
+			home, err := h.Home()
+			if err != nil {
+				return "", fmt.Errorf("cannot find the home folder: %w", err)
+			}
+			d = filepath.Join(home, d[2:])
+		}
+		return filepath.Abs(d)
+	}
+	if h.Home == nil {
+		return "", errors.New("cannot find the home folder")
+	}
+	home, err := h.Home()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home folder: %w", err)
+	}
+	return filepath.Join(home, dot), nil
+}
+
+// AgentPathFor resolves a scope of agent a (or an explicit path, which
+// wins) to the file that holds its hooks (IN-19), as the client's path
+// says.
+func AgentPathFor(a Agent, scope, explicit string, h Host) (string, error) {
+	if explicit != "" {
+		return filepath.Abs(explicit)
+	}
+	c := ClientOf(a)
+	if !a.IsClaude() && !a.HasScope(scope) {
+		return "", fmt.Errorf("invalid scope %q for %s: want user or project", scope, c.Title)
+	}
+	return c.path(scope, h)
+}
+
+// homeAndProject is the path of a client that keeps its user file in a
+// home folder ($<env>, else ~/<dot>) and a project's in <cwd>/<dot>, both
+// named name: Codex CLI and Qwen Code.
+func homeAndProject(env, dot, name string) func(scope string, h Host) (string, error) {
+	return func(scope string, h Host) (string, error) {
+		if scope == ScopeUser {
+			dir, err := homeDir(h, env, dot)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(dir, name), nil
+		}
+		dir, err := h.Getwd()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, dot, name), nil
+	}
+}
+
+// stripComments returns data with every // and /* */ comment outside
+// strings replaced by spaces (line breaks kept), as strip-json-comments
+// does, so that offsets and line numbers stay those of data.
+func stripComments(data []byte) []byte {
+	out := append([]byte(nil), data...)
+	inString, escaped := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				if out[i] != '\r' {
+					out[i] = ' '
+				}
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			end := i + 2
+			for end+1 < len(out) && !(out[end] == '*' && out[end+1] == '/') {
+				end++
+			}
+			end = min(end+2, len(out))
+			for j := i; j < end; j++ {
+				if out[j] != '\n' && out[j] != '\r' {
+					out[j] = ' '
+				}
+			}
+			i = end - 1
+		}
+	}
+	return out
+}
