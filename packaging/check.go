@@ -28,17 +28,10 @@ import (
 // and the binary for this machine reports the version. It prints the
 // artifacts with their sizes.
 func checkDist(dist string, stdout io.Writer) error {
-	var meta struct {
-		Version string `json:"version"`
-	}
-	b, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	v, err := readVersion(dist)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, &meta); err != nil || meta.Version == "" {
-		return fmt.Errorf("%s/metadata.json: no version (%v)", dist, err)
-	}
-	v := meta.Version
 	want := []string{pluginZip, "marketplace.json", "compact-guard-" + v + ".tgz"}
 	for _, t := range targets {
 		ext := ".tar.gz"
@@ -98,6 +91,22 @@ func checkDist(dist string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "release %s: %d artifacts, checksums verified, binaries built as specified\n", v, len(want))
 	return nil
+}
+
+// readVersion reads the version goreleaser (or packaging snapshot)
+// recorded in dist/metadata.json.
+func readVersion(dist string) (string, error) {
+	var meta struct {
+		Version string `json:"version"`
+	}
+	b, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if err != nil {
+		return "", err
+	}
+	if err := json.Unmarshal(b, &meta); err != nil || meta.Version == "" {
+		return "", fmt.Errorf("%s/metadata.json: no version (%v)", dist, err)
+	}
+	return meta.Version, nil
 }
 
 func mustRel(base, p string) string {

@@ -3,8 +3,10 @@
 // (specs/install.md, "Release artifacts"). goreleaser runs it from
 // .goreleaser.yaml; by hand:
 //
+//	go run ./packaging snapshot            # the whole release build into dist/, without goreleaser
 //	go run ./packaging assemble --dist dist --version 1.2.3
 //	go run ./packaging check --dist dist   # what .ci/run checks after a build
+//	go run ./packaging manifests           # goreleaser's cask, Scoop and WinGet files (.ci/release-check)
 //	go run ./packaging marketplace         # the repository's .claude-plugin/marketplace.json
 package main
 
@@ -87,7 +89,7 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: packaging assemble --version V [--dist DIR] [--mtime UNIX] [--base-url URL] | packaging check [--dist DIR] | packaging marketplace")
+		return errors.New("usage: packaging snapshot [--dist DIR] [--version V] | packaging assemble --version V [--dist DIR] [--mtime UNIX] [--base-url URL] | packaging check [--dist DIR] | packaging manifests [--dist DIR] [--ruby PATH] | packaging marketplace")
 	}
 	switch args[0] {
 	case "marketplace":
@@ -97,6 +99,29 @@ func run(args []string, stdout io.Writer) error {
 		}
 		_, err = stdout.Write(b)
 		return err
+	case "snapshot":
+		fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
+		dist := fs.String("dist", "dist", "the folder to build into (emptied first)")
+		version := fs.String("version", "", "the version (default: goreleaser's snapshot version from git)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		b, err := newSnapshotBuild(*dist, *version)
+		if err != nil {
+			return err
+		}
+		return b.run(stdout)
+	case "manifests":
+		fs := flag.NewFlagSet("manifests", flag.ContinueOnError)
+		dist := fs.String("dist", "dist", "goreleaser's dist folder")
+		ruby := fs.String("ruby", "", "the ruby that checks the cask's syntax (default: ruby on PATH)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *ruby == "" {
+			*ruby, _ = exec.LookPath("ruby")
+		}
+		return checkManifests(*dist, *ruby, stdout)
 	case "check":
 		fs := flag.NewFlagSet("check", flag.ContinueOnError)
 		dist := fs.String("dist", "dist", "goreleaser's dist folder")
@@ -128,7 +153,8 @@ func run(args []string, stdout io.Writer) error {
 			}
 			a.Mtime = time.Unix(sec, 0).UTC()
 		}
-		return a.run(stdout)
+		_, err := a.run(stdout)
+		return err
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
@@ -139,28 +165,42 @@ type assembly struct {
 	Mtime                  time.Time
 }
 
-func (a assembly) run(stdout io.Writer) error {
+// run writes the release's packages into the dist folder and returns their
+// names, which belong in checksums.txt.
+func (a assembly) run(stdout io.Writer) ([]string, error) {
 	bins, err := findBinaries(a.Dist)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	zipBytes, err := pluginArchive(a.Version, bins, a.Mtime)
+	files, err := pluginFiles(a.Version, bins)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	zipBytes, err := pluginArchive(files, a.Mtime)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(a.Dist, pluginZip), zipBytes, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	sum := sha256.Sum256(zipBytes)
 	mp, err := marketplaceJSON(a.BaseURL+"/"+pluginZip, hex.EncodeToString(sum[:]), a.Version)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(a.Dist, "marketplace.json"), mp, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(stdout, "wrote %s and marketplace.json\n", pluginZip)
-	return npmPackages(a.Dist, a.Version, bins, stdout)
+	if err := writeLocalMarketplace(filepath.Join(a.Dist, localMarketplaceDir), a.Version, files, a.Mtime); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "wrote %s/ (claude plugin marketplace add %s)\n", localMarketplaceDir, filepath.Join(a.Dist, localMarketplaceDir))
+	tgz, err := npmPackages(a.Dist, a.Version, bins, stdout)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{pluginZip, "marketplace.json"}, tgz...), nil
 }
 
 // findBinaries finds goreleaser's build of every target in dist: the folder
@@ -193,20 +233,21 @@ func pluginManifest(version string) ([]byte, error) {
 	})
 }
 
-// pluginArchive is the plugin as a zip: manifest, hooks, the launcher,
-// bin/compact-guard.exe (Windows on amd64 and, emulated, on arm64) and a
-// binary per macOS and Linux target. Entries are sorted and stamped with
-// mtime, so the same binaries give the same bytes.
-func pluginArchive(version string, bins map[target]string, mtime time.Time) ([]byte, error) {
+// pluginEntry is one file of the plugin.
+type pluginEntry struct {
+	data []byte
+	mode os.FileMode
+}
+
+// pluginFiles are the plugin's files by slash path: manifest, hooks, the
+// launcher, bin/compact-guard.exe (Windows on amd64 and, emulated, on
+// arm64) and a binary per macOS and Linux target.
+func pluginFiles(version string, bins map[target]string) (map[string]pluginEntry, error) {
 	manifest, err := pluginManifest(version)
 	if err != nil {
 		return nil, err
 	}
-	type entry struct {
-		data []byte
-		mode os.FileMode
-	}
-	files := map[string]entry{
+	files := map[string]pluginEntry{
 		".claude-plugin/plugin.json": {manifest, 0o644},
 		"hooks/hooks.json":           {cmd.PluginHooksJSON(), 0o644},
 		"bin/compact-guard":          {pluginLauncher, 0o755},
@@ -223,8 +264,14 @@ func pluginArchive(version string, bins map[target]string, mtime time.Time) ([]b
 		if err != nil {
 			return nil, err
 		}
-		files[name] = entry{b, 0o755}
+		files[name] = pluginEntry{b, 0o755}
 	}
+	return files, nil
+}
+
+// pluginArchive is the plugin as a zip. Entries are sorted and stamped
+// with mtime, so the same binaries give the same bytes.
+func pluginArchive(files map[string]pluginEntry, mtime time.Time) ([]byte, error) {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -264,12 +311,13 @@ type person struct {
 }
 
 type marketplacePlugin struct {
-	Name        string        `json:"name"`
-	Description string        `json:"description"`
-	Version     string        `json:"version,omitempty"`
-	Source      archiveSource `json:"source"`
-	Homepage    string        `json:"homepage"`
-	Category    string        `json:"category"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Version     string `json:"version,omitempty"`
+	Source      any    `json:"source"` // an archiveSource, or a relative path
+
+	Homepage string `json:"homepage"`
+	Category string `json:"category"`
 }
 
 type archiveSource struct {
@@ -309,10 +357,10 @@ func marshal(v any) ([]byte, error) {
 // dependency on each platform package) and one package per target holding
 // its binary, and packs each with npm pack into dist, which stamps fixed
 // times on every entry.
-func npmPackages(dist, version string, bins map[target]string, stdout io.Writer) error {
+func npmPackages(dist, version string, bins map[target]string, stdout io.Writer) ([]string, error) {
 	stage, err := os.MkdirTemp(dist, "npm-stage-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(stage)
 	optional := map[string]string{}
@@ -331,13 +379,13 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 		"optionalDependencies": optional,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dirs := []string{filepath.Join(stage, "compact-guard")}
 	if err := writeFiles(dirs[0], map[string][]byte{
 		"package.json": mainPkg, "README.md": npmReadme, "bin/compact-guard.js": npmLauncher,
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	for _, t := range targets {
 		pj, err := marshal(map[string]any{
@@ -352,21 +400,21 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 			"preferUnplugged": true,
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b, err := os.ReadFile(bins[t])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		dir := filepath.Join(stage, npmOS[t.GOOS]+"-"+npmCPU[t.GOARCH])
 		if err := writeFiles(dir, map[string][]byte{"package.json": pj, "bin/" + t.exe(): b}); err != nil {
-			return err
+			return nil, err
 		}
 		dirs = append(dirs, dir)
 	}
 	absDist, err := filepath.Abs(dist)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// One npm for all the packages: npm pack takes several folders, and
 	// each start of npm costs about a second.
@@ -374,7 +422,7 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, abs)
 	}
@@ -383,12 +431,14 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 	c.Stderr = os.Stderr
 	out, err := c.Output()
 	if err != nil {
-		return fmt.Errorf("npm pack in %s: %v", stage, err)
+		return nil, fmt.Errorf("npm pack in %s: %v", stage, err)
 	}
+	var names []string
 	for _, name := range strings.Fields(string(out)) {
 		fmt.Fprintf(stdout, "wrote %s\n", name)
+		names = append(names, name)
 	}
-	return nil
+	return names, nil
 }
 
 func writeFiles(dir string, files map[string][]byte) error {

@@ -129,7 +129,13 @@ func TestAssemble(t *testing.T) {
 		t.Errorf("missing from the plugin: %v", want)
 	}
 
-	var mp marketplace
+	var mp struct {
+		Name    string
+		Plugins []struct {
+			Version string
+			Source  archiveSource
+		}
+	}
 	b, err := os.ReadFile(filepath.Join(dist, "marketplace.json"))
 	if err != nil {
 		t.Fatal(err)
