@@ -194,9 +194,9 @@ func doctorChecks(opts *DoctorOptions) []health.Check {
 // binaryCheck is the first line: this binary's version and path.
 func binaryCheck(exe string, err error) health.Result {
 	if err != nil {
-		return health.Result{Status: health.Warn, Text: fmt.Sprintf("compact-guard %s: %v", Version, err)}
+		return health.Result{Status: health.Warn, Text: fmt.Sprintf("compact-guard %s: %v", version(), err)}
 	}
-	return health.Result{Status: health.OK, Text: fmt.Sprintf("compact-guard %s (%s, %s/%s) at %s", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, exe)}
+	return health.Result{Status: health.OK, Text: fmt.Sprintf("compact-guard %s (%s, %s/%s) at %s", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, exe)}
 }
 
 // settingsEnv is what the hooks files' checks need: the client, this

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
 
 // installPlugin lays out the plugin as Claude Code installs it (the cache
@@ -130,5 +132,56 @@ func TestDoctorPluginNotRunning(t *testing.T) {
 		if code != ExitFailure || !strings.Contains(l, "fix: run 'claude plugin update "+PluginID+"'") {
 			t.Errorf("missing platform binary: exit %d\n%s", code, out)
 		}
+	}
+}
+
+// spec: PL-30 PL-18
+// A plugin user with no compact-guard command is told how to link one; a
+// link into another version's folder is a warning; a link to the enabled
+// installation says nothing.
+func TestDoctorPluginCommand(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the link of PL-18 is for macOS and Linux; Windows is told to add the folder to PATH")
+	}
+	for _, tc := range []struct {
+		name  string
+		link  func(root string) string // the link's target; "" for no link
+		line  string
+		count int
+	}{
+		{"no command on PATH", func(string) string { return "" }, "[info] no compact-guard command on PATH: plugin " + PluginID + "'s binary is", 1},
+		{"a link to the enabled installation", func(root string) string { return filepath.Join(root, "bin", "compact-guard") }, "no compact-guard command on PATH", 0},
+		{"a link into an older version's folder", func(root string) string {
+			old := filepath.Join(filepath.Dir(root), "1.0.0", "bin", "compact-guard")
+			if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(old, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return old
+		}, "[warn] compact-guard on PATH", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDocEnv(t)
+			root := d.installPlugin(true, "")
+			bin := filepath.Join(d.root, "path")
+			if err := os.MkdirAll(bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if target := tc.link(root); target != "" {
+				if err := os.Symlink(target, filepath.Join(bin, "compact-guard")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d.env["PATH"] = bin
+			out, _ := d.run()
+			if got := strings.Count(out, tc.line); got != tc.count {
+				t.Errorf("%d lines with %q, want %d:\n%s", got, tc.line, tc.count, out)
+			}
+			if tc.count > 0 && !strings.Contains(out, "fix: ln -sf "+settings.QuotePath(filepath.Join(root, "bin", "compact-guard"))+" ~/.local/bin/compact-guard") {
+				t.Errorf("no link command:\n%s", out)
+			}
+		})
 	}
 }

@@ -77,7 +77,9 @@ func e2eRequireDist(t *testing.T) e2eDist {
 			if e2eDistErr != nil {
 				return
 			}
-			c := exec.Command("go", "run", "github.com/goreleaser/goreleaser/v2@v2.15.1", "release", "--clean", "--snapshot")
+			// The contributor's release build (RL-8): the go command alone,
+			// the same binaries as goreleaser's.
+			c := exec.Command("go", "run", "./packaging", "snapshot")
 			c.Dir = ".."
 			if out, err := c.CombinedOutput(); err != nil {
 				e2eDistErr = fmt.Errorf("release build: %v\n%s", err, out)

@@ -89,7 +89,7 @@ handoff block that "compact-guard handoff" prints and checks.
 the setup.` + "\n" + exitHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       Version,
+		Version:       version(),
 	}
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)

@@ -94,3 +94,35 @@ func TestPluginStandsDown(t *testing.T) {
 		})
 	}
 }
+
+// spec: PL-28
+// install into a file Claude Code reads names the enabled plugin whose
+// hooks will stand down; into a file it does not read, nothing is said.
+func TestInstallNamesTheStandingDownPlugin(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		settings func(d *docEnv) string // --settings; "" for --scope user
+		want     bool
+	}{
+		{"--scope user", func(*docEnv) string { return "" }, true},
+		{"--settings naming the user's file", func(d *docEnv) string { return d.userSettings() }, true},
+		{"--settings naming another file", func(d *docEnv) string { return filepath.Join(d.root, "elsewhere.json") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDocEnv(t)
+			d.installPlugin(true, "")
+			var out, errOut strings.Builder
+			err := installRun(&InstallOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Scope: settings.ScopeUser, Settings: tc.settings(d),
+				Executable: func() (string, error) { return d.exe, nil }, Now: time.Now, Backups: d.backups(),
+				Host:       settings.Host{Getenv: func(string) string { return "" }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }},
+				FindClaude: func() (string, string) { return "", "" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := strings.Contains(errOut.String(), "note: plugin "+PluginID+" registers compact-guard too;") && strings.Contains(errOut.String(), "the plugin's hooks stand down")
+			if said != tc.want {
+				t.Errorf("note said %v, want %v:\n%s", said, tc.want, errOut.String())
+			}
+		})
+	}
+}

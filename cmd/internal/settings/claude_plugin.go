@@ -229,6 +229,7 @@ func checkPluginHooks(env DoctorEnv, settingsRegs []Registration) ([]Registratio
 			regs = append(regs, Registration{src, h})
 			out = append(out, checkPluginEntry(op.p, h))
 		}
+		out = append(out, checkPluginCommand(env.Host, op.p)...) // PL-30
 	}
 	out = append(out, checkPluginDuplicates(regs, settingsRegs)...)
 	return regs, out
