@@ -114,6 +114,8 @@ func installRun(opts *InstallOptions) error {
 		Now:     opts.Now,
 		Within:  opts.projectOf(path),
 		Backups: opts.Backups,
+		Trace:   settings.TraceInstall,
+		Self:    exe,
 		DirPerm: func() os.FileMode {
 			if opts.Settings == "" && opts.Scope != settings.ScopeUser {
 				return 0o755 // a project's .claude/ is shared with the repository
@@ -177,7 +179,7 @@ func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (b
 	if opts.Agent != settings.AgentCodex {
 		return false, nil
 	}
-	tr, err := trustCodexHooks(opts, plan)
+	tr, err := trustCodexHooks(opts, plan, settings.TraceInstall)
 	if err != nil {
 		return false, err
 	}
@@ -197,12 +199,12 @@ func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (b
 
 // trustCodexHooks carries out plan in Codex's config.toml (IN-20) and
 // prints what changed.
-func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan) (*settings.TrustResult, error) {
+func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan, mode settings.TraceMode) (*settings.TrustResult, error) {
 	home, err := settings.CodexHome(opts.Host)
 	if err != nil {
 		return nil, err
 	}
-	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups}.Apply()
+	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups, Trace: mode}.Apply()
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +221,16 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 		fmt.Fprintf(out, "would change %s (dry run, nothing written):\n%s", res.Path, res.Diff)
 		return
 	}
-	verb := "updated"
-	if !res.Existed {
-		verb = "created"
+	switch {
+	case res.Removed:
+		fmt.Fprintf(out, "removed %s (install created it for the trust of its hooks alone)\n", res.Path)
+	case res.Trace != nil && res.Trace.Restored:
+		fmt.Fprintf(out, "restored %s (byte for byte as install found it)\n", res.Path)
+	case !res.Existed:
+		fmt.Fprintf(out, "created %s (Codex runs only the hooks it trusts there)\n", res.Path)
+	default:
+		fmt.Fprintf(out, "updated %s (Codex runs only the hooks it trusts there)\n", res.Path)
 	}
-	fmt.Fprintf(out, "%s %s (Codex runs only the hooks it trusts there)\n", verb, res.Path)
 	if res.Backup != "" {
 		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, backupCount(res.BackupsKept, res.BackupsRemoved))
 	}
@@ -239,6 +246,7 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 	for _, k := range res.Distrusted {
 		fmt.Fprintf(out, "  untrusted %s (not a handler install writes)\n", k)
 	}
+	printTrace(out, res.Trace)
 }
 
 // unmanagedEntries are the entries naming compact-guard that install

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -276,6 +277,7 @@ func (p TrustPlan) Empty() bool {
 func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	var edits []textEdit
 	var changed []string
+	lastGone := false         // a dropped table ended the file
 	gone := map[string]bool{} // tables that leave their key
 	for from := range p.Move {
 		gone[from] = true
@@ -298,6 +300,7 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	for _, k := range drops {
 		if t := d.state[k]; t != nil {
 			edits = append(edits, textEdit{d.blankBefore(t.start), t.end, ""})
+			lastGone = lastGone || t.end == len(d.data)
 			changed = append(changed, k)
 		}
 	}
@@ -312,11 +315,11 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 				changed = append(changed, k)
 			}
 		case t != nil && !gone[k]:
-			nl := ""
+			line := "trusted_hash = " + hash + d.nl
 			if t.end == len(d.data) && !bytes.HasSuffix(d.data, []byte("\n")) {
-				nl = d.nl
+				line = d.nl + "trusted_hash = " + hash // the file's last line keeps having no line break
 			}
-			edits = append(edits, textEdit{t.end, t.end, nl + "trusted_hash = " + hash + d.nl})
+			edits = append(edits, textEdit{t.end, t.end, line})
 			changed = append(changed, k)
 		default:
 			appended.WriteString(d.nl + "[hooks.state." + tomlKey(k) + "]" + d.nl + "trusted_hash = " + hash + d.nl)
@@ -335,18 +338,37 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	for _, e := range edits {
 		out = append(append(append([]byte(nil), out[:e.start]...), e.text...), out[e.end:]...)
 	}
+	if lastGone && !bytes.HasSuffix(d.data, []byte("\n")) {
+		// The file's last table went, in a file without a final newline:
+		// the line break before the table came with it (IN-20).
+		out = out[:len(out)-len(lineBreakBefore(out, len(out)))]
+	}
 	if appended.Len() > 0 {
 		tail := appended.String()
 		switch {
 		case len(bytes.TrimSpace(out)) == 0:
 			out, tail = nil, strings.TrimPrefix(tail, d.nl)
 		case !bytes.HasSuffix(out, []byte("\n")):
-			tail = d.nl + tail
+			// A file without a final newline stays without one, so that
+			// uninstall, taking the table and the line break before it
+			// away, gives the file back byte for byte (IN-20).
+			tail = d.nl + strings.TrimSuffix(tail, d.nl)
 		}
 		out = append(out, tail...)
 	}
 	sort.Strings(changed)
 	return out, changed, nil
+}
+
+// lineBreakBefore is the line break that ends data[:end], "" when none.
+func lineBreakBefore(data []byte, end int) string {
+	switch {
+	case bytes.HasSuffix(data[:end], []byte("\r\n")):
+		return "\r\n"
+	case bytes.HasSuffix(data[:end], []byte("\n")):
+		return "\n"
+	}
+	return ""
 }
 
 // blankBefore extends a table's start over one blank line before it, which
@@ -371,6 +393,8 @@ type TrustEdit struct {
 	Now    func() time.Time
 	// Backups is compact-guard's folder for backups (IN-8).
 	Backups string
+	// Trace is what the edit records of itself or takes back (IN-76).
+	Trace TraceMode
 }
 
 // TrustResult says what a TrustEdit did.
@@ -386,6 +410,10 @@ type TrustResult struct {
 	Backup                      string
 	BackupsKept, BackupsRemoved int
 	Diff                        string // dry run only
+	// Removed is set when uninstall removed a config.toml install created
+	// and left empty (IN-79); Trace is what it did with install's trace.
+	Removed bool
+	Trace   *TraceOutcome
 }
 
 // Changed reports whether the edit changed (or would change) the file.
@@ -434,28 +462,66 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 	if !res.Changed() {
 		return res, nil
 	}
+	ts := traceBefore(e.Trace, e.Backups, sf, doc.holdsManaged(e.Plan), nil, nil)
+	newName := sf.Path
+	if ts.prior != nil && !isSymlink(e.Path) {
+		// What install created goes; a blank file the user had comes back.
+		if out, res.Removed = ts.restore(out, len(bytes.TrimSpace(out)) == 0); res.Removed {
+			out, newName = nil, os.DevNull
+		}
+	}
 	if e.DryRun {
 		oldName := sf.Path
 		if !sf.Exists {
 			oldName = os.DevNull
 		}
-		res.Diff = string(diff.Diff(oldName, data, sf.Path, out))
+		res.Diff = string(diff.Diff(oldName, data, newName, out))
 		return res, nil
 	}
-	if !sf.Exists {
+	switch {
+	case res.Removed:
+		if err := os.Remove(sf.Path); err != nil {
+			return nil, fmt.Errorf("%w; nothing was changed", err)
+		}
+	case !sf.Exists:
 		if err := os.MkdirAll(filepath.Dir(sf.Path), 0o700); err != nil {
 			return nil, err
 		}
-	} else if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
-		return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
+	case !ts.restored(out, false):
+		if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
+			return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
+		}
 	}
-	if err := snapshot.WriteFileAtomic(sf.Path, out, sf.Mode); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
+	if !res.Removed {
+		if err := snapshot.WriteFileAtomic(sf.Path, out, sf.Mode); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
+		}
 	}
 	if res.Backup != "" {
 		res.BackupsKept, res.BackupsRemoved = pruneBackups(filepath.Dir(res.Backup), filepath.Base(sf.Path))
 	}
+	if e.Trace == TraceOff {
+		return res, nil
+	}
+	tr, err := ts.traceAfter(e.Backups, sf, out, res.Removed, res.Backup, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s is written, but its install trace is not: %w", sf.Path, err)
+	}
+	if e.Trace == TraceUninstall {
+		res.Trace = tr
+	}
 	return res, nil
+}
+
+// holdsManaged reports whether config.toml already holds a table of a
+// handler the plan manages: install's trust was written before.
+func (d *tomlDoc) holdsManaged(p TrustPlan) bool {
+	for k := range d.state {
+		if _, ok := p.Set[k]; ok || p.Move[k] != "" || slices.Contains(p.Drop, k) || p.Distrust[k] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]string) []string {
