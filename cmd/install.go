@@ -57,7 +57,9 @@ yours: install leaves it as it is and says so. Running install twice
 changes nothing. Before changing an existing file install copies it (0600)
 to <XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time>
 and keeps the newest 5 such backups, then replaces the file atomically,
-keeping its permissions (0600 for a new file). A file that is not strict
+keeping its permissions (0600 for a new file). Beside the backups it
+records what the file was and what it created (install-trace.json), so
+that uninstall gives the file back byte for byte. A file that is not strict
 JSON (Claude Code reads no comments), not a regular file, or larger than
 4 MiB is left untouched and install fails.
 

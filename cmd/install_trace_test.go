@@ -322,3 +322,29 @@ func TestInstallProjectScopeAdvice(t *testing.T) {
 		}
 	}
 }
+
+// spec: IN-76, IN-80 — Codex's config.toml holds the trust of the user's
+// hooks file and of each project's: its trace lasts through the installs
+// and the uninstalls until the last one gives it back byte for byte.
+func TestUninstallCodexSharedConfig(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "proj"), 0o755)
+	cfg := instWrite(t, filepath.Join(root, "home", ".codex"), "config.toml", "model = \"gpt-5.5\"", 0o600)
+	traceRun(t, root, false, "--agent", "codex")
+	traceRun(t, root, false, "--agent", "codex", "--scope", "project")
+	out, _ := traceRun(t, root, true, "--agent", "codex")
+	if !strings.Contains(string(instRead(t, cfg)), "proj/.codex/hooks.json") {
+		t.Fatalf("the project's trust went with the user's hooks:\n%s", instRead(t, cfg))
+	}
+	if _, err := os.Stat(traceFile(root, cfg)); err != nil {
+		t.Errorf("config.toml's trace went while the project's trust is in it: %v\n%s", err, out)
+	}
+	out, _ = traceRun(t, root, true, "--agent", "codex", "--scope", "project")
+	if got := string(instRead(t, cfg)); got != "model = \"gpt-5.5\"" {
+		t.Errorf("config.toml: %q\n%s", got, out)
+	}
+	if _, err := os.Stat(traceBackups(root)); !errors.Is(err, os.ErrNotExist) {
+		filepath.WalkDir(traceBackups(root), func(p string, _ os.DirEntry, _ error) error { t.Log(p); return nil })
+		t.Errorf("backups folder left (%v):\n%s", err, out)
+	}
+}

@@ -290,6 +290,9 @@ func (e Edit) Apply() (*Result, error) {
 	}
 	res := &Result{Path: sf.Path, Existed: sf.Exists}
 	if !sf.Exists && e.MustExist {
+		if e.Trace == TraceUninstall && !e.DryRun {
+			os.Remove(tracePath(e.Backups, sf.Path)) // the file went since install: so does its trace
+		}
 		return res, nil
 	}
 	ts := traceBefore(e.Trace, e.Backups, sf, sf.Exists && sf.Doc.holdsInstalled(e.Self), sf.Doc.containers(), sf.Doc.emptyInteriors())

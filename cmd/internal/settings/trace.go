@@ -135,7 +135,11 @@ type traceStart struct {
 	// priorErr says why a trace that exists was not used.
 	priorErr error
 	// had is set when the file already held what install writes.
-	had        bool
+	had bool
+	// inUse is set for a file other installs still rely on after this
+	// uninstall (config.toml holding the trust of another hooks file): its
+	// trace stays for the last one out, unless the file is given back.
+	inUse      bool
 	containers []string
 	empty      map[string]string
 	dirs       []string // folders missing on the way to the file
@@ -274,6 +278,15 @@ func (ts *traceStart) traceAfter(backups string, sf *settingsFile, data []byte, 
 		}
 		folder := BackupFolder(backups, sf.Path)
 		out.Restored = ts.restored(data, removed)
+		if !out.Restored && ts.inUse {
+			// Still installed for another hooks file: the backup made now
+			// is one of the installation's too.
+			if backup == "" {
+				return out, nil
+			}
+			t.Backups = append(t.Backups, filepath.Base(backup))
+			return out, t.save(backups)
+		}
 		if out.Restored {
 			names := map[string]bool{}
 			for _, b := range backupsOf(folder, filepath.Base(sf.Path)) {
@@ -292,7 +305,7 @@ func (ts *traceStart) traceAfter(backups string, sf *settingsFile, data []byte, 
 		}
 		// The folder and backups/ go when nothing else is left in them.
 		if os.Remove(folder) == nil {
-			os.Remove(backups)
+			removeBackupsRoot(backups)
 		}
 	}
 	return out, nil
@@ -391,7 +404,7 @@ func RemoveCreatedDirs(backups string, files ...string) (removed, kept []string)
 		list = slices.DeleteFunc(list, func(d string) bool { return gone[d] })
 		saveFolders(backups, list)
 		if len(list) == 0 {
-			os.Remove(backups) // only when nothing else is left in it
+			removeBackupsRoot(backups)
 		}
 	}
 	return removed, kept
@@ -485,5 +498,15 @@ func (d *Document) restoreInteriors(empty map[string]string) {
 				v.AfterExtra = hujson.Extra(inside)
 			}
 		}
+	}
+}
+
+// removeBackupsRoot removes the backups folder when nothing is left in it,
+// and compact-guard's state folder above it when that is empty too (install
+// made it for its trace; with --dir or COMPACT_GUARD_DIR elsewhere the
+// snapshots are not in it). A folder with anything in it stays.
+func removeBackupsRoot(backups string) {
+	if os.Remove(backups) == nil && filepath.Base(filepath.Dir(backups)) == "compact-guard" {
+		os.Remove(filepath.Dir(backups))
 	}
 }
