@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,7 @@ func TestE2EInstall(t *testing.T) {
 	}{
 		{"PL8_Plugin", e2eScenarioPlugin},
 		{"NP4_Npx", e2eScenarioNpx},
+		{"IN86_EveryClient", e2eScenarioEveryClient},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
@@ -604,9 +606,121 @@ func e2eScenarioNpx(t *testing.T, claude e2eClient, dist e2eDist) {
 	if !strings.Contains(out, "compact-guard "+dist.Version) || !strings.Contains(out, "all checks passed") {
 		t.Errorf("npx compact-guard doctor:\n%s", out)
 	}
-	w.run(w.Home, npmEnv, "npx", "--yes", "compact-guard", "uninstall")
+	watchDir := filepath.Join(filepath.Dir(w.SnapDir), "watch")
+	if _, err := os.Stat(watchDir); err != nil {
+		t.Errorf("watch kept no state in %s during the session: %v", watchDir, err)
+	}
+	out = w.run(w.Home, npmEnv, "npx", "--yes", "compact-guard", "uninstall")
 	// uninstall removes the file when install had created it (IN-12).
 	if settings, err := os.ReadFile(w.Settings); err != nil && !os.IsNotExist(err) || strings.Contains(string(settings), "compact-guard") {
 		t.Errorf("hooks left after npx compact-guard uninstall (%v):\n%s", err, settings)
+	}
+	e2eCheckUninstallLeftovers(t, w, out)
+}
+
+// e2eCheckUninstallLeftovers checks what uninstall leaves (specs/install.md
+// IN-85, IN-86): no settings file install created, no watch state once
+// nothing registers compact-guard, no trace or backup of a file given
+// back, no folder of compact-guard's own that holds nothing; the snapshots
+// and the log stay.
+func e2eCheckUninstallLeftovers(t *testing.T, w *e2eWorld, out string) {
+	t.Helper()
+	watchDir := filepath.Join(filepath.Dir(w.SnapDir), "watch")
+	if _, err := os.Stat(watchDir); !os.IsNotExist(err) || !strings.Contains(out, "removed "+watchDir+" (watch's state") {
+		t.Errorf("uninstall left watch's state %s (%v):\n%s", watchDir, err, out)
+	}
+	if _, err := os.Stat(w.Settings); !os.IsNotExist(err) {
+		t.Errorf("uninstall left %s, which install created: %v\n%s", w.Settings, err, out)
+	}
+	state := filepath.Join(w.Home, ".local", "state", "compact-guard")
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		var left []string
+		filepath.WalkDir(state, func(p string, _ os.DirEntry, _ error) error { left = append(left, p); return nil })
+		t.Errorf("uninstall left compact-guard's state folder (install made it for its trace and no backup was needed): %v\n%s", left, out)
+	}
+	// The user's .claude folder (the harness made it) stays.
+	if _, err := os.Stat(filepath.Dir(w.Settings)); err != nil {
+		t.Errorf("uninstall removed %s, which was there before install: %v", filepath.Dir(w.Settings), err)
+	}
+	if snaps, _ := filepath.Glob(filepath.Join(w.SnapDir, "snap_*.json")); len(snaps) == 0 {
+		t.Errorf("uninstall removed the snapshots in %s", w.SnapDir)
+	}
+	if _, err := os.Stat(w.Log); err != nil {
+		t.Errorf("uninstall removed the log %s: %v", w.Log, err)
+	}
+}
+
+// spec: IN-76, IN-77, IN-78, IN-80, IN-83, IN-84, IN-86
+//
+// e2eScenarioEveryClient installs the release's binary for every client
+// and scope it has (Claude Code user, project and local; Codex CLI and
+// Qwen Code user and project) into files a user already had — an empty
+// "hooks", Qwen Code's comments, a config.toml without a final newline —
+// then uninstalls them one by one: watch's state stays while any
+// registration remains and goes with the last; every file the user had is
+// byte for byte as it was, every file and folder install created is gone,
+// and nothing of compact-guard's is left in its state folder.
+func e2eScenarioEveryClient(t *testing.T, claude e2eClient, dist e2eDist) {
+	bins, _ := filepath.Glob(filepath.Join(dist.Dir, "compact-guard_"+runtime.GOOS+"_"+runtime.GOARCH+"*", e2eExe("compact-guard")))
+	if len(bins) != 1 {
+		t.Fatalf("the release binary for %s/%s in %s: %v", runtime.GOOS, runtime.GOARCH, dist.Dir, bins)
+	}
+	bin := bins[0]
+	w := e2eNewWorld(t, e2eBinaries{}, claude, e2eNoHooks)
+	proj := filepath.Join(filepath.Dir(w.Home), "проект")
+	originals := map[string]string{
+		w.Settings: `{"hooks": {}, "model": "opus"}`,
+		filepath.Join(w.Home, ".qwen", "settings.json"): "{\n  // mine\n  \"hooks\": {}\n}\n",
+		filepath.Join(w.Home, ".codex", "config.toml"):  "# mine\r\nmodel = \"gpt-5.5\"",
+		filepath.Join(w.Home, ".codex", "AGENTS.md"):    "mine\n",
+		filepath.Join(proj, "README.md"):                "project\n",
+	}
+	for p, c := range originals {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"CODEX_HOME=", "QWEN_HOME="}
+	runs := [][]string{
+		{"--scope", "user"}, {"--scope", "project"}, {"--scope", "local"},
+		{"--agent", "codex", "--scope", "user"}, {"--agent", "codex", "--scope", "project"},
+		{"--agent", "qwen", "--scope", "user"}, {"--agent", "qwen", "--scope", "project"},
+	}
+	for _, args := range runs {
+		w.run(proj, env, bin, append([]string{"install"}, args...)...)
+	}
+	// watch's state, as a session's watch hook leaves it.
+	watchDir := filepath.Join(filepath.Dir(w.SnapDir), "watch")
+	if err := os.MkdirAll(watchDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(watchDir, "abcd1234_0123456789ab.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for i, args := range runs {
+		out = w.run(proj, env, bin, append([]string{"uninstall"}, args...)...)
+		if _, err := os.Stat(watchDir); i < len(runs)-1 && (err != nil || !strings.Contains(out, "kept    "+watchDir+" (watch's state: compact-guard is still registered in ")) {
+			t.Errorf("uninstall %v with registrations left: watch's state %v\n%s", args, err, out)
+		}
+	}
+	if _, err := os.Stat(watchDir); !os.IsNotExist(err) || !strings.Contains(out, "removed "+watchDir) {
+		t.Errorf("the last uninstall left watch's state (%v):\n%s", err, out)
+	}
+	for p, c := range originals {
+		if got, err := os.ReadFile(p); err != nil || string(got) != c {
+			t.Errorf("%s after uninstall: %q (%v), want %q", p, got, err, c)
+		}
+	}
+	for _, p := range []string{filepath.Join(proj, ".claude"), filepath.Join(proj, ".codex"), filepath.Join(proj, ".qwen"), filepath.Join(w.Home, ".codex", "hooks.json")} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("uninstall left %s, which install created (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.Home, ".local", "state", "compact-guard")); !os.IsNotExist(err) {
+		t.Errorf("uninstall left compact-guard's state folder: %v", err)
 	}
 }

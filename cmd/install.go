@@ -57,7 +57,9 @@ yours: install leaves it as it is and says so. Running install twice
 changes nothing. Before changing an existing file install copies it (0600)
 to <XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time>
 and keeps the newest 5 such backups, then replaces the file atomically,
-keeping its permissions (0600 for a new file). A file that is not strict
+keeping its permissions (0600 for a new file). Beside the backups it
+records what the file was and what it created (install-trace.json), so
+that uninstall gives the file back byte for byte. A file that is not strict
 JSON (Claude Code reads no comments), not a regular file, or larger than
 4 MiB is left untouched and install fails.
 
@@ -117,6 +119,8 @@ func installRun(opts *InstallOptions) error {
 		Now:     opts.Now,
 		Within:  opts.projectOf(path),
 		Backups: opts.Backups,
+		Trace:   settings.TraceInstall,
+		Self:    exe,
 		DirPerm: func() os.FileMode {
 			if opts.Settings == "" && opts.Scope != settings.ScopeUser {
 				return 0o755 // a project's .claude/ is shared with the repository
@@ -185,7 +189,7 @@ func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (b
 	if opts.Agent != settings.AgentCodex {
 		return false, nil
 	}
-	tr, err := trustCodexHooks(opts, plan)
+	tr, err := trustCodexHooks(opts, plan, settings.TraceInstall)
 	if err != nil {
 		return false, err
 	}
@@ -205,12 +209,12 @@ func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (b
 
 // trustCodexHooks carries out plan in Codex's config.toml (IN-20) and
 // prints what changed.
-func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan) (*settings.TrustResult, error) {
+func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan, mode settings.TraceMode) (*settings.TrustResult, error) {
 	home, err := settings.CodexHome(opts.Host)
 	if err != nil {
 		return nil, err
 	}
-	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups}.Apply()
+	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups, Trace: mode}.Apply()
 	if err != nil {
 		return nil, err
 	}
@@ -227,11 +231,16 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 		fmt.Fprintf(out, "would change %s (dry run, nothing written):\n%s", res.Path, res.Diff)
 		return
 	}
-	verb := "updated"
-	if !res.Existed {
-		verb = "created"
+	switch {
+	case res.Removed:
+		fmt.Fprintf(out, "removed %s (install created it for the trust of its hooks alone)\n", res.Path)
+	case res.Trace != nil && res.Trace.Restored:
+		fmt.Fprintf(out, "restored %s (byte for byte as install found it)\n", res.Path)
+	case !res.Existed:
+		fmt.Fprintf(out, "created %s (Codex runs only the hooks it trusts there)\n", res.Path)
+	default:
+		fmt.Fprintf(out, "updated %s (Codex runs only the hooks it trusts there)\n", res.Path)
 	}
-	fmt.Fprintf(out, "%s %s (Codex runs only the hooks it trusts there)\n", verb, res.Path)
 	if res.Backup != "" {
 		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, backupCount(res.BackupsKept, res.BackupsRemoved))
 	}
@@ -247,6 +256,7 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 	for _, k := range res.Distrusted {
 		fmt.Fprintf(out, "  untrusted %s (not a handler install writes)\n", k)
 	}
+	printTrace(out, res.Trace)
 }
 
 // unmanagedEntries are the entries naming compact-guard that install

@@ -20,6 +20,10 @@ func instAgentHost(root string) settings.Host {
 	}
 }
 
+// instAgentWatchDir is watch's state folder uninstall looks at in
+// instAgentRun; "" leaves watch's state alone.
+var instAgentWatchDir string
+
 // instAgentRun runs install or uninstall --agent a with args as flags.
 func instAgentRun(t *testing.T, root string, uninstall bool, args ...string) (string, string, int) {
 	t.Helper()
@@ -30,6 +34,7 @@ func instAgentRun(t *testing.T, root string, uninstall bool, args ...string) (st
 		o.Host = instAgentHost(root)
 		o.Now = func() time.Time { return instFixedNow }
 		o.Backups = filepath.Join(root, "home", ".local", "state", "compact-guard", "backups")
+		o.WatchDir = instAgentWatchDir
 		if uninstall {
 			return uninstallRun(o)
 		}

@@ -446,6 +446,9 @@ func TestBackupsArePrunedToTheNewest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Without install's trace uninstall backs up as before (IN-81),
+		// rather than give the file back needing none (IN-80).
+		os.Remove(filepath.Join(folder, "install-trace.json"))
 		want := fmt.Sprintf("(%d backups kept, at most 5)", i)
 		if i > 5 {
 			want = "(5 backups kept, 1 older removed)"
@@ -555,10 +558,12 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 			if string(got) != orig {
 				t.Errorf("uninstall gave back\n%s\nwant\n%s", got, orig)
 			}
-			if len(instBackups(t, p)) != 1 {
+			// IN-80: the file is as install found it, so uninstall makes no
+			// backup of it.
+			if len(instBackups(t, p)) != 0 {
 				t.Errorf("uninstall backups: %v", instBackups(t, p))
 			}
-			if strings.Count(out, "removed") != len(settings.Hooks) {
+			if strings.Count(out, "\n  removed ") != len(settings.Hooks) {
 				t.Errorf("uninstall output:\n%s", out)
 			}
 			// Nothing left to remove: a message, no change.
@@ -578,7 +583,8 @@ func TestUninstallRemovesAFileItLeavesVacant(t *testing.T) {
 		gone   bool
 	}{
 		{"no file before install", nil, true},
-		{"an empty file before install", new(""), true},
+		// IN-79: install's trace says the user had it, empty.
+		{"an empty file before install", new(""), false},
 		{"an empty object before install", new("{}\n"), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

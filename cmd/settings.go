@@ -43,6 +43,9 @@ type SettingsOptions struct {
 	// Backups is where the backups of changed files go (IN-8):
 	// <XDG state home>/compact-guard/backups.
 	Backups string
+	// WatchDir is watch's state folder, which uninstall removes once
+	// nothing registers compact-guard (IN-83); "" leaves it alone.
+	WatchDir string
 }
 
 // backupsDir is compact-guard's folder for the backups install and

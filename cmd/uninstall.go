@@ -2,10 +2,15 @@ package cmd
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
 func init() {
@@ -15,8 +20,13 @@ func init() {
 // UninstallOptions are the inputs of "compact-guard uninstall".
 type UninstallOptions = SettingsOptions
 
-func newCmdUninstall(ios *IO, _ *GlobalOptions, runF func(*UninstallOptions) error) *cobra.Command {
-	run := uninstallRun
+func newCmdUninstall(ios *IO, g *GlobalOptions, runF func(*UninstallOptions) error) *cobra.Command {
+	run := func(o *UninstallOptions) error {
+		// watch keeps its state beside the snapshot folder (IN-83), which
+		// --dir and COMPACT_GUARD_DIR move; flags are parsed by now.
+		o.WatchDir = watch.StoreFor(snapshotDir(g)).Dir
+		return uninstallRun(o)
+	}
 	if runF != nil {
 		run = runF
 	}
@@ -32,8 +42,13 @@ names it. Everything else stays byte for byte. The file is first copied to
 <XDG state home>/compact-guard/backups/<file>-<hash>/<file>.bak-<time> (0600);
 the newest 5 backups are kept. A file that then holds nothing but the
 empty object install starts a new file with is removed instead, so a file
-install created goes again. The binary and the snapshots are not touched
-(see 'compact-guard dir').
+install created goes again. What install recorded beside the backups (an
+install trace) lets uninstall give a file back byte for byte: the empty
+"hooks" or event list you had stays, the folders install created go when
+empty again, and a file that is exactly as install found it gets no new
+backup, and the backups install made of it go. watch's state (watch/)
+goes once no file install knows registers compact-guard. The binary, the
+snapshots and their log are not touched (see 'compact-guard dir').
 
 ` + settingsFlagsHelp + `
 Exit status: 0 removed or nothing to remove, 1 the file could not be
@@ -63,6 +78,8 @@ func uninstallRun(opts *UninstallOptions) error {
 		MustExist: true,
 		Within:    opts.projectOf(path),
 		Backups:   opts.Backups,
+		Trace:     settings.TraceUninstall,
+		Self:      self,
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(self)
 			changes := d.Uninstall(self)
@@ -77,20 +94,80 @@ func uninstallRun(opts *UninstallOptions) error {
 		return err
 	}
 	noteForeign(opts, res.Path, foreign, "uninstall")
+	out := opts.IO.Out
 	switch {
 	case !res.Existed:
-		fmt.Fprintf(opts.IO.Out, "no settings file at %s; nothing to remove\n", res.Path)
+		fmt.Fprintf(out, "no settings file at %s; nothing to remove\n", res.Path)
 	case len(res.Changes) == 0:
-		fmt.Fprintf(opts.IO.Out, "no compact-guard hooks in %s\n", res.Path)
+		fmt.Fprintf(out, "no compact-guard hooks in %s\n", res.Path)
 	case res.Removed:
-		printEdit(opts.IO.Out, "removed "+res.Path+" (it held nothing but compact-guard's hooks)", res, opts.DryRun)
+		printEdit(out, "removed "+res.Path+" (it held nothing but compact-guard's hooks)", res, opts.DryRun)
+	case res.Trace != nil && res.Trace.Restored:
+		printEdit(out, "restored "+res.Path+" (byte for byte as install found it)", res, opts.DryRun)
 	default:
-		printEdit(opts.IO.Out, "updated "+res.Path, res, opts.DryRun)
+		printEdit(out, "updated "+res.Path, res, opts.DryRun)
 	}
+	printTrace(out, res.Trace)
+	files := []string{res.Path}
 	if opts.Agent == settings.AgentCodex && !plan.Empty() {
-		if _, err := trustCodexHooks(opts, plan); err != nil {
+		tr, err := trustCodexHooks(opts, plan, settings.TraceUninstall)
+		if err != nil {
 			return err
 		}
+		files = append(files, tr.Path)
 	}
+	if opts.DryRun {
+		return nil
+	}
+	removed, kept := settings.RemoveCreatedDirs(opts.Backups, files...)
+	for _, d := range removed {
+		fmt.Fprintf(out, "removed %s (install created the folder; it is empty again)\n", d)
+	}
+	for _, d := range kept {
+		fmt.Fprintf(out, "kept    %s (install created the folder, but it holds other files now)\n", d)
+	}
+	uninstallWatchState(opts, self)
 	return nil
+}
+
+// printTrace says what uninstall did with install's trace of a file
+// (IN-79 to IN-81): the backups that went with a file given back byte for
+// byte, or why they stay.
+func printTrace(out io.Writer, t *settings.TraceOutcome) {
+	switch {
+	case t == nil:
+	case t.Ignored != "":
+		fmt.Fprintf(out, "  note    install's trace not used (%s): empty containers it may have created are removed, folders kept\n", t.Ignored)
+	case t.Restored && len(t.BackupsRemoved) > 0:
+		fmt.Fprintf(out, "  backups removed: the %d install made (the file is as install found it)\n", len(t.BackupsRemoved))
+	case t.BackupsKept != "":
+		fmt.Fprintf(out, "  backups kept in %s (the file differs from the one install found)\n", t.BackupsKept)
+	}
+}
+
+// uninstallWatchState removes watch's state folder once no file install
+// knows registers compact-guard any more (IN-83), and otherwise says which
+// files keep it.
+func uninstallWatchState(opts *UninstallOptions, self string) {
+	if opts.WatchDir == "" {
+		return
+	}
+	if _, err := os.Lstat(opts.WatchDir); err != nil {
+		return
+	}
+	var extra []string
+	if opts.Settings != "" {
+		if p, err := filepath.Abs(opts.Settings); err == nil {
+			extra = append(extra, p)
+		}
+	}
+	if left := settings.Registered(opts.Host, self, extra...); len(left) > 0 {
+		fmt.Fprintf(opts.IO.Out, "kept    %s (watch's state: compact-guard is still registered in %s)\n", opts.WatchDir, strings.Join(left, ", "))
+		return
+	}
+	if ok, err := settings.RemoveWatchState(opts.WatchDir); ok && err == nil {
+		fmt.Fprintf(opts.IO.Out, "removed %s (watch's state: no file install knows registers compact-guard any more)\n", opts.WatchDir)
+	} else if err != nil {
+		fmt.Fprintf(opts.IO.Out, "kept    %s (watch's state: %v)\n", opts.WatchDir, err)
+	}
 }

@@ -252,6 +252,11 @@ type Edit struct {
 	Within string
 	// Backups is compact-guard's folder for backups (IN-8).
 	Backups string
+	// Trace is what the edit records of itself (install) or takes back
+	// (uninstall), IN-76; Self is the running binary, which counts as
+	// compact-guard under any name.
+	Trace TraceMode
+	Self  string
 }
 
 // Result says what Apply did.
@@ -269,6 +274,9 @@ type Result struct {
 	// what install writes into a file it creates (Document.Vacant), and
 	// the file was removed (or, in a dry run, would be) instead.
 	Removed bool
+	// Trace is what uninstall did with install's trace (IN-79 to IN-81);
+	// nil for install, a dry run, or no trace.
+	Trace *TraceOutcome
 }
 
 // Apply reads, changes and (unless a dry run) writes a settings file:
@@ -282,20 +290,34 @@ func (e Edit) Apply() (*Result, error) {
 	}
 	res := &Result{Path: sf.Path, Existed: sf.Exists}
 	if !sf.Exists && e.MustExist {
+		if e.Trace == TraceUninstall && !e.DryRun {
+			os.Remove(tracePath(e.Backups, sf.Path)) // the file went since install: so does its trace
+		}
 		return res, nil
 	}
+	ts := traceBefore(e.Trace, e.Backups, sf, sf.Exists && sf.Doc.holdsInstalled(e.Self), sf.Doc.containers(), sf.Doc.emptyInteriors())
+	sf.Doc.created = ts.created()
 	res.Changes, err = e.Change(sf.Doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", e.Path, err)
 	}
+	if e.Trace == TraceUninstall && ts.prior != nil {
+		sf.Doc.restoreInteriors(ts.prior.Empty)
+	}
 	if len(res.Changes) == 0 {
+		if e.Trace == TraceUninstall && ts.prior != nil && !e.DryRun && !sf.Doc.holdsInstalled(e.Self) {
+			// Nothing of install's is left to take back: its trace goes.
+			os.Remove(tracePath(e.Backups, sf.Path))
+		}
 		return res, nil
 	}
 	data, newName := sf.Doc.Bytes(), sf.Path
 	// A file that held only what install put in a file it created goes
 	// again, rather than staying behind as "{}"; a symlink's target is
-	// kept, since the link would dangle.
-	if sf.Exists && sf.Doc.Vacant() && !isSymlink(e.Path) {
+	// kept, since the link would dangle. A file the trace says the user
+	// had gets its content back instead (IN-79).
+	vacant := sf.Exists && sf.Doc.Vacant() && !isSymlink(e.Path)
+	if data, vacant = ts.restore(data, vacant); vacant {
 		res.Removed, data, newName = true, nil, os.DevNull
 	}
 	if e.DryRun {
@@ -310,14 +332,16 @@ func (e Edit) Apply() (*Result, error) {
 		if err := os.Remove(sf.Path); err != nil {
 			return nil, fmt.Errorf("%w; nothing was changed", err)
 		}
-		return res, nil
+		return e.finish(res, ts, sf, data)
 	}
 	if !sf.Exists {
 		if err := os.MkdirAll(filepath.Dir(sf.Path), e.DirPerm); err != nil {
 			return nil, err
 		}
 	}
-	if sf.Exists {
+	// A file uninstall gives back as install found it needs no backup:
+	// what it held beyond the original was install's alone (IN-80).
+	if sf.Exists && !ts.restored(data, false) {
 		if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
 		}
@@ -327,6 +351,23 @@ func (e Edit) Apply() (*Result, error) {
 	}
 	if res.Backup != "" {
 		res.BackupsKept, res.BackupsRemoved = pruneBackups(filepath.Dir(res.Backup), filepath.Base(sf.Path))
+	}
+	return e.finish(res, ts, sf, data)
+}
+
+// finish records or takes back install's trace once the file is written
+// (IN-76). The file is already changed: a trace that cannot be written is
+// an error that says so.
+func (e Edit) finish(res *Result, ts *traceStart, sf *settingsFile, data []byte) (*Result, error) {
+	if e.Trace == TraceOff {
+		return res, nil
+	}
+	out, err := ts.traceAfter(e.Backups, sf, data, res.Removed, res.Backup, sf.Doc.containers())
+	if err != nil {
+		return nil, fmt.Errorf("%s is written, but its install trace is not: %w", sf.Path, err)
+	}
+	if e.Trace == TraceUninstall {
+		res.Trace = out
 	}
 	return res, nil
 }

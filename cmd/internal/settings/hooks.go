@@ -457,7 +457,8 @@ func ownsGroupAlone(group, h *hujson.Object, drop map[*hujson.Object]bool) bool 
 
 // removeHandlers removes the handlers in drop, then the matcher groups,
 // event lists and "hooks" object that this left empty; containers that were
-// empty already stay.
+// empty already stay, and so do those install's trace says the user had
+// (IN-77).
 func (d *Document) removeHandlers(drop map[*hujson.Object]bool) {
 	if len(drop) == 0 {
 		return
@@ -484,11 +485,11 @@ func (d *Document) removeHandlers(drop map[*hujson.Object]bool) {
 				removeElement(list, gi)
 			}
 		}
-		if len(list.Elements) == 0 {
+		if name, _ := stringOf(hooks.Members[ei].Name.Value); len(list.Elements) == 0 && d.mayDrop("hooks/"+name) {
 			removeMember(hooks, ei)
 		}
 	}
-	if len(hooks.Members) == 0 {
+	if len(hooks.Members) == 0 && d.mayDrop("hooks") {
 		removeMember(root, memberIndex(root, "hooks"))
 	}
 }

@@ -38,9 +38,12 @@ type Document struct {
 	// carryNotes are what the last Install carried over or left out
 	// (IN-31).
 	carryNotes []CarryNote
-	bom        bool
-	root       hujson.Value // its Value is an *hujson.Object
-	style      style
+	// created are the containers install created, from its trace; nil
+	// when not known (IN-77).
+	created map[string]bool
+	bom     bool
+	root    hujson.Value // its Value is an *hujson.Object
+	style   style
 }
 
 // style is how a file lays out its JSON, which new values follow.

@@ -24,6 +24,19 @@
 //
 // doctor's checks of the hooks files live here (doctor*.go, Check): each
 // returns health.Result lines, which cmd prints.
+//
+// What install leaves and uninstall takes back (trace.go, specs/install.md
+// IN-76 to IN-85) is shared by every client with one setting: an Edit (or
+// TrustEdit) with Trace set to TraceInstall records, beside the file's
+// backups, what the file was and what install created in it and on the
+// way to it; with TraceUninstall it gives the file back byte for byte from
+// that record, removes the backups a file given back made needless, and
+// hands the folders to RemoveCreatedDirs. A new client's file edited
+// through Edit needs nothing more; a file written some other way calls
+// traceBefore and traceAfter around its write, as TrustEdit.Apply does.
+// Registered says which files still register compact-guard, which decides
+// whether uninstall removes watch's state (RemoveWatchState); a client in
+// the clients table is in it by that alone.
 package settings
 
 import (

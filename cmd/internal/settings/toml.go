@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/rogpeppe/go-internal/diff"
 	"github.com/tailscale/hujson"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
-
-	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // Codex CLI's config.toml is edited as text: github.com/pelletier/go-toml/v2
@@ -276,6 +271,7 @@ func (p TrustPlan) Empty() bool {
 func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	var edits []textEdit
 	var changed []string
+	lastGone := false         // a dropped table ended the file
 	gone := map[string]bool{} // tables that leave their key
 	for from := range p.Move {
 		gone[from] = true
@@ -298,6 +294,7 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	for _, k := range drops {
 		if t := d.state[k]; t != nil {
 			edits = append(edits, textEdit{d.blankBefore(t.start), t.end, ""})
+			lastGone = lastGone || t.end == len(d.data)
 			changed = append(changed, k)
 		}
 	}
@@ -312,11 +309,11 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 				changed = append(changed, k)
 			}
 		case t != nil && !gone[k]:
-			nl := ""
+			line := "trusted_hash = " + hash + d.nl
 			if t.end == len(d.data) && !bytes.HasSuffix(d.data, []byte("\n")) {
-				nl = d.nl
+				line = d.nl + "trusted_hash = " + hash // the file's last line keeps having no line break
 			}
-			edits = append(edits, textEdit{t.end, t.end, nl + "trusted_hash = " + hash + d.nl})
+			edits = append(edits, textEdit{t.end, t.end, line})
 			changed = append(changed, k)
 		default:
 			appended.WriteString(d.nl + "[hooks.state." + tomlKey(k) + "]" + d.nl + "trusted_hash = " + hash + d.nl)
@@ -335,18 +332,37 @@ func (d *tomlDoc) apply(p TrustPlan) ([]byte, []string, error) {
 	for _, e := range edits {
 		out = append(append(append([]byte(nil), out[:e.start]...), e.text...), out[e.end:]...)
 	}
+	if lastGone && !bytes.HasSuffix(d.data, []byte("\n")) {
+		// The file's last table went, in a file without a final newline:
+		// the line break before the table came with it (IN-20).
+		out = out[:len(out)-len(lineBreakBefore(out, len(out)))]
+	}
 	if appended.Len() > 0 {
 		tail := appended.String()
 		switch {
 		case len(bytes.TrimSpace(out)) == 0:
 			out, tail = nil, strings.TrimPrefix(tail, d.nl)
 		case !bytes.HasSuffix(out, []byte("\n")):
-			tail = d.nl + tail
+			// A file without a final newline stays without one, so that
+			// uninstall, taking the table and the line break before it
+			// away, gives the file back byte for byte (IN-20).
+			tail = d.nl + strings.TrimSuffix(tail, d.nl)
 		}
 		out = append(out, tail...)
 	}
 	sort.Strings(changed)
 	return out, changed, nil
+}
+
+// lineBreakBefore is the line break that ends data[:end], "" when none.
+func lineBreakBefore(data []byte, end int) string {
+	switch {
+	case bytes.HasSuffix(data[:end], []byte("\r\n")):
+		return "\r\n"
+	case bytes.HasSuffix(data[:end], []byte("\n")):
+		return "\n"
+	}
+	return ""
 }
 
 // blankBefore extends a table's start over one blank line before it, which
@@ -360,102 +376,6 @@ func (d *tomlDoc) blankBefore(start int) int {
 		return prev
 	}
 	return start
-}
-
-// TrustEdit carries out a TrustPlan in Codex CLI's config.toml, backed up
-// and written as settings files are (IN-8, IN-9, IN-20).
-type TrustEdit struct {
-	Path   string // config.toml
-	Plan   TrustPlan
-	DryRun bool
-	Now    func() time.Time
-	// Backups is compact-guard's folder for backups (IN-8).
-	Backups string
-}
-
-// TrustResult says what a TrustEdit did.
-type TrustResult struct {
-	Path    string
-	Existed bool
-	// Trusted lists the keys trusted anew or again, Untrusted the keys
-	// whose table was removed, Moved the renamed ones ("old -> new");
-	// Distrusted the keys of handlers not install's whose trust was
-	// removed, each with why ("key: why").
-	Trusted, Untrusted, Moved   []string
-	Distrusted                  []string
-	Backup                      string
-	BackupsKept, BackupsRemoved int
-	Diff                        string // dry run only
-}
-
-// Changed reports whether the edit changed (or would change) the file.
-func (r *TrustResult) Changed() bool {
-	return len(r.Trusted)+len(r.Untrusted)+len(r.Moved)+len(r.Distrusted) > 0
-}
-
-// Apply reads config.toml, carries out the plan and, unless a dry run,
-// writes it: backup first, then an atomic replace, then the older backups
-// pruned. A missing file is created (0600, its folder 0700) when there is
-// something to trust. On any error the file is left as it was.
-func (e TrustEdit) Apply() (*TrustResult, error) {
-	res := &TrustResult{Path: e.Path}
-	sf, err := openTarget(e.Path, "")
-	if err != nil {
-		return nil, fmt.Errorf("%w; nothing was changed", err)
-	}
-	data := sf.Data
-	res.Path, res.Existed = sf.Path, sf.Exists
-	doc, err := parseTOML(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w; nothing was changed", e.Path, err)
-	}
-	out, changed, err := doc.apply(e.Plan)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w; nothing was changed", e.Path, err)
-	}
-	dropped := map[string]bool{}
-	for _, k := range e.Plan.Drop {
-		dropped[k] = true
-	}
-	for _, k := range changed {
-		if why, ok := e.Plan.Distrust[k]; ok {
-			res.Distrusted = append(res.Distrusted, k+": "+why)
-		} else if dropped[k] {
-			res.Untrusted = append(res.Untrusted, k)
-		} else {
-			res.Trusted = append(res.Trusted, k)
-		}
-	}
-	for _, from := range sortedKeys(e.Plan.Move) {
-		if doc.state[from] != nil {
-			res.Moved = append(res.Moved, from+" -> "+e.Plan.Move[from])
-		}
-	}
-	if !res.Changed() {
-		return res, nil
-	}
-	if e.DryRun {
-		oldName := sf.Path
-		if !sf.Exists {
-			oldName = os.DevNull
-		}
-		res.Diff = string(diff.Diff(oldName, data, sf.Path, out))
-		return res, nil
-	}
-	if !sf.Exists {
-		if err := os.MkdirAll(filepath.Dir(sf.Path), 0o700); err != nil {
-			return nil, err
-		}
-	} else if res.Backup, err = writeBackup(sf, e.Now(), e.Backups); err != nil {
-		return nil, fmt.Errorf("%s: %w; nothing was changed", sf.Path, err)
-	}
-	if err := snapshot.WriteFileAtomic(sf.Path, out, sf.Mode); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", sf.Path, err)
-	}
-	if res.Backup != "" {
-		res.BackupsKept, res.BackupsRemoved = pruneBackups(filepath.Dir(res.Backup), filepath.Base(sf.Path))
-	}
-	return res, nil
 }
 
 func sortedKeys(m map[string]string) []string {
