@@ -172,7 +172,7 @@ func installRun(opts *InstallOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is inside the git work tree %s; Claude Code reads .claude/ in the folder it is started in\n", wd, settings.GitRootAbove(wd))
 		}
 	}
-	if opts.Agent.IsClaude() && settings.ReadByClaude(opts.Host, res.Path) {
+	if opts.Agent.IsClaude() && opts.Settings == "" { // --settings consults no home or folder (IN-1)
 		for _, id := range settings.RunningPlugins(opts.Host) { // PL-28
 			fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too; while %s registers these hooks, the plugin's hooks stand down (one registration wins: no second snapshot or pointer)\n", id, res.Path)
 		}

@@ -74,15 +74,3 @@ func programRuns(program string) bool {
 	}
 	return runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0
 }
-
-// ReadByClaude reports whether path is one of the settings files Claude
-// Code reads for the project of h (user, project, local): only there does
-// a registration make the plugin stand down (PL-27, PL-28).
-func ReadByClaude(h Host, path string) bool {
-	for _, src := range claudeSources(h) {
-		if src.Ignored == "" && sameFile(src.Path, path) {
-			return true
-		}
-	}
-	return false
-}
