@@ -347,9 +347,26 @@ func e2eHintTerminal(t *testing.T, bins e2eBinaries, claude e2eClient) {
 		// 2.0.76's input line starts with ">", which Submit does not know.
 		u.Type(text)
 		u.WaitScreen("the typed text", 20*time.Second, func(s string) bool { return strings.Contains(s, text) })
-		u.Type("", "Enter")
-		if !e2eWaitFor(60*time.Second, done) {
-			t.Fatalf("%q was not acted on; the screen:\n%s", text, u.Screen())
+		// An Enter that comes while the client still takes the typed text
+		// in is lost on a busy machine: press it again while the text is
+		// still in the input line, as Submit does.
+		inInput := func() bool {
+			lines := strings.Split(u.Screen(), "\n")
+			for i := len(lines) - 1; i >= 0; i-- {
+				if strings.HasPrefix(strings.TrimSpace(lines[i]), ">") {
+					return strings.Contains(lines[i], text)
+				}
+			}
+			return false
+		}
+		for tries := 0; ; tries++ {
+			u.Type("", "Enter")
+			if e2eWaitFor(60*time.Second, done) {
+				return
+			}
+			if tries == 2 || !inInput() {
+				t.Fatalf("%q was not acted on; the screen:\n%s", text, u.Screen())
+			}
 		}
 	}
 	// No file is written: 2.1.328 would open its diff pane beside the
