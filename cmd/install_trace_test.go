@@ -348,3 +348,20 @@ func TestUninstallCodexSharedConfig(t *testing.T) {
 		t.Errorf("backups folder left (%v):\n%s", err, out)
 	}
 }
+
+// spec: IN-87
+// A dry run of uninstall removes no folder, no state and no file, and says
+// that a real run would look at the folders and watch's state.
+func TestUninstallDryRunTouchesNoFolder(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	os.MkdirAll(proj, 0o755)
+	traceRun(t, root, false, "--scope", "project")
+	out, _ := traceRun(t, root, true, "--scope", "project", "--dry-run")
+	if !strings.Contains(out, "dry run: a real run then removes the folders install created that are empty again") {
+		t.Errorf("the dry run does not say what it leaves to a real run:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "settings.json")); err != nil {
+		t.Errorf("the dry run changed the project: %v", err)
+	}
+}

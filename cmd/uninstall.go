@@ -117,6 +117,9 @@ func uninstallRun(opts *UninstallOptions) error {
 		files = append(files, tr.Path)
 	}
 	if opts.DryRun {
+		// IN-87: what a run does after the file's change depends on that
+		// change being made; the dry run says so instead of guessing.
+		fmt.Fprintf(out, "dry run: a real run then removes the folders install created that are empty again, and watch's state when no file registers compact-guard any more, and says which\n")
 		return nil
 	}
 	removed, kept := settings.RemoveCreatedDirs(opts.Backups, files...)
