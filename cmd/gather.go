@@ -23,6 +23,7 @@ import (
 // gatherSnapshot builds the record. The transcript and git steps run at the
 // same time, each in its phase of the deadline (PC-3); whatever has not
 // finished by then is recorded as a warning and the record holds the rest.
+// Its steps are in gather_steps.go, in the order they run here.
 func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
 
 	var warnings []string
@@ -36,29 +37,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	gatherCtx, cancelGather := phase(ctx, total, shareGather)
 	defer cancelGather()
 
-	// Where the transcript and the payload's cwd are: stats and a folder
-	// listing, which a hung file system could hold.
-	type located struct {
-		transcriptPath, gitDir string
-		warnings               []string
-	}
-	loc, lerr := bounded(gatherCtx, opts.beforeStep, "finding the transcript", func() (l located) {
-		l.transcriptPath = p.TranscriptPath
-		if l.transcriptPath == "" || !isRegularFile(l.transcriptPath) {
-			if found := findTranscript(opts.Getenv, sessionID); found != "" {
-				if l.transcriptPath != "" {
-					l.warnings = append(l.warnings, fmt.Sprintf("transcript_path %q unreadable; using %s", l.transcriptPath, found))
-				}
-				l.transcriptPath = found
-			}
-		}
-		// Git starts at once in the payload's cwd; it is read again below
-		// only when the transcript names another, existing directory.
-		if isDir(p.Cwd) {
-			l.gitDir = p.Cwd
-		}
-		return l
-	})
+	loc, lerr := locateTranscript(gatherCtx, opts, p, sessionID)
 	if lerr != nil {
 		warn("%v", lerr)
 		loc.transcriptPath = p.TranscriptPath
@@ -72,108 +51,26 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		sessionID = sessionFromTranscriptPath(transcriptPath)
 	}
 
-	// The session's watch state notes that a PreCompact started, at once
-	// and beside the rest: a tool call after it tells an arm from the
-	// compaction it precedes (SS-26, PC-37).
-	marked := make(chan error, 1)
-	if p.HookEventName == "PreCompact" {
-		go func() {
-			_, err := bounded(gatherCtx, opts.beforeStep, "noting the PreCompact for watch", func() error {
-				return markPreCompact(opts.Dir, sessionID, now)
-			})
-			marked <- err
-		}()
-	} else {
-		marked <- nil
-	}
+	marked := notePreCompactAsync(gatherCtx, opts, p, sessionID, now)
 
 	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
-	gitTimeout := opts.GitTimeout
-	if gitTimeout <= 0 {
-		gitTimeout = defaultGitTimeout
-	}
-	gitOpts := gitstate.Options{Timeout: gitTimeout, GitPath: opts.GitPath}
-
+	gitOpts := opts.gitOptions()
 	gitCh := make(chan *snapshot.Git, 1)
 	if gitDir != "" {
 		go func() { gitCh <- readGitSafe(gatherCtx, gitDir, gitOpts) }()
 	}
 
-	readCtx, cancelRead := phase(ctx, total, shareRead)
-	defer cancelRead()
-	scanCtx, cancelScan := phase(ctx, total, shareScan)
-	defer cancelScan()
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
 		clock: opts.ReadClock, before: opts.beforeStep, cwd: p.Cwd}
 	if p.HookEventName == "PreCompact" {
 		step.settleClaude = opts.Settle
 	}
-	trCh := make(chan transcriptOutcome, 1)
-	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
-
-	var tr transcriptOutcome
-	select {
-	case tr = <-trCh:
-	case <-gatherCtx.Done():
-		// The read stops at its own deadline, well before this one: only a
-		// file system that does not answer gets here. Its facts are not
-		// kept, the size (known once the file was open) still tells
-		// postcompact which compaction this record was taken for (PC-22).
-		tr.warnings = []string{fmt.Sprintf("transcript: not read within %s (the file system did not answer)", total)}
-		tr.facts = &transcript.Facts{}
-		tr.layout.segmentStart = -1
-		tr.layout.incomplete = true
-		tr.layout.readTo = new(int64(0))
-		tr.layout.size = max(step.size.Load(), 0)
-	}
+	tr := readTranscriptWithin(ctx, gatherCtx, total, step)
 	warnings = append(warnings, tr.warnings...)
 
-	rec := &snapshot.Record{
-		SessionID:          sessionID,
-		CreatedAt:          now.UTC(),
-		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
-		CustomInstructions: p.CustomInstructions,
-		PromptID:           promptID(p),
-		Agent:              valueOr(tr.agent, sessionAgent(p, nil)),
-		HookEvent:          p.HookEventName,
-		TranscriptPath:     transcriptPath,
-	}
-	if perr != nil {
-		rec.PayloadError = perr.Error()
-	}
-	fillFromFacts(rec, tr.facts)
-	rec.Coverage = snapshot.Coverage{
-		TranscriptSize:  tr.layout.size,
-		SegmentStart:    tr.layout.segmentStart,
-		BoundaryUnknown: tr.layout.boundaryUnknown,
-		ReadFrom:        tr.layout.readFrom,
-		ReadTo:          tr.layout.readTo,
-		Unread:          tr.layout.unread,
-		Previous:        tr.layout.previous,
-		Partial:         tr.layout.partial,
-		Incomplete:      tr.layout.incomplete,
-	}
+	rec := newRecord(p, perr, sessionID, now, transcriptPath, tr)
 
-	// The working directory, and whether git must be read again there.
-	type cwdFacts struct {
-		cwd, source   string
-		exists, moved bool
-	}
-	cw, cerr := bounded(gatherCtx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
-		switch {
-		case tr.facts.Cwd != "":
-			c.cwd, c.source = tr.facts.Cwd, "transcript"
-		case p.Cwd != "":
-			c.cwd, c.source = p.Cwd, "payload"
-		default:
-			if wd, err := os.Getwd(); err == nil {
-				c.cwd, c.source = wd, "process"
-			}
-		}
-		c.exists = c.cwd != "" && isDir(c.cwd)
-		c.moved = !sameFile(gitDir, c.cwd)
-		return c
-	})
+	cw, cerr := checkCwd(gatherCtx, opts, p, tr.facts.Cwd, gitDir)
 	if cerr != nil {
 		warn("%v", cerr)
 		switch {
@@ -196,38 +93,19 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 			git = &snapshot.Git{Error: fmt.Sprintf("git: not read within %s", total)}
 		}
 	}
-	needGit := git == nil || (cw.moved && !(git.Repo && within(rec.Cwd, git.Root)))
-	switch {
-	case needGit && cw.exists:
-		git = readGitSafe(gatherCtx, rec.Cwd, gitOpts)
-	case git == nil && cerr != nil:
-		git = &snapshot.Git{Error: "git: not read: the working directory could not be checked within the deadline"}
-	case git == nil:
-		git = &snapshot.Git{Error: fmt.Sprintf("git: cwd %q does not exist", rec.Cwd)}
-	}
-	rec.Git = git
+	rec.Git = gitAtCwd(gatherCtx, git, cw, cerr, rec.Cwd, gitOpts)
 
 	projectDir := opts.Getenv("CLAUDE_PROJECT_DIR")
 	gitRoot := ""
-	if git != nil {
-		gitRoot = git.Root
+	if rec.Git != nil {
+		gitRoot = rec.Git.Root
 	}
 	rec.StateFile = snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
 	if u := rec.StateFile.Unanswered; u != "" {
 		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
 	}
 
-	// Written within milliseconds, or held up by another run's lock: a
-	// crashed watch run's lock, taken over only after 10 s (WA-9), must not
-	// hold the snapshot up by more than markWait.
-	select {
-	case err := <-marked:
-		if err != nil {
-			warn("watch state: %v", err)
-		}
-	case <-time.After(markWait):
-		warn("watch state: the PreCompact's note (PC-37) not written within %s", markWait)
-	}
+	waitPreCompactNote(marked, warn)
 
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
