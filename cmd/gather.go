@@ -158,7 +158,9 @@ type transcriptStep struct {
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
 // it cannot all be read in time (transcript TR-50), with the search for the
-// last compaction boundary and for the chain's snapshot under scanCtx.
+// last compaction boundary and for the chain's snapshot under scanCtx. Its
+// steps (opening after the settle, the boundary and the chain, what the
+// read tells) are functions below it, each adding its warnings to out.
 func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (out transcriptOutcome) {
 	out.facts = &transcript.Facts{}
 	out.layout.segmentStart = -1
@@ -178,32 +180,9 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 	if gemini.IsChatPath(st.path) {
 		return readGeminiTranscript(readCtx, st) // PC-45
 	}
-	f, err := transcript.Open(st.path)
-	if err != nil {
-		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
-		out.layout.incomplete = true
+	f := openTranscriptSettled(readCtx, scanCtx, st, &out)
+	if f == nil {
 		return out
-	}
-	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
-		// Qwen Code queues its records and writes them in the background:
-		// the last tool result may not be on disk yet (PC-24). Claude Code
-		// writes what it queued 100 ms later: the newest tool call, its
-		// result or a whole response may be missing when the hook starts
-		// (PC-36).
-		f.Close()
-		if st.before != nil {
-			st.before(stepSettle)
-		}
-		if format == transcript.FormatQwen {
-			settleTranscript(readCtx, st.path)
-		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
-			out.warnings = append(out.warnings, r.warning())
-		}
-		if f, err = transcript.Open(st.path); err != nil {
-			out.warnings = append(out.warnings, err.Error())
-			out.layout.incomplete = true
-			return out
-		}
 	}
 	defer f.Close()
 	if format, known := f.Format(); known {
@@ -227,32 +206,83 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 	out.layout.segmentStart = last
 
 	plan := transcript.ReadPlan{LastBoundary: last, ChainEnd: -1, EarlierBudget: st.budget, Now: st.clock}
-	var prev *snapshot.Record
-	if last >= 0 {
-		type chain struct {
-			rec *snapshot.Record
-			err error
-		}
-		c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
-			r, err := st.store.FindChain(st.sessionID, st.path, last)
-			return chain{r, err}
-		})
-		switch {
-		case berr != nil:
-			out.warnings = append(out.warnings, berr.Error())
-		case c.err != nil:
-			out.warnings = append(out.warnings, "earlier snapshot: "+c.err.Error())
-		}
-		if prev = c.rec; prev != nil {
-			plan.ChainEnd = prev.Coverage.TranscriptSize
-			plan.Seed = factsFromRecord(prev)
-		}
-	}
+	prev := findChainWithin(scanCtx, st, last, &plan, &out)
 	res, err := f.Read(readCtx, plan)
 	if err != nil {
 		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
 		out.layout.incomplete = true
 	}
+	out.noteRead(res, prev, f.Size())
+	return out
+}
+
+// openTranscriptSettled opens the transcript, and when its client writes it
+// late (Qwen Code, Claude Code with --settle) opens it again once it has
+// settled. It returns nil, with the reason in out, when it cannot be
+// opened.
+func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
+	f, err := transcript.Open(st.path)
+	if err != nil {
+		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
+		out.layout.incomplete = true
+		return nil
+	}
+	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
+		// Qwen Code queues its records and writes them in the background:
+		// the last tool result may not be on disk yet (PC-24). Claude Code
+		// writes what it queued 100 ms later: the newest tool call, its
+		// result or a whole response may be missing when the hook starts
+		// (PC-36).
+		f.Close()
+		if st.before != nil {
+			st.before(stepSettle)
+		}
+		if format == transcript.FormatQwen {
+			settleTranscript(readCtx, st.path)
+		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
+			out.warnings = append(out.warnings, r.warning())
+		}
+		if f, err = transcript.Open(st.path); err != nil {
+			out.warnings = append(out.warnings, err.Error())
+			out.layout.incomplete = true
+			return nil
+		}
+	}
+	return f
+}
+
+// findChainWithin looks, under scanCtx, for the session's snapshot that
+// covers the transcript up to the last boundary (at last, -1 for none), and
+// seeds plan with its facts. It returns that snapshot, nil for none.
+func findChainWithin(scanCtx context.Context, st *transcriptStep, last int64, plan *transcript.ReadPlan, out *transcriptOutcome) *snapshot.Record {
+	if last < 0 {
+		return nil
+	}
+	type chain struct {
+		rec *snapshot.Record
+		err error
+	}
+	c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
+		r, err := st.store.FindChain(st.sessionID, st.path, last)
+		return chain{r, err}
+	})
+	switch {
+	case berr != nil:
+		out.warnings = append(out.warnings, berr.Error())
+	case c.err != nil:
+		out.warnings = append(out.warnings, "earlier snapshot: "+c.err.Error())
+	}
+	prev := c.rec
+	if prev != nil {
+		plan.ChainEnd = prev.Coverage.TranscriptSize
+		plan.Seed = factsFromRecord(prev)
+	}
+	return prev
+}
+
+// noteRead records what the read of a transcript of size bytes yielded and
+// what it left out, chained from prev when not nil.
+func (out *transcriptOutcome) noteRead(res transcript.Result, prev *snapshot.Record, size int64) {
 	if res.Facts != nil {
 		out.facts = res.Facts
 	}
@@ -272,16 +302,15 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		}
 		out.warnings = append(out.warnings, "transcript: not all of it could be read by the deadline; the newest bytes were read first, bytes "+strings.Join(ranges, ", ")+" not read")
 	}
-	if res.Interrupted || res.ReadTo < f.Size() {
+	if res.Interrupted || res.ReadTo < size {
 		out.layout.incomplete = true
 	}
 	if res.Interrupted {
-		out.warnings = append(out.warnings, fmt.Sprintf("transcript: deadline reached at byte %d of %d; facts cover what was read", res.ReadTo, f.Size()))
+		out.warnings = append(out.warnings, fmt.Sprintf("transcript: deadline reached at byte %d of %d; facts cover what was read", res.ReadTo, size))
 	}
 	if res.Partial {
 		out.warnings = append(out.warnings, "transcript: earlier segments only partly read (byte budget)")
 	}
-	return out
 }
 
 // Settling: how long a transcript must stay the same size to count as
