@@ -23,6 +23,7 @@ import (
 // gatherSnapshot builds the record. The transcript and git steps run at the
 // same time, each in its phase of the deadline (PC-3); whatever has not
 // finished by then is recorded as a warning and the record holds the rest.
+// Its steps are in gather_steps.go, in the order they run here.
 func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
 
 	var warnings []string
@@ -36,29 +37,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	gatherCtx, cancelGather := phase(ctx, total, shareGather)
 	defer cancelGather()
 
-	// Where the transcript and the payload's cwd are: stats and a folder
-	// listing, which a hung file system could hold.
-	type located struct {
-		transcriptPath, gitDir string
-		warnings               []string
-	}
-	loc, lerr := bounded(gatherCtx, opts.beforeStep, "finding the transcript", func() (l located) {
-		l.transcriptPath = p.TranscriptPath
-		if l.transcriptPath == "" || !isRegularFile(l.transcriptPath) {
-			if found := findTranscript(opts.Getenv, sessionID); found != "" {
-				if l.transcriptPath != "" {
-					l.warnings = append(l.warnings, fmt.Sprintf("transcript_path %q unreadable; using %s", l.transcriptPath, found))
-				}
-				l.transcriptPath = found
-			}
-		}
-		// Git starts at once in the payload's cwd; it is read again below
-		// only when the transcript names another, existing directory.
-		if isDir(p.Cwd) {
-			l.gitDir = p.Cwd
-		}
-		return l
-	})
+	loc, lerr := locateTranscript(gatherCtx, opts, p, sessionID)
 	if lerr != nil {
 		warn("%v", lerr)
 		loc.transcriptPath = p.TranscriptPath
@@ -72,108 +51,26 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		sessionID = sessionFromTranscriptPath(transcriptPath)
 	}
 
-	// The session's watch state notes that a PreCompact started, at once
-	// and beside the rest: a tool call after it tells an arm from the
-	// compaction it precedes (SS-26, PC-37).
-	marked := make(chan error, 1)
-	if p.HookEventName == "PreCompact" {
-		go func() {
-			_, err := bounded(gatherCtx, opts.beforeStep, "noting the PreCompact for watch", func() error {
-				return markPreCompact(opts.Dir, sessionID, now)
-			})
-			marked <- err
-		}()
-	} else {
-		marked <- nil
-	}
+	marked := notePreCompactAsync(gatherCtx, opts, p, sessionID, now)
 
 	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
-	gitTimeout := opts.GitTimeout
-	if gitTimeout <= 0 {
-		gitTimeout = defaultGitTimeout
-	}
-	gitOpts := gitstate.Options{Timeout: gitTimeout, GitPath: opts.GitPath}
-
+	gitOpts := opts.gitOptions()
 	gitCh := make(chan *snapshot.Git, 1)
 	if gitDir != "" {
 		go func() { gitCh <- readGitSafe(gatherCtx, gitDir, gitOpts) }()
 	}
 
-	readCtx, cancelRead := phase(ctx, total, shareRead)
-	defer cancelRead()
-	scanCtx, cancelScan := phase(ctx, total, shareScan)
-	defer cancelScan()
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
 		clock: opts.ReadClock, before: opts.beforeStep, cwd: p.Cwd}
 	if p.HookEventName == "PreCompact" {
 		step.settleClaude = opts.Settle
 	}
-	trCh := make(chan transcriptOutcome, 1)
-	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
-
-	var tr transcriptOutcome
-	select {
-	case tr = <-trCh:
-	case <-gatherCtx.Done():
-		// The read stops at its own deadline, well before this one: only a
-		// file system that does not answer gets here. Its facts are not
-		// kept, the size (known once the file was open) still tells
-		// postcompact which compaction this record was taken for (PC-22).
-		tr.warnings = []string{fmt.Sprintf("transcript: not read within %s (the file system did not answer)", total)}
-		tr.facts = &transcript.Facts{}
-		tr.layout.segmentStart = -1
-		tr.layout.incomplete = true
-		tr.layout.readTo = new(int64(0))
-		tr.layout.size = max(step.size.Load(), 0)
-	}
+	tr := readTranscriptWithin(ctx, gatherCtx, total, step)
 	warnings = append(warnings, tr.warnings...)
 
-	rec := &snapshot.Record{
-		SessionID:          sessionID,
-		CreatedAt:          now.UTC(),
-		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
-		CustomInstructions: p.CustomInstructions,
-		PromptID:           promptID(p),
-		Agent:              valueOr(tr.agent, sessionAgent(p, nil)),
-		HookEvent:          p.HookEventName,
-		TranscriptPath:     transcriptPath,
-	}
-	if perr != nil {
-		rec.PayloadError = perr.Error()
-	}
-	fillFromFacts(rec, tr.facts)
-	rec.Coverage = snapshot.Coverage{
-		TranscriptSize:  tr.layout.size,
-		SegmentStart:    tr.layout.segmentStart,
-		BoundaryUnknown: tr.layout.boundaryUnknown,
-		ReadFrom:        tr.layout.readFrom,
-		ReadTo:          tr.layout.readTo,
-		Unread:          tr.layout.unread,
-		Previous:        tr.layout.previous,
-		Partial:         tr.layout.partial,
-		Incomplete:      tr.layout.incomplete,
-	}
+	rec := newRecord(p, perr, sessionID, now, transcriptPath, tr)
 
-	// The working directory, and whether git must be read again there.
-	type cwdFacts struct {
-		cwd, source   string
-		exists, moved bool
-	}
-	cw, cerr := bounded(gatherCtx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
-		switch {
-		case tr.facts.Cwd != "":
-			c.cwd, c.source = tr.facts.Cwd, "transcript"
-		case p.Cwd != "":
-			c.cwd, c.source = p.Cwd, "payload"
-		default:
-			if wd, err := os.Getwd(); err == nil {
-				c.cwd, c.source = wd, "process"
-			}
-		}
-		c.exists = c.cwd != "" && isDir(c.cwd)
-		c.moved = !sameFile(gitDir, c.cwd)
-		return c
-	})
+	cw, cerr := checkCwd(gatherCtx, opts, p, tr.facts.Cwd, gitDir)
 	if cerr != nil {
 		warn("%v", cerr)
 		switch {
@@ -196,38 +93,19 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 			git = &snapshot.Git{Error: fmt.Sprintf("git: not read within %s", total)}
 		}
 	}
-	needGit := git == nil || (cw.moved && !(git.Repo && within(rec.Cwd, git.Root)))
-	switch {
-	case needGit && cw.exists:
-		git = readGitSafe(gatherCtx, rec.Cwd, gitOpts)
-	case git == nil && cerr != nil:
-		git = &snapshot.Git{Error: "git: not read: the working directory could not be checked within the deadline"}
-	case git == nil:
-		git = &snapshot.Git{Error: fmt.Sprintf("git: cwd %q does not exist", rec.Cwd)}
-	}
-	rec.Git = git
+	rec.Git = gitAtCwd(gatherCtx, git, cw, cerr, rec.Cwd, gitOpts)
 
 	projectDir := opts.Getenv("CLAUDE_PROJECT_DIR")
 	gitRoot := ""
-	if git != nil {
-		gitRoot = git.Root
+	if rec.Git != nil {
+		gitRoot = rec.Git.Root
 	}
 	rec.StateFile = snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
 	if u := rec.StateFile.Unanswered; u != "" {
 		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
 	}
 
-	// Written within milliseconds, or held up by another run's lock: a
-	// crashed watch run's lock, taken over only after 10 s (WA-9), must not
-	// hold the snapshot up by more than markWait.
-	select {
-	case err := <-marked:
-		if err != nil {
-			warn("watch state: %v", err)
-		}
-	case <-time.After(markWait):
-		warn("watch state: the PreCompact's note (PC-37) not written within %s", markWait)
-	}
+	waitPreCompactNote(marked, warn)
 
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
@@ -280,7 +158,9 @@ type transcriptStep struct {
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
 // it cannot all be read in time (transcript TR-50), with the search for the
-// last compaction boundary and for the chain's snapshot under scanCtx.
+// last compaction boundary and for the chain's snapshot under scanCtx. Its
+// steps (opening after the settle, the boundary and the chain, what the
+// read tells) are functions below it, each adding its warnings to out.
 func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (out transcriptOutcome) {
 	out.facts = &transcript.Facts{}
 	out.layout.segmentStart = -1
@@ -300,32 +180,9 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 	if gemini.IsChatPath(st.path) {
 		return readGeminiTranscript(readCtx, st) // PC-45
 	}
-	f, err := transcript.Open(st.path)
-	if err != nil {
-		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
-		out.layout.incomplete = true
+	f := openTranscriptSettled(readCtx, scanCtx, st, &out)
+	if f == nil {
 		return out
-	}
-	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
-		// Qwen Code queues its records and writes them in the background:
-		// the last tool result may not be on disk yet (PC-24). Claude Code
-		// writes what it queued 100 ms later: the newest tool call, its
-		// result or a whole response may be missing when the hook starts
-		// (PC-36).
-		f.Close()
-		if st.before != nil {
-			st.before(stepSettle)
-		}
-		if format == transcript.FormatQwen {
-			settleTranscript(readCtx, st.path)
-		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
-			out.warnings = append(out.warnings, r.warning())
-		}
-		if f, err = transcript.Open(st.path); err != nil {
-			out.warnings = append(out.warnings, err.Error())
-			out.layout.incomplete = true
-			return out
-		}
 	}
 	defer f.Close()
 	if format, known := f.Format(); known {
@@ -349,32 +206,83 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 	out.layout.segmentStart = last
 
 	plan := transcript.ReadPlan{LastBoundary: last, ChainEnd: -1, EarlierBudget: st.budget, Now: st.clock}
-	var prev *snapshot.Record
-	if last >= 0 {
-		type chain struct {
-			rec *snapshot.Record
-			err error
-		}
-		c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
-			r, err := st.store.FindChain(st.sessionID, st.path, last)
-			return chain{r, err}
-		})
-		switch {
-		case berr != nil:
-			out.warnings = append(out.warnings, berr.Error())
-		case c.err != nil:
-			out.warnings = append(out.warnings, "earlier snapshot: "+c.err.Error())
-		}
-		if prev = c.rec; prev != nil {
-			plan.ChainEnd = prev.Coverage.TranscriptSize
-			plan.Seed = factsFromRecord(prev)
-		}
-	}
+	prev := findChainWithin(scanCtx, st, last, &plan, &out)
 	res, err := f.Read(readCtx, plan)
 	if err != nil {
 		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
 		out.layout.incomplete = true
 	}
+	out.noteRead(res, prev, f.Size())
+	return out
+}
+
+// openTranscriptSettled opens the transcript, and when its client writes it
+// late (Qwen Code, Claude Code with --settle) opens it again once it has
+// settled. It returns nil, with the reason in out, when it cannot be
+// opened.
+func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
+	f, err := transcript.Open(st.path)
+	if err != nil {
+		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
+		out.layout.incomplete = true
+		return nil
+	}
+	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
+		// Qwen Code queues its records and writes them in the background:
+		// the last tool result may not be on disk yet (PC-24). Claude Code
+		// writes what it queued 100 ms later: the newest tool call, its
+		// result or a whole response may be missing when the hook starts
+		// (PC-36).
+		f.Close()
+		if st.before != nil {
+			st.before(stepSettle)
+		}
+		if format == transcript.FormatQwen {
+			settleTranscript(readCtx, st.path)
+		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
+			out.warnings = append(out.warnings, r.warning())
+		}
+		if f, err = transcript.Open(st.path); err != nil {
+			out.warnings = append(out.warnings, err.Error())
+			out.layout.incomplete = true
+			return nil
+		}
+	}
+	return f
+}
+
+// findChainWithin looks, under scanCtx, for the session's snapshot that
+// covers the transcript up to the last boundary (at last, -1 for none), and
+// seeds plan with its facts. It returns that snapshot, nil for none.
+func findChainWithin(scanCtx context.Context, st *transcriptStep, last int64, plan *transcript.ReadPlan, out *transcriptOutcome) *snapshot.Record {
+	if last < 0 {
+		return nil
+	}
+	type chain struct {
+		rec *snapshot.Record
+		err error
+	}
+	c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
+		r, err := st.store.FindChain(st.sessionID, st.path, last)
+		return chain{r, err}
+	})
+	switch {
+	case berr != nil:
+		out.warnings = append(out.warnings, berr.Error())
+	case c.err != nil:
+		out.warnings = append(out.warnings, "earlier snapshot: "+c.err.Error())
+	}
+	prev := c.rec
+	if prev != nil {
+		plan.ChainEnd = prev.Coverage.TranscriptSize
+		plan.Seed = factsFromRecord(prev)
+	}
+	return prev
+}
+
+// noteRead records what the read of a transcript of size bytes yielded and
+// what it left out, chained from prev when not nil.
+func (out *transcriptOutcome) noteRead(res transcript.Result, prev *snapshot.Record, size int64) {
 	if res.Facts != nil {
 		out.facts = res.Facts
 	}
@@ -394,16 +302,15 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		}
 		out.warnings = append(out.warnings, "transcript: not all of it could be read by the deadline; the newest bytes were read first, bytes "+strings.Join(ranges, ", ")+" not read")
 	}
-	if res.Interrupted || res.ReadTo < f.Size() {
+	if res.Interrupted || res.ReadTo < size {
 		out.layout.incomplete = true
 	}
 	if res.Interrupted {
-		out.warnings = append(out.warnings, fmt.Sprintf("transcript: deadline reached at byte %d of %d; facts cover what was read", res.ReadTo, f.Size()))
+		out.warnings = append(out.warnings, fmt.Sprintf("transcript: deadline reached at byte %d of %d; facts cover what was read", res.ReadTo, size))
 	}
 	if res.Partial {
 		out.warnings = append(out.warnings, "transcript: earlier segments only partly read (byte budget)")
 	}
-	return out
 }
 
 // Settling: how long a transcript must stay the same size to count as

@@ -142,44 +142,11 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	saveCtx, cancelSave := phase(ctx, total, shareSave)
 	defer cancelSave()
 
-	var f *transcript.File
-	if p.TranscriptPath != "" {
-		type opened struct {
-			f      *transcript.File
-			settle settled
-			err    error
-		}
-		o, berr := bounded(checkCtx, opts.beforeStep, "opening the transcript", func() opened {
-			f, r, err := openSettled(checkCtx, p, p.TranscriptPath, opts.Settle, opts.beforeStep) // PO-C14
-			return opened{f, r, err}
-		})
-		switch {
-		case berr != nil:
-			entry.Warnings = append(entry.Warnings, "transcript: "+berr.Error())
-		case o.err != nil:
-			entry.Warnings = append(entry.Warnings, "transcript: "+o.err.Error())
-		default:
-			f = o.f
-			defer f.Close()
-			if !o.settle.Quiet {
-				entry.Warnings = append(entry.Warnings, o.settle.warning())
-			}
-		}
+	f := openTranscriptWithin(checkCtx, opts, p, &entry)
+	if f != nil {
+		defer f.Close()
 	}
-	type selection struct {
-		found thisCompaction
-		notes logEntry // the warnings and turned-down snapshots to log
-	}
-	sel, serr := bounded(gatherCtx, opts.beforeStep, "selecting the snapshot", func() (s selection) {
-		s.found = findThisCompaction(checkCtx, gatherCtx, opts, p, sessionID, start, f, &s.notes)
-		return s
-	})
-	if serr != nil {
-		entry.Warnings = append(entry.Warnings, serr.Error())
-	}
-	found := sel.found
-	entry.Warnings = append(entry.Warnings, sel.notes.Warnings...)
-	entry.TurnedDown, entry.NewerTurnedDown = sel.notes.TurnedDown, sel.notes.NewerTurnedDown
+	found, serr := selectWithin(checkCtx, gatherCtx, opts, p, sessionID, start, f, &entry)
 	var size int64
 	if f != nil {
 		size = f.Size()
@@ -203,57 +170,17 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		}
 		entry.Outcome, entry.Detail = outcomeWarn, "failure notice: "+found.failure.Reason
 	case found.choice != nil:
-		rec := found.choice.Record
-		projectDir := opts.Getenv("CLAUDE_PROJECT_DIR")
-		if projectDir == "" && rec.Git != nil && rec.Git.Root != "" {
-			projectDir = rec.Git.Root
-		}
-		if projectDir == "" {
-			projectDir = rec.Cwd
-		}
-		gitRoot := ""
-		if rec.Git != nil {
-			gitRoot = rec.Git.Root
-		}
-		var state snapshot.StateFile // a snapshot just taken looked it up already
-		if taken == nil {
-			state = snapshot.FindStateFile(gatherCtx, opts.stateFileName(), []string{opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, p.Cwd})
-		}
-		if u := state.Unanswered; u != "" {
-			entry.Warnings = append(entry.Warnings, "state file: "+u+" did not answer within the deadline; the folders after it were not looked in")
-		}
-		text = restore.Pointer(restore.PointerInput{
-			Record: rec, MDPath: found.choice.MDPath, ProjectDir: projectDir,
-			StateFile: state, Lang: opts.Lang, MaxChars: opts.maxChars(),
-			Taken: taken, Supersedes: supersededPointer(takeCtx, opts, f, rec.Name, &entry), // PO-18, PO-19
-		})
-		entry.Outcome, entry.Snapshot = outcomeOK, rec.Name
+		text = pointerText(gatherCtx, takeCtx, opts, p, f, found.choice, taken, &entry)
+		entry.Outcome, entry.Snapshot = outcomeOK, found.choice.Record.Name
 	default:
 		entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
-	out, jerr := restore.NoticeOutput(restore.ForClient(sessionAgent(p, f), text), message) // PO-38
-	if jerr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "encoding hook output: "+jerr.Error()
-		return nil
-	}
-	if _, werr := opts.IO.Out.Write(out); werr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+werr.Error()
+	if !writeNotice(opts, sessionAgent(p, f), text, message, &entry) {
 		return nil
 	}
 	if found.choice != nil {
-		// What was handed out is recorded, so that a later compaction
-		// whose PreCompact never ran cannot be handed it again (SS-8c).
-		d := snapshot.Delivery{SessionID: sessionID, At: start, Event: "SessionStart", TranscriptSize: size}
-		derr, berr := bounded(saveCtx, opts.beforeStep, "recording the delivery", func() error {
-			return snapshot.WriteDelivery(opts.Dir, found.choice.Record.Name, d)
-		})
-		if berr != nil {
-			derr = berr
-		}
-		if derr != nil {
-			entry.Warnings = append(entry.Warnings, derr.Error())
-		}
+		recordDelivery(saveCtx, opts, sessionID, start, size, found.choice.Record.Name, &entry)
 	}
 	return nil
 }

@@ -156,25 +156,8 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	}
 	saveCtx, cancelSave := phase(ctx, total, shareSave)
 	defer cancelSave()
-	// WA-12: how the compaction was prepared; a step given up leaves the
-	// record without it.
-	if prep, perr := bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
-		return readPreparation(opts, rec, payload, start)
-	}); perr != nil {
-		entry.Warnings = append(entry.Warnings, perr.Error())
-	} else {
-		rec.Preparation = prep.p
-		entry.Warnings = append(entry.Warnings, prep.warnings...)
-		if !opts.NoRedact {
-			rec.Redactions += snapshot.RedactPreparation(rec.Preparation)
-		}
-	}
+	addPreparation(saveCtx, opts, rec, payload, start, &entry)
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
-	type saved struct {
-		mdPath   string
-		warnings []string
-		err      error
-	}
 	sv, berr := bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
 		md, w, err := store.Save(rec, opts.Lang)
 		return saved{md, w, err}
@@ -188,37 +171,11 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	entry.Warnings = append(entry.Warnings, sv.warnings...)
 	// WA-11: the compaction noted for the next prompt's pointer check,
 	// with its snapshot or none.
-	nerr, nberr := bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
-		return noteCompaction(opts, rec, sv.mdPath, start)
-	})
-	if nberr != nil {
-		nerr = nberr
-	}
-	if nerr != nil {
-		entry.Warnings = append(entry.Warnings, "watch state: "+nerr.Error())
-	}
+	noteCompactionWithin(saveCtx, opts, rec, sv.mdPath, start, &entry)
 	if sv.err != nil {
 		entry.Detail = "snapshot not written: " + sv.err.Error()
 		if sessionID != "" {
-			werr, merr := bounded(saveCtx, opts.beforeStep, "failure marker", func() error {
-				// The notice names the log as written only when a line can
-				// be appended to it now; otherwise it says where it was
-				// tried and why it failed (RB-26).
-				lp, logErr := logPath(opts.Dir), ""
-				if err := snapshot.CheckLog(lp); err != nil {
-					logErr = err.Error()
-				}
-				return snapshot.WriteFailure(opts.Dir, snapshot.Failure{
-					SessionID: sessionID, Time: start, Reason: sv.err.Error(), LogPath: lp, LogError: logErr,
-					TranscriptSize: rec.Coverage.TranscriptSize, PromptID: rec.PromptID,
-				})
-			})
-			if merr == nil {
-				merr = werr
-			}
-			if merr != nil {
-				entry.Detail += "; failure marker not written: " + merr.Error()
-			}
+			writeFailureMarker(saveCtx, opts, rec, sessionID, start, sv.err, &entry)
 		}
 		return nil
 	}

@@ -220,107 +220,16 @@ func watchRun(opts *WatchOptions) (err error) {
 		Getenv: opts.Getenv, Settings: claudeSettingsFiles(opts.Getenv, p.Cwd)})
 	run := watchTurn{ctx: ctx, opts: opts, p: p, sid: sid, f: f, fill: fill, window: w, now: start,
 		thresholds: watch.Resolve(opts.Thresholds, w)}
-	input := func(st *watch.State) watch.Input {
-		return watch.Input{
-			Event: watchEvent(p.HookEventName), Now: start, Fill: fill.Tokens, FromBoundary: fill.FromBoundary,
-			Thresholds: run.thresholds, Turn: p.PromptID, StopGate: opts.StopGate, StopHookActive: p.StopHookActive,
-			Handoff: func() bool { return run.handoff(st).Current },
-			Read:    watch.Read{Offset: max(fill.Offset, fill.Boundary), At: fill.At},
-		}
-	}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
-	if st, lerr := store.Load(sid); lerr == nil && !(p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil) && !residueWanted(p, st) && !wentOnDue(p.HookEventName, st, start) {
-		dry := watch.State{}
-		if st != nil {
-			dry = *st
-			dry.Crossings = append([]watch.Crossing(nil), st.Crossings...)
-		}
-		if !ok || !watch.Step(&dry, input(&dry)).Changed && !run.newHandoff(st) {
-			return nil
-		}
+	if run.changesNothing(&store, ok) {
+		return nil
 	}
-	var texts []string
-	var block string
+	var said watchSaid
 	st, uerr := store.Update(sid, func(st *watch.State) bool {
-		changed := st.NoteWentOn(p.HookEventName, start) // SS-27
-		if p.HookEventName == watch.UserPromptSubmit && st.Pending != nil {
-			text, why := run.fallback(ctx, st)
-			entry.Detail = why
-			if text != "" {
-				texts = append(texts, text)
-			}
-			changed = true
-		}
-		if text, why, did := run.handResidue(ctx, st); did {
-			if text != "" {
-				texts = append(texts, text)
-			}
-			entry.Detail = strings.TrimPrefix(entry.Detail+"; "+why, "; ")
-			changed = true
-		}
-		if !ok {
-			return changed
-		}
-		a := watch.Step(st, input(st))
-		switch {
-		case a.Notice:
-			texts = append(texts, restore.WatchNotice(run.noticeInput(st, a.Told)))
-			entry.Detail = strings.TrimPrefix(entry.Detail+"; notice: "+crossedList(a.Told), "; ")
-		case a.Block:
-			block = restore.StopReason(run.noticeInput(st, a.Told))
-			entry.Detail = strings.TrimPrefix(entry.Detail+"; stop held at "+fmt.Sprint(run.thresholds[len(run.thresholds)-1]), "; ")
-		}
-		if run.newHandoff(st) {
-			st.Handoff, changed = run.seen, true
-		}
-		if (changed || a.Changed) && st.Started.IsZero() {
-			st.Started = run.started() // HO-11, once per session
-		}
-		return changed || a.Changed
+		return run.step(st, ok, &said, &entry)
 	})
-	if uerr != nil {
-		entry.Warnings = append(entry.Warnings, "watch state: "+uerr.Error())
-	}
-	entry.Warnings = append(entry.Warnings, run.warnings...)
-	if st == nil {
-		// WA-25: what the state cannot record is not said, and the log
-		// says so rather than what would have been.
-		if (len(texts) > 0 || block != "") && uerr != nil {
-			entry.Outcome = outcomeFailed
-			entry.Detail = "not said, for the watch state could not be written: " + entry.Detail
-		}
-		return nil
-	}
-
-	var out []byte
-	var oerr2 error
-	switch {
-	case block != "":
-		out, oerr2 = restore.BlockOutput(block)
-	case len(texts) > 0:
-		out, oerr2 = restore.EventOutput(p.HookEventName, restore.ForClient(sessionAgent(p, f), strings.Join(texts, "\n\n"))) // PO-38
-	default:
-		if entry.Detail != "" {
-			entry.Outcome = outcomeNone
-		}
-		return nil
-	}
-	if oerr2 == nil {
-		_, oerr2 = opts.IO.Out.Write(out)
-	}
-	if oerr2 != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "recorded as given but not given ("+entry.Detail+"): writing hook output: "+oerr2.Error()
-		return nil
-	}
-	entry.Outcome = outcomeOK
-	if run.delivered != "" {
-		entry.Snapshot = run.delivered
-		d := snapshot.Delivery{SessionID: sid, At: start, Event: watch.UserPromptSubmit, TranscriptSize: f.Size()}
-		if derr := snapshot.WriteDelivery(opts.Dir, run.delivered, d); derr != nil {
-			entry.Warnings = append(entry.Warnings, derr.Error())
-		}
-	}
+	run.finish(st != nil, uerr, said, &entry)
 	return nil
 }
 
