@@ -84,6 +84,10 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, 
 	} else {
 		rec.Preparation = prep.p
 		warnings = append(warnings, prep.warnings...)
+		// The handoff block's heading and next step come after the
+		// gathering redacted the record: redact them too before the save,
+		// as precompact does (PO-C16, PC-15).
+		rec.Redactions += snapshot.RedactPreparation(rec.Preparation)
 	}
 	store := &snapshot.Store{Dir: opts.Dir, Keep: pre.Keep, Now: opts.Now}
 	type saved struct {
