@@ -172,11 +172,7 @@ func installRun(opts *InstallOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is inside the git work tree %s; Claude Code reads .claude/ in the folder it is started in\n", wd, settings.GitRootAbove(wd))
 		}
 	}
-	if opts.Agent.IsClaude() && opts.Settings == "" { // --settings consults no home or folder (IN-1)
-		for _, id := range settings.RunningPlugins(opts.Host) { // PL-28
-			fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too; while %s registers these hooks, the plugin's hooks stand down (one registration wins: no second snapshot or pointer)\n", id, res.Path)
-		}
-	}
+	notePluginsStandDown(opts, res.Path)
 	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", opts.Agent.Flag())
 	return nil
 }
@@ -340,5 +336,17 @@ func noteCarried(opts *SettingsOptions, path, cfgPath string, notes []settings.C
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s from the file: %s runs a project's hooks as the file says, so check that they are yours\n",
 				path, n.Event, words, opts.Agent.Title())
 		}
+	}
+}
+
+// notePluginsStandDown names each enabled plugin whose hooks will stand
+// down for the file install wrote (PL-28). Only for a scope: --settings
+// consults neither the home folder nor the current one (IN-1).
+func notePluginsStandDown(opts *InstallOptions, path string) {
+	if !opts.Agent.IsClaude() || opts.Settings != "" {
+		return
+	}
+	for _, id := range settings.RunningPlugins(opts.Host) {
+		fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too; while %s registers these hooks, the plugin's hooks stand down (one registration wins: no second snapshot or pointer)\n", id, path)
 	}
 }

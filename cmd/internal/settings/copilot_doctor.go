@@ -76,9 +76,22 @@ func CopilotTrusted(h Host, project string) bool {
 // PL-13, PL-14): its files are not in Claude Code's format, so it replaces
 // Check's steps.
 func checkCopilot(env DoctorEnv) []health.Result {
+	out, filesGuard := checkCopilotFiles(env)
+	plugins, pluginGuard := checkCopilotPlugins(env, filesGuard)
+	out = append(out, plugins...)
+	out = append(out, checkClaudeEntriesUnderCopilot(env)...)
+	guarded := filesGuard || pluginGuard
+	if !guarded {
+		out = append(out, health.Result{Status: health.Fail, Text: "Copilot CLI: no compact-guard hooks registered: no snapshot at its compactions, no pointer after them",
+			Fix: "run 'compact-guard install --agent copilot' (user) or with --scope project in the project folder"})
+	}
+	return out
+}
+
+// checkCopilotFiles judges compact-guard's own hooks file in each scope
+// (DR-41), and reports whether one of them guards Copilot.
+func checkCopilotFiles(env DoctorEnv) (out []health.Result, guarded bool) {
 	exe := env.Exe
-	var out []health.Result
-	guarded := false
 	for _, scope := range []string{ScopeUser, ScopeProject} {
 		path, err := CopilotPath(scope, "", env.Host)
 		if err != nil {
@@ -130,9 +143,13 @@ func checkCopilot(env DoctorEnv) []health.Result {
 			}
 		}
 	}
-	// PL-13: the Claude Code plugin, enabled in Copilot, is a guard of its
-	// own; with a hooks file too, each compaction gets two snapshots.
-	filesGuard := guarded
+	return out, guarded
+}
+
+// checkCopilotPlugins judges the Claude Code plugin enabled in Copilot
+// (PL-13), and reports whether it guards Copilot; with a hooks file too
+// (filesGuard), each compaction gets two snapshots.
+func checkCopilotPlugins(env DoctorEnv, filesGuard bool) (out []health.Result, guarded bool) {
 	plugins, perr := CopilotPlugins(env.Host)
 	if perr != nil {
 		out = append(out, health.Result{Status: health.Warn, Text: "Copilot CLI plugins: " + perr.Error()})
@@ -160,7 +177,13 @@ func checkCopilot(env DoctorEnv) []health.Result {
 			}
 		}
 	}
-	// DR-42: Claude Code's entries that Copilot runs too.
+	return out, guarded
+}
+
+// checkClaudeEntriesUnderCopilot notes compact-guard's Claude Code entries
+// that Copilot runs too, where they do nothing (DR-42).
+func checkClaudeEntriesUnderCopilot(env DoctorEnv) (out []health.Result) {
+	exe := env.Exe
 	if proj, err := ProjectDir(env.Host); err == nil {
 		for _, name := range []string{"settings.json", "settings.local.json"} {
 			p := filepath.Join(proj, ".claude", name)
@@ -172,10 +195,6 @@ func checkCopilot(env DoctorEnv) []health.Result {
 				out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s: compact-guard's Claude Code entries (%s) also run under Copilot CLI, where they do nothing: Copilot is guarded by its own entries", p, strings.Join(evs, ", "))})
 			}
 		}
-	}
-	if !guarded {
-		out = append(out, health.Result{Status: health.Fail, Text: "Copilot CLI: no compact-guard hooks registered: no snapshot at its compactions, no pointer after them",
-			Fix: "run 'compact-guard install --agent copilot' (user) or with --scope project in the project folder"})
 	}
 	return out
 }
