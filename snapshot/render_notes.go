@@ -94,6 +94,12 @@ func (w *mdWriter) notes(r *Record) {
 			w.item(1, w.code(s))
 		}
 	}
+	w.recordNotes(r)
+}
+
+// recordNotes are the last notes: the hook and prompt a full rendering
+// names, whether PostCompact confirmed the compaction, and the record.
+func (w *mdWriter) recordNotes(r *Record) {
 	if w.full && r.HookEvent != "" {
 		w.item(0, w.t("Hook event: %s.", w.code(r.HookEvent)))
 	}
