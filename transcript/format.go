@@ -21,6 +21,9 @@ const (
 	FormatQwen Format = "qwen"
 	// FormatCopilot is GitHub Copilot CLI's events.jsonl (TR-65..TR-71).
 	FormatCopilot Format = "copilot"
+	// FormatGemini is Gemini CLI's chat file (TR-81..TR-87), read whole
+	// by transcript/gemini; its row tells the format (TR-88).
+	FormatGemini Format = "gemini"
 )
 
 // Valid reports whether f is one of the formats read.

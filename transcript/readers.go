@@ -6,6 +6,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript/claude"
 	"github.com/compact-guard/compact-guard/transcript/codex"
 	"github.com/compact-guard/compact-guard/transcript/copilot"
+	"github.com/compact-guard/compact-guard/transcript/gemini"
 	"github.com/compact-guard/compact-guard/transcript/internal/facts"
 	"github.com/compact-guard/compact-guard/transcript/qwen"
 )
@@ -22,6 +23,7 @@ var readers = []struct {
 	{FormatCodex, codex.Reader{}},
 	{FormatQwen, qwen.Reader{}},
 	{FormatCopilot, copilot.Reader{}},
+	{FormatGemini, gemini.Reader{}},
 	{FormatClaude, claude.Reader{}},
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/transcript/internal/facts"
 )
 
 const recorded = "testdata/gemini0.61.0/two-compressions.jsonl"
@@ -52,11 +52,11 @@ func TestReadRecorded(t *testing.T) {
 		t.Fatalf("TR-85 commands %+v", f.Commands)
 	}
 	c := f.Commands[0]
-	if c.Command != "ls /nonexistent-e2e-dir" || c.Outcome != transcript.OutcomeError || c.ExitCode == nil || *c.ExitCode != 2 ||
+	if c.Command != "ls /nonexistent-e2e-dir" || c.Outcome != facts.OutcomeError || c.ExitCode == nil || *c.ExitCode != 2 ||
 		c.ErrorLine != "ls: cannot access '/nonexistent-e2e-dir': No such file or directory" {
 		t.Errorf("TR-85 failed command %+v", c)
 	}
-	if c := f.Commands[1]; c.Command != "echo B-ran" || c.Outcome != transcript.OutcomeOK || c.ExitCode == nil || *c.ExitCode != 0 {
+	if c := f.Commands[1]; c.Command != "echo B-ran" || c.Outcome != facts.OutcomeOK || c.ExitCode == nil || *c.ExitCode != 0 {
 		t.Errorf("TR-85 passing command %+v", c)
 	}
 	if len(f.Failures) != 1 || !strings.HasPrefix(f.Failures[0].Error, "Exit code 2: ls: cannot access") {
