@@ -5,8 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
 // Copilot's pointer hook runs after the boundary: the snapshot precompact
@@ -70,5 +74,57 @@ func TestCopilotBoundariesAfterTheNote(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With nothing noted, a prompt's or a tool call's hook decides by the state
+// file alone: a snapshot of the session and a boundary after it are there,
+// yet nothing is printed, nothing delivered and not even a log line written.
+// spec: PO-27
+func TestCopilotNothingNotedReadsOnlyTheState(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "events.jsonl")
+	if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	dir := filepath.Join(tmp, "snaps")
+	opts := CopilotOptions{Dir: dir, Getenv: func(string) string { return "" }, Now: func() time.Time { return clock }}
+	runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID,
+		"transcript_path": tr, "trigger": "auto", "custom_instructions": "", "cwd": tmp})
+	if err := os.WriteFile(tr, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The note is gone (handled by an earlier run); the snapshot stays.
+	st, err := watch.StoreFor(dir).Update(copilotFixtureID, func(st *watch.State) bool { st.Pending = nil; return true })
+	if err != nil || st.Pending != nil {
+		t.Fatalf("clearing the note: %v", err)
+	}
+	logBefore := readLog(dir)
+	clock = clock.Add(3 * time.Second)
+	for _, ev := range []string{"UserPromptSubmit", "PostToolUse"} {
+		if out := runCopilotHook(t, opts, map[string]any{"hook_event_name": ev, "session_id": copilotFixtureID, "prompt": "next", "cwd": tmp}); out != "" {
+			t.Errorf("%s with nothing noted printed %q", ev, out)
+		}
+	}
+	if log := readLog(dir); log != logBefore {
+		t.Errorf("runs with nothing noted wrote to the log:\n%s", strings.TrimPrefix(log, logBefore))
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "snap_*.json"))
+	for _, n := range names {
+		base := strings.TrimSuffix(filepath.Base(n), ".json")
+		if _, ok := snapshot.ParseName(base); !ok {
+			continue
+		}
+		if d, _ := snapshot.ReadDelivery(dir, base, copilotFixtureID); d != nil {
+			t.Errorf("%s delivered with nothing noted", base)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("precompact wrote no snapshot")
 	}
 }
