@@ -712,6 +712,7 @@ func benchResetDir(b *testing.B, dir string, keep map[string]bool) {
 // checkPrecompact fails b unless run r wrote exactly one good snapshot of t:
 // exit 0, nothing on stdout, the whole file covered, the chain used or not as
 // asked, the last prompt found, git read, no deadline reached.
+// spec: PF-13
 func checkPrecompact(b *testing.B, r benchRun, snapDir string, before map[string]bool, t *benchTranscript, chainFrom string) *snapshot.Record {
 	b.Helper()
 	if r.exitCode != 0 || len(r.stdout) != 0 {
@@ -917,6 +918,7 @@ type benchPostcompactWorld struct {
 }
 
 // check fails b unless r is a pointer to the session's newest snapshot.
+// spec: PF-13
 func (w *benchPostcompactWorld) check(b *testing.B, r benchRun) {
 	b.Helper()
 	if r.exitCode != 0 {

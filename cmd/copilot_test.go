@@ -121,7 +121,7 @@ func TestCopilotNoPointerForACompactionThatFailed(t *testing.T) {
 	}
 }
 
-// spec: PO-28
+// spec: PO-28, IN-47
 // Copilot CLI runs the entries compact-guard install wrote for Claude Code
 // in .claude/settings.json: under Copilot they do nothing.
 func TestClaudeEntriesDoNothingUnderCopilot(t *testing.T) {

@@ -85,7 +85,7 @@ func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*
 // look slow: 2 s per 4 MiB) is read newest first: the record holds the
 // newest prompt, command and edit, says which bytes were not read, and
 // the pointer says so instead of "no edits were recorded".
-// spec: PC-3, PC-22, TR-50, SF-8, SF-11, PO-14
+// spec: PC-3, PC-22, PC-23, TR-50, SF-8, SF-11, PO-14
 func TestPrecompactDeadlineNewestFirst(t *testing.T) {
 	var b bytes.Buffer
 	if _, err := transcripttest.Generate(&b, transcripttest.Options{Size: 24 << 20, Seed: 12}); err != nil {

@@ -55,3 +55,34 @@ func TestCompletionUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A plugin's hooks run with CLAUDE_PLUGIN_DATA and CLAUDE_PLUGIN_ROOT set;
+// the snapshot folder is still the one every install uses, so that list,
+// show and doctor from a terminal find it and it outlives the plugin, and
+// COMPACT_GUARD_DIR still moves it.
+// spec: PL-4
+func TestDirIgnoresPluginData(t *testing.T) {
+	dir := func() string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := Main([]string{"dir"}, strings.NewReader(""), &out, &errOut); code != ExitOK {
+			t.Fatalf("dir: exit %d (%s)", code, errOut.String())
+		}
+		return strings.TrimSuffix(out.String(), "\n")
+	}
+	t.Setenv(EnvDir, "")
+	t.Setenv("CLAUDE_PLUGIN_DATA", "")
+	t.Setenv("CLAUDE_PLUGIN_ROOT", "")
+	terminal := dir()
+	data := t.TempDir()
+	t.Setenv("CLAUDE_PLUGIN_DATA", data)
+	t.Setenv("CLAUDE_PLUGIN_ROOT", t.TempDir())
+	if got := dir(); got != terminal || strings.HasPrefix(got, data) {
+		t.Errorf("with the plugin's variables the folder is %q, from a terminal %q", got, terminal)
+	}
+	moved := filepath.Join(t.TempDir(), "moved")
+	t.Setenv(EnvDir, moved)
+	if got := dir(); got != moved {
+		t.Errorf("COMPACT_GUARD_DIR=%s under the plugin gives %q", moved, got)
+	}
+}

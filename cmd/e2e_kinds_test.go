@@ -133,7 +133,7 @@ func e2ePrecomputed(t *testing.T, bins e2eBinaries, version string, window bool)
 	w.CheckAudit(sid, got.compactions)
 }
 
-// spec: E2E-33 E2E-42
+// spec: E2E-33 E2E-42 SS-19
 //
 // e2eReactive: no auto-compact window and no precomputation: the client
 // compacts when the API refuses a prompt as too long, keeping the newest

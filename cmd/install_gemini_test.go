@@ -53,7 +53,8 @@ func TestInstallGemini(t *testing.T) {
 				regs = append(regs, e.Event+"["+e.Matcher+"]:"+e.Sub)
 			}
 			// IN-57: no matcher: Gemini compares a trigger matcher as one exact
-			// string, so "manual|auto" would match neither.
+			// string, so "manual|auto" would match neither. WA-40: BeforeModel,
+			// which could rewrite every request, is not registered.
 			if got := strings.Join(regs, " "); got != "BeforeAgent[]:watch PreCompress[]:precompact" {
 				t.Errorf("IN-57 registrations: %s", got)
 			}

@@ -78,7 +78,7 @@ func (s *simSession) lastCommand(name string) string {
 	return ""
 }
 
-// spec: SS-18 SS-21 PO-18 PO-C10 PO-C6
+// spec: SS-18 SS-21 SS-25 PO-18 PO-C10 PO-C6
 // Three precomputed compactions in one prompt: each arms (PreCompact at arm
 // time), the session goes on, and the swap comes without a PreCompact. Each
 // swap's pointer names a snapshot taken at SessionStart that holds the
@@ -121,7 +121,7 @@ func TestPostcompactPrecomputedSwaps(t *testing.T) {
 	}
 }
 
-// spec: SS-23
+// spec: SS-23 SS-25
 // A typed /compact after an arm: two PreCompact runs, and the compaction
 // that happens is the typed one, whose own snapshot the pointer names.
 func TestPostcompactCompactAfterArm(t *testing.T) {
@@ -138,7 +138,7 @@ func TestPostcompactCompactAfterArm(t *testing.T) {
 	}
 }
 
-// spec: PO-19 SS-24
+// spec: PO-19 SS-24 SS-25
 // On a release that keeps tails (TR-53), a pointer handed out after the last
 // boundary may still be in the context at the next compaction: the next
 // pointer says it supersedes the one of its time. A release that keeps no
@@ -176,7 +176,7 @@ func TestPostcompactSupersedes(t *testing.T) {
 	}
 }
 
-// spec: SS-20 SS-8
+// spec: SS-20 SS-8 SS-25
 // Idle compaction (2.1.328+, read from the bundle: 54 minutes after the last
 // request): PreCompact(auto), SessionStart(compact), PostCompact, after a
 // long silence. The pointer names its own snapshot; the precomputed variant

@@ -190,7 +190,7 @@ func (w *wtWorld) rsCompact(t *testing.T, version string, summary *string, recor
 	return name
 }
 
-// spec: WA-15 WA-16 RS-15 RS-20 SF-67
+// spec: WA-15 WA-16 WA-19 RS-15 RS-20 SF-67
 //
 // The first prompt after the compaction carries what the summary, the
 // pointer and the kept tail left out, once; the next prompt nothing.

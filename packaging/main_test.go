@@ -63,7 +63,7 @@ func requireNpm(t *testing.T) {
 	}
 }
 
-// spec: RL-2, PL-3, NP-1
+// spec: RL-2, RL-3, PL-3, NP-1
 func TestAssemble(t *testing.T) {
 	t.Parallel()
 	requireNpm(t)

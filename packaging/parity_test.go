@@ -65,7 +65,7 @@ type goreleaserConfig struct {
 // contents, checksum file, snapshot version and packages; and the release
 // workflow runs the goreleaser version .ci/goreleaser pins.
 //
-// spec: RL-7, RL-10
+// spec: RL-6, RL-7, RL-10, RL-11
 func TestGoreleaserParity(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", ".goreleaser.yaml"))
 	if err != nil {

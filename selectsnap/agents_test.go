@@ -71,16 +71,16 @@ func TestSelectAgents(t *testing.T) {
 		// spec: SS-15 (Qwen: PostCompact runs before chat_compression is written)
 		{name: "qwen PostCompact before its boundary", agent: AgentQwen, event: "PostCompact",
 			snaps: []snap{{at: -1 * min, size: 5000, edit: qwen}}, transcript: &fakeTranscript{boundaries: []int64{1000}}, want: 0},
-		// spec: SS-15 (Qwen: SessionStart runs in the background, after the boundary and the next response)
+		// spec: SS-15, SS-15a, SS-15b (Qwen: SessionStart runs in the background, after the boundary and the next response)
 		{name: "qwen late SessionStart after PostCompact and the continuation", agent: AgentQwen,
 			snaps:      []snap{{at: -1 * min, size: 5000, edit: both(qwen, confirmedAt(5100))}},
 			transcript: &fakeTranscript{boundaries: []int64{5200}, responses: []fakeResponse{{5400, -30 * time.Second}}}, want: 0},
-		// spec: SS-15 (the same transcript, read in Claude Code's order, condemns it)
+		// spec: SS-15, SS-15a (the same transcript, read in Claude Code's order, condemns it)
 		{name: "the same order is not Claude Code's", agent: AgentClaude,
 			snaps:      []snap{{at: -1 * min, size: 5000, edit: confirmedAt(5100)}},
 			transcript: &fakeTranscript{boundaries: []int64{5200}, responses: []fakeResponse{{5400, -30 * time.Second}}}, want: -1,
 			rejected: []string{"handed to an earlier compaction"}},
-		// spec: SS-15, SS-8d (Qwen: a response before the boundary still means the session went on)
+		// spec: SS-15, SS-15b, SS-8d (Qwen: a response before the boundary still means the session went on)
 		{name: "qwen session went on before the compaction", agent: AgentQwen,
 			snaps:      []snap{{at: -5 * min, size: 5000, edit: qwen}},
 			transcript: &fakeTranscript{boundaries: []int64{6000}, responses: []fakeResponse{{5500, -4 * min}}}, want: -1,
@@ -90,7 +90,7 @@ func TestSelectAgents(t *testing.T) {
 			snaps:      []snap{{at: -5 * min, size: 5000, delivered: 5600, edit: both(qwen, confirmedAt(5100))}},
 			transcript: &fakeTranscript{boundaries: []int64{5200}}, want: -1,
 			rejected: []string{"handed to an earlier compaction"}},
-		// spec: SS-15, SS-8b (Qwen: SessionStart of the next compaction)
+		// spec: SS-15, SS-15a, SS-8b (Qwen: SessionStart of the next compaction)
 		{name: "qwen next compaction's SessionStart", agent: AgentQwen,
 			snaps:      []snap{{at: -5 * min, size: 5000, delivered: 5600, edit: both(qwen, confirmedAt(5100))}},
 			transcript: &fakeTranscript{boundaries: []int64{5200, 9000}}, want: -1,

@@ -16,7 +16,7 @@ import (
 // taken marks a snap as taken by postcompact at SessionStart (SS-21).
 func taken(r *snapshot.Record) { r.HookEvent = HookSessionStart }
 
-// spec: SS-21 SS-8b SS-8c
+// spec: SS-21 SS-8b SS-8c SS-25
 // A snapshot taken at SessionStart is its own compaction's for PostCompact
 // and SessionStart run again, and condemned for a later one, though its own
 // compaction's boundary carries an earlier time than it (2.1.210).
@@ -113,7 +113,7 @@ func TestTakenForAtSessionStart(t *testing.T) {
 	}
 }
 
-// spec: SS-24 SS-17
+// spec: SS-24 SS-17 SS-25
 func TestEarlierPointer(t *testing.T) {
 	first := snapshot.BaseName(now.Add(-10*time.Minute), ownID, 0)
 	current := snapshot.BaseName(now, ownID, 0)
@@ -159,7 +159,7 @@ func TestEarlierPointer(t *testing.T) {
 	}
 }
 
-// spec: SS-20
+// spec: SS-20 SS-25
 // Idle compaction, on a synthetic transcript laid out in the order read from
 // the bundle and measured by the issue (no recorded one: the timer waits 54
 // minutes): a turn, 54 minutes of silence, PreCompact(auto) outside any

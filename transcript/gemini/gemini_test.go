@@ -22,7 +22,8 @@ func TestReadRecorded(t *testing.T) {
 	if chat.SessionID != "fc4ac0c6-3c20-4b97-9613-ae0596ba58a2" {
 		t.Errorf("TR-81 session id %q", chat.SessionID)
 	}
-	// TR-82: two compressions, each counted once though resumes write them again.
+	// TR-82: two compressions, each counted once though resumes write them again,
+	// each dated by its summary's first appearance (SS-42), not by a resume's copy.
 	if len(chat.Compressions) != 2 || f.Compactions != 2 {
 		t.Fatalf("TR-82 compressions %+v", chat.Compressions)
 	}
