@@ -108,6 +108,15 @@ that did not complete, it prints nothing. It exits 0 on every input.`,
 // copilotRun never returns an error: what goes wrong is logged.
 func copilotRun(opts *CopilotOptions) (err error) {
 	start := opts.Now()
+	// A hook exits 0 on every input (PO-22): a panic before the steps
+	// below set up their own log line (reading stdin, the wait for the
+	// events file) is logged here, and the hook still exits 0.
+	defer func() {
+		if r := recover(); r != nil {
+			writeLog(opts.Dir, logEntry{At: start, Command: "copilot", Outcome: outcomeFailed, Detail: fmt.Sprintf("panic: %v", r), Duration: opts.Now().Sub(start)})
+		}
+		err = nil
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
 	defer cancel()
 	raw, rerr := readStdin(ctx, opts.IO.In, opts.CodePage)
@@ -120,17 +129,7 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	}
 	switch p.HookEventName {
 	case "PreCompact":
-		// PO-22: the snapshot as precompact writes it, with no hint (the
-		// output reaches neither the summarizer nor the model), once the
-		// file holds what came before the hook (PO-29).
-		if p.TranscriptPath != "" {
-			waitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
-		}
-		return opts.precompact(&PrecompactOptions{
-			IO: &IO{In: bytes.NewReader(raw), Out: io.Discard, ErrOut: opts.IO.ErrOut}, Dir: opts.Dir, Lang: opts.Lang,
-			Keep: defaultKeep, StateFileName: defaultStateFileName, Timeout: defaultTimeout, GitTimeout: defaultGitTimeout,
-			EarlierBudget: defaultEarlierBudget, NoHint: true, CodePage: opts.CodePage, Getenv: opts.Getenv, Now: opts.Now,
-		})
+		return copilotPreCompact(ctx, opts, p, raw)
 	case "UserPromptSubmit", "PostToolUse", "PostToolUseFailure":
 	default:
 		return nil
@@ -332,4 +331,19 @@ func copilotPluginArgs(args []string, getenv func(string) string, in io.Reader) 
 		return []string{"copilot"}
 	}
 	return args
+}
+
+// copilotPreCompact is the hook at PreCompact (PO-22): the snapshot as
+// precompact writes it, with no hint (the output reaches neither the
+// summarizer nor the model), once the file holds what came before the
+// hook (PO-29).
+func copilotPreCompact(ctx context.Context, opts *CopilotOptions, p Payload, raw []byte) error {
+	if p.TranscriptPath != "" {
+		waitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
+	}
+	return opts.precompact(&PrecompactOptions{
+		IO: &IO{In: bytes.NewReader(raw), Out: io.Discard, ErrOut: opts.IO.ErrOut}, Dir: opts.Dir, Lang: opts.Lang,
+		Keep: defaultKeep, StateFileName: defaultStateFileName, Timeout: defaultTimeout, GitTimeout: defaultGitTimeout,
+		EarlierBudget: defaultEarlierBudget, NoHint: true, CodePage: opts.CodePage, Getenv: opts.Getenv, Now: opts.Now,
+	})
 }

@@ -206,3 +206,21 @@ func TestCopilotPluginArgs(t *testing.T) {
 		}
 	}
 }
+
+// spec: PO-22
+// A panic on the PreCompact path outside precompact's own guard (here the
+// step that runs it) is logged, and the hook exits 0 with nothing on
+// stdout.
+func TestCopilotHookSurvivesAPanic(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snaps")
+	var out bytes.Buffer
+	opts := &CopilotOptions{IO: &IO{In: strings.NewReader(`{"hook_event_name":"PreCompact","session_id":"s1","trigger":"auto"}`), Out: &out, ErrOut: &bytes.Buffer{}},
+		Dir: dir, Getenv: func(string) string { return "" }, Now: time.Now,
+		precompact: func(*PrecompactOptions) error { panic("boom") }}
+	if err := copilotRun(opts); err != nil || out.Len() != 0 {
+		t.Fatalf("copilotRun = %v, stdout %q", err, out.String())
+	}
+	if log := readLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
+		t.Errorf("the panic is not logged:\n%s", log)
+	}
+}

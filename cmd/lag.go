@@ -118,10 +118,3 @@ func wentOnRecorded(dir, sessionID string) (*selectsnap.WentOn, string) {
 	}
 	return &selectsnap.WentOn{At: st.WentOn.At, Event: st.WentOn.Event}, ""
 }
-
-// wentOnDue reports whether this watch run must record itself as the
-// first tool call or prompt after a PreCompact (SS-27): the only write watch
-// makes for it, once per PreCompact.
-func wentOnDue(event string, st *watch.State, start time.Time) bool {
-	return watch.WentOnEvent(event) && st.WentOnDue(start)
-}

@@ -38,7 +38,7 @@ func (r *watchTurn) input(st *watch.State) watch.Input {
 func (r *watchTurn) changesNothing(store *watch.Store, ok bool) bool {
 	p, start := r.p, r.now
 	st, lerr := store.Load(r.sid)
-	if lerr != nil || p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil || residueWanted(p, st) || wentOnDue(p.HookEventName, st, start) {
+	if lerr != nil || p.HookEventName == watch.UserPromptSubmit && st != nil && st.Pending != nil || residueWanted(p, st) || st.WentOnDue(p.HookEventName, start) {
 		return false
 	}
 	dry := watch.State{}

@@ -44,16 +44,17 @@ func (s *State) MarkPreCompact(t time.Time) bool {
 	return true
 }
 
-// WentOnDue reports whether a run that started at t is the first tool call
-// or prompt after the marked PreCompact, so that NoteWentOn would record it.
-func (s *State) WentOnDue(t time.Time) bool {
-	return s != nil && s.WentOn != nil && s.WentOn.At.IsZero() && t.After(s.WentOn.PreCompact)
+// WentOnDue reports whether a run of event that started at t is the first
+// tool call or prompt after the marked PreCompact, so that NoteWentOn
+// would record it (and watch must take the lock to let it, SS-27).
+func (s *State) WentOnDue(event string, t time.Time) bool {
+	return WentOnEvent(event) && s != nil && s.WentOn != nil && s.WentOn.At.IsZero() && t.After(s.WentOn.PreCompact)
 }
 
 // NoteWentOn records a run of event that started at t when it is due
 // (WentOnDue), and reports whether the state changed.
 func (s *State) NoteWentOn(event string, t time.Time) bool {
-	if !WentOnEvent(event) || !s.WentOnDue(t) {
+	if !s.WentOnDue(event, t) {
 		return false
 	}
 	s.WentOn.At, s.WentOn.Event = t.UTC(), event

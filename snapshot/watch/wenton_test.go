@@ -9,7 +9,7 @@ import (
 func TestWentOn(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 0, 49, 53, 248311593, time.UTC)
 	var st State
-	if st.WentOnDue(t0) || st.NoteWentOn(PostToolUse, t0) {
+	if st.WentOnDue(PostToolUse, t0) || st.NoteWentOn(PostToolUse, t0) {
 		t.Fatal("due without a mark")
 	}
 	if !st.MarkPreCompact(t0) || st.MarkPreCompact(t0) || st.MarkPreCompact(t0.Add(-time.Second)) {
@@ -18,10 +18,10 @@ func TestWentOn(t *testing.T) {
 	if st.NoteWentOn(PostToolUse, t0) || st.NoteWentOn(Stop, t0.Add(time.Second)) {
 		t.Fatal("a run at the mark's own time, or a Stop, recorded")
 	}
-	if !st.WentOnDue(t0.Add(time.Millisecond)) || !st.NoteWentOn(UserPromptSubmit, t0.Add(time.Millisecond)) {
+	if !st.WentOnDue(UserPromptSubmit, t0.Add(time.Millisecond)) || !st.NoteWentOn(UserPromptSubmit, t0.Add(time.Millisecond)) {
 		t.Fatal("the first prompt after the mark not recorded")
 	}
-	if st.WentOnDue(t0.Add(time.Second)) || st.NoteWentOn(PostToolUse, t0.Add(time.Second)) {
+	if st.WentOnDue(PostToolUse, t0.Add(time.Second)) || st.NoteWentOn(PostToolUse, t0.Add(time.Second)) {
 		t.Fatal("recorded twice")
 	}
 	if w := st.WentOn; !w.At.Equal(t0.Add(time.Millisecond)) || w.Event != UserPromptSubmit {
@@ -31,7 +31,7 @@ func TestWentOn(t *testing.T) {
 		t.Fatalf("a newer mark keeps the old run: %+v", st.WentOn)
 	}
 	var none *State
-	if none.WentOnDue(t0) {
+	if none.WentOnDue(PostToolUse, t0) {
 		t.Fatal("a nil state is due")
 	}
 }

@@ -72,10 +72,7 @@ func lineIDTime(line []byte) (string, time.Time) {
 	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	id, _ := e.top[kUUID].Str(line)
-	var t time.Time
-	if s, ok := e.top[kTimestamp].Str(line); ok {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
+	t, _ := e.top[kTimestamp].Time(line)
 	return id, t
 }
 
@@ -200,9 +197,7 @@ func (Reader) BoundaryFill(boundary []byte) (tokens int64, at time.Time) {
 				tokens = n
 			}
 		}
-		if s, yes := e.top[kTimestamp].Str(line); yes {
-			at, _ = time.Parse(time.RFC3339Nano, s)
-		}
+		at, _ = e.top[kTimestamp].Time(line)
 	}
 	return tokens, at
 }

@@ -56,8 +56,7 @@ func codexIDTime(line []byte) (string, time.Time) {
 	if _, ok := jsonspan.TopFields(bytes.TrimSuffix(line, []byte("\r")), codexTopKeys, cxType, func([]byte) bool { return true }, true, top[:]); !ok {
 		return "", time.Time{}
 	}
-	s, _ := top[cxTimestamp].Str(line)
-	t, _ := time.Parse(time.RFC3339Nano, s)
+	t, _ := top[cxTimestamp].Time(line)
 	return "", t
 }
 
@@ -94,12 +93,7 @@ func codexResponse(line []byte) (time.Time, bool) {
 	if top[cxMetadata].OK() && top[cxMetadata].Fields(line, []string{"compaction_output"}, m[:]) && m[0].IsTrue(line) {
 		return time.Time{}, false
 	}
-	s, ok := top[cxTimestamp].Str(line)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	return top[cxTimestamp].Time(line)
 }
 
 // lines turns a Codex rollout's lines into facts.

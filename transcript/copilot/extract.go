@@ -71,8 +71,7 @@ func idTime(line []byte) (string, time.Time) {
 		return "", time.Time{}
 	}
 	id, _ := t[cpID].Str(line)
-	s, _ := t[cpTimestamp].Str(line)
-	ts, _ := time.Parse(time.RFC3339Nano, s)
+	ts, _ := t[cpTimestamp].Time(line)
 	return id, ts
 }
 
@@ -88,12 +87,7 @@ func response(line []byte) (time.Time, bool) {
 		!t[cpType].StrEq(line, "assistant.message") {
 		return time.Time{}, false
 	}
-	s, ok := t[cpTimestamp].Str(line)
-	if !ok {
-		return time.Time{}, false
-	}
-	ts, err := time.Parse(time.RFC3339Nano, s)
-	return ts, err == nil
+	return t[cpTimestamp].Time(line)
 }
 
 // lines turns Copilot CLI's events into facts.

@@ -70,8 +70,7 @@ func qwenIDTime(line []byte) (string, time.Time) {
 		return "", time.Time{}
 	}
 	id, _ := top[qwUUID].Str(line)
-	s, _ := top[qwTimestamp].Str(line)
-	t, _ := time.Parse(time.RFC3339Nano, s)
+	t, _ := top[qwTimestamp].Time(line)
 	return id, t
 }
 
@@ -87,12 +86,7 @@ func qwenResponse(line []byte) (time.Time, bool) {
 	if skipped, ok := qwenTop(line, true, &top); !ok || skipped || !top[qwType].StrEq(line, "assistant") {
 		return time.Time{}, false
 	}
-	s, ok := top[qwTimestamp].Str(line)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	return top[qwTimestamp].Time(line)
 }
 
 // lines turns Qwen Code's chat records into facts.

@@ -257,7 +257,7 @@ func checkPluginEntry(p installedPlugin, h Entry) health.Result {
 	if runtime.GOOS == "windows" && filepath.Ext(prog) == "" {
 		prog += ".exe"
 	}
-	if st, err := os.Stat(prog); err != nil || st.IsDir() || runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0 {
+	if !programRuns(prog) {
 		fail(fmt.Sprintf("%s is missing or not an executable file", prog))
 	} else if runtime.GOOS != "windows" && h.Program == PluginProgram {
 		bin := filepath.Join(p.InstallPath, filepath.FromSlash(PluginBinaryDir(runtime.GOOS, runtime.GOARCH)), "compact-guard")

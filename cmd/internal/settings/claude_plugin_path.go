@@ -2,7 +2,6 @@ package settings
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -53,8 +52,7 @@ func onPath(path, name string) string {
 		if dir == "" {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0) {
+		if p := filepath.Join(dir, name); programRuns(p) {
 			return p
 		}
 	}

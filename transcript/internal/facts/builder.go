@@ -455,12 +455,8 @@ func (x *Builder) Facts() *Facts {
 
 // NoteTime parses a line's timestamp and keeps the latest (TR-28).
 func (x *Builder) NoteTime(line []byte, sp jsonspan.Span) time.Time {
-	s, ok := sp.Str(line)
+	t, ok := sp.Time(line)
 	if !ok {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
 		return time.Time{}
 	}
 	if t.After(x.lastTime) {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"math/bits"
 	"strconv"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -293,6 +294,17 @@ func (sp Span) Str(b []byte) (string, bool) {
 		return "", false
 	}
 	return Unquote(b[sp.S:sp.E])
+}
+
+// Time is the string value as an RFC 3339 time, as every client writes
+// its timestamps; false when it is no string or no such time.
+func (sp Span) Time(b []byte) (time.Time, bool) {
+	s, ok := sp.Str(b)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
 }
 
 // StrEq reports whether the value is a JSON string equal to want; the common
