@@ -190,7 +190,7 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 	}
 	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: mdPath, ProjectDir: projectDir,
 		StateFile: sf, Lang: opts.Lang, MaxChars: opts.maxChars()})
-	out, err := restore.EventOutput("BeforeAgent", pointer)
+	out, err := restore.EventOutput("BeforeAgent", restore.ForClient(string(transcript.FormatGemini), pointer)) // PO-38
 	if err == nil {
 		// Recorded first: a pointer written but not recorded would go again.
 		err = snapshot.WriteDelivery(opts.Dir, rec.Name, snapshot.Delivery{SessionID: sid, At: start, Event: "BeforeAgent", TranscriptSize: chat.Size})

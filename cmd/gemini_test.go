@@ -99,7 +99,7 @@ func (w *gmWorld) snapshots(t *testing.T) []string {
 	return m
 }
 
-// spec: PC-43, PC-44, WA-36, WA-37, WA-38, SS-40
+// spec: PC-43, PC-44, WA-36, WA-37, WA-38, SS-40, PO-38
 func TestGeminiPointerOnceAfterTheCompression(t *testing.T) {
 	w := newGeminiWorld(t)
 	w.turn(t, "prompt A: edit hello.txt and run a failing command.", 1400)
@@ -124,6 +124,10 @@ func TestGeminiPointerOnceAfterTheCompression(t *testing.T) {
 		if !strings.Contains(ctx, want) {
 			t.Errorf("WA-36 pointer lacks %q:\n%s", want, ctx)
 		}
+	}
+	// PO-38: Gemini CLI escapes ">" in a hook's context; the quotes carry "|".
+	if !strings.Contains(ctx, "\n| prompt B") || strings.Contains("\n"+ctx, "\n>") {
+		t.Errorf("PO-38: the pointer's quotes are not Gemini CLI's:\n%s", ctx)
 	}
 	// WA-38: once.
 	if r := w.hook(t, "watch", "BeforeAgent", "prompt", "prompt D"); r.Stdout != "" {

@@ -13,8 +13,10 @@ import (
 func TestForClient(t *testing.T) {
 	text := "The last typed prompt, verbatim:\n" + quote("run it > out.txt\n\n> not a mark of ours") + "\nGit: branch \"main\"."
 	want := "The last typed prompt, verbatim:\n| run it > out.txt\n|\n| > not a mark of ours\nGit: branch \"main\"."
-	if got := ForClient(selectsnap.AgentQwen, text); got != want {
-		t.Errorf("qwen:\n%s\nwant:\n%s", got, want)
+	for _, agent := range []string{selectsnap.AgentQwen, "gemini"} {
+		if got := ForClient(agent, text); got != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", agent, got, want)
+		}
 	}
 	for _, agent := range []string{selectsnap.AgentClaude, selectsnap.AgentCodex, ""} {
 		if got := ForClient(agent, text); got != text {
