@@ -31,6 +31,7 @@ func TestE2EResidue(t *testing.T) {
 	}{
 		{"E2E28_Manual_2.1.328", e2eResidueManual(e2eClaudeVersion)},
 		{"E2E28_Auto_2.1.328", e2eResidueAuto(e2eClaudeVersion)},
+		{"E2E28_Manual_" + e2eClaudeNewest, e2eResidueManual(e2eClaudeNewest)},
 		{"E2E29_Manual_2.0.76", e2eResidueManual("2.0.76")},
 		{"E2E29_Auto_2.0.76", e2eResidueAuto("2.0.76")},
 	} {
