@@ -131,6 +131,9 @@ type e2eAgentFake struct {
 	// got there, however long that took (E2E-23).
 	await   func(r *e2eAgentRequest) bool
 	fillers int
+	// failCompact, when set, answers every compaction request with HTTP 400
+	// (E2E-61): a compaction that fails.
+	failCompact bool
 }
 
 // e2eMaxFillers bounds the filler replies one await may take.
@@ -247,6 +250,10 @@ func (f *e2eAgentFake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Kind == "unknown" {
 		http.NotFound(w, r)
+		return
+	}
+	if req.Kind == "compact" && f.failCompact {
+		http.Error(w, `{"error":{"message":"E2E: the compaction fails","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
