@@ -29,8 +29,22 @@ func pluginStandsDown(p Payload, sub string, getenv func(string) string) string 
 		}
 		return os.Getwd()
 	}}
-	if path := settings.SettingsRegistration(host, p.HookEventName, sub); path != "" {
+	if path := settings.SettingsRegistration(host, p.HookEventName, sub, matcherValue(p)); path != "" {
 		return "stood down: " + path + " registers compact-guard for " + p.HookEventName + ", and the plugin's hook gives way to it (PL-26)"
+	}
+	return ""
+}
+
+// matcherValue is what Claude Code compares a hook group's matcher with
+// for this call (PL-31): the trigger at PreCompact and PostCompact, the
+// source at SessionStart; "" for the other events (a tool's name, which
+// the payload reader does not keep).
+func matcherValue(p Payload) string {
+	switch p.HookEventName {
+	case "PreCompact", "PostCompact":
+		return p.Trigger
+	case "SessionStart":
+		return p.Source
 	}
 	return ""
 }
