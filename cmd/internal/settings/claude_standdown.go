@@ -20,7 +20,12 @@ import (
 // hooks, and the binary running lies inside that folder (so a variable
 // inherited by a settings hook's process does not count).
 func RunsAsPlugin(getenv func(string) string, exe string) bool {
-	root := getenv("CLAUDE_PLUGIN_ROOT")
+	return RunsInPlugin(getenv("CLAUDE_PLUGIN_ROOT"), exe)
+}
+
+// RunsInPlugin reports whether the binary exe lies inside the plugin folder
+// root, symlinks resolved: Copilot CLI names it COPILOT_PLUGIN_ROOT (PL-33).
+func RunsInPlugin(root, exe string) bool {
 	if root == "" || exe == "" {
 		return false
 	}
