@@ -55,7 +55,7 @@ func RunsInPlugin(root, exe string) bool {
 // before PL-26 — never not at all.
 func SettingsRegistration(h Host, event, sub, value string) string {
 	project, _ := ProjectDir(h)
-	home, _ := h.Home()
+	home := homeOf(h)
 	for _, src := range claudeSources(h) {
 		if src.Ignored != "" || src.Scope != ScopeUser || !outsideProject(src.Path, project, home) {
 			continue

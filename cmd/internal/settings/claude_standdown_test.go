@@ -135,7 +135,7 @@ func TestMatcherSurelyMatches(t *testing.T) {
 		{"automatic", "auto", false},
 		{"manual,auto", "auto", false},  // a pattern before 2.1.191
 		{"manual, auto", "auto", false}, // spaces trimmed or not
-		{`^\w+$`, "auto", false},        // RE2 and JavaScript may read \ apart
+		{`^\w+$`, "auto", false},        // an escape RE2 and JavaScript may read apart
 		{"(?i)AUTO", "auto", false},     // a flag group JavaScript rejects
 		{"[", "auto", false},            // not a pattern
 	} {
