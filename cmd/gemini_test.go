@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
 // gmWorld is a Gemini CLI session as its chat file shows it, written in
@@ -16,6 +19,10 @@ import (
 type gmWorld struct {
 	*rbWorld
 	sid, project, chat string
+	// relayout writes every record in another valid JSON layout
+	// (transcripttest.Relayout: Python's spacing, keys in another order),
+	// so that a test shows nothing decides by Gemini CLI's bytes (TR-56).
+	relayout bool
 }
 
 func newGeminiWorld(t *testing.T) *gmWorld {
@@ -45,6 +52,9 @@ func (w *gmWorld) add(t *testing.T, recs ...map[string]any) {
 	defer f.Close()
 	for _, r := range recs {
 		b, _ := json.Marshal(r)
+		if w.relayout {
+			b = transcripttest.Relayout(b, 56)
+		}
 		f.Write(append(b, '\n'))
 	}
 }
@@ -76,6 +86,12 @@ func (w *gmWorld) turn(t *testing.T, text string, tokens int) {
 // client's ack.
 func (w *gmWorld) compress(t *testing.T) {
 	t.Helper()
+	// A compression comes seconds after the response before it; the
+	// records carry milliseconds: wait for the clock's next one, so that
+	// the summary is not timestamped with the turn's last response.
+	for before := gmNow(); gmNow() == before; {
+		runtime.Gosched()
+	}
 	gmSeq++
 	w.add(t, map[string]any{"$set": map[string]any{"messages": []any{
 		map[string]any{"id": "ctx", "timestamp": gmNow(), "type": "user", "content": []any{map[string]any{"text": "<session_context>…</session_context>"}}},
@@ -219,5 +235,46 @@ func TestGeminiAudit(t *testing.T) {
 	r = w.run(t, nil, "audit", "--agent", "gemini")
 	if !strings.Contains(r.Stdout, "Gemini CLI") || !strings.Contains(r.Stdout, "pointer delivered with the first prompt after it, naming it") || !strings.Contains(r.Stdout, "no prompt after it yet") {
 		t.Errorf("AU-28 audit's words:\n%s", r.Stdout)
+	}
+}
+
+// spec: SS-43
+// A PreCompress that compressed nothing took a snapshot; the session went
+// on (model responses after it); a later compression had no PreCompress
+// snapshot of its own (the hook did not run, or judged it not due). Its
+// pointer must not name the stale snapshot as "taken just before" it: no
+// pointer at all, in Gemini CLI's layout and in another (issue 28, item 2).
+func TestGeminiStaleSnapshotNotHandedOn(t *testing.T) {
+	for _, relayout := range []bool{false, true} {
+		t.Run(fmt.Sprint("relayout=", relayout), func(t *testing.T) {
+			w := newGeminiWorld(t)
+			w.relayout = relayout
+			w.turn(t, "prompt A", 600000)
+			w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+			w.compress(t)
+			if r := w.hook(t, "watch", "BeforeAgent", "prompt", "p1"); r.Stdout == "" {
+				t.Fatal("no pointer for the first compression")
+			}
+			// A /compress that compressed nothing: its snapshot stays.
+			w.hook(t, "precompact", "PreCompress", "trigger", "manual")
+			if n := len(w.snapshots(t)); n != 2 {
+				t.Fatalf("%d snapshots after the manual PreCompress, want 2", n)
+			}
+			w.turn(t, "prompt B: the session goes on", 1400)
+			w.compress(t) // no PreCompress snapshot of its own
+			if r := w.hook(t, "watch", "BeforeAgent", "prompt", "p2"); r.Stdout != "" {
+				t.Errorf("SS-43: the compression was handed the snapshot of a PreCompress the session went on after:\n%s", wtContext(t, r.Stdout, "BeforeAgent"))
+			}
+			// With its own snapshot, taken after the session went on, a
+			// compression gets it.
+			w.turn(t, "prompt C", 600000)
+			w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+			w.compress(t)
+			ctx := wtContext(t, w.hook(t, "watch", "BeforeAgent", "prompt", "p3").Stdout, "BeforeAgent")
+			snaps := w.snapshots(t)
+			if own := strings.TrimSuffix(filepath.Base(snaps[len(snaps)-1]), ".json"); !strings.Contains(ctx, own+".md") {
+				t.Errorf("the third compression's pointer does not name its own snapshot %s:\n%s", own, ctx)
+			}
+		})
 	}
 }
