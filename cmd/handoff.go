@@ -133,8 +133,10 @@ func handoffRun(opts *HandoffOptions) error {
 	}
 	if sid == "" {
 		// No session: the newest block, compared with nothing (HO-6).
+		// Nothing tells whose or how old a session is: only a fresh block
+		// counts (HO-13).
 		b := handoff.Newest(blocks)
-		if problems := handoff.Problems(b, handoff.Since{}, now, opts.Lang); len(problems) > 0 {
+		if problems := handoff.Problems(b, handoff.Fresh(now), now, opts.Lang); len(problems) > 0 {
 			notReady(say, path, b, problems)
 			return exitError{ExitFailure}
 		}
@@ -209,6 +211,12 @@ func checkSessionBlock(opts *HandoffOptions, say sayFunc, path string, blocks []
 		other := handoff.Newest(blocks)
 		notReady(say, path, other, []string{foreignProblem(other, sid, opts.Lang)})
 		return exitError{ExitFailure}
+	}
+	if since.IsZero() && b != nil && b.Session != sid {
+		// No state and no transcript: a block that does not name this
+		// session counts only when fresh, so that a committed one is no
+		// one's plan (HO-13).
+		since = handoff.Fresh(now)
 	}
 	if problems := handoff.Problems(b, since, now, opts.Lang); len(problems) > 0 {
 		notReady(say, path, b, problems)

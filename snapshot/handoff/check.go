@@ -73,6 +73,8 @@ func SinceText(since Since, lang snapshot.Lang) string {
 			return "предыдущий снимок в " + t
 		case SinceStart:
 			return "начало сессии в " + t
+		case SinceUnknown:
+			return t + ", за час до текущего времени (неизвестно, когда началась эта сессия)"
 		}
 		return t
 	}
@@ -85,6 +87,8 @@ func SinceText(since Since, lang snapshot.Lang) string {
 		return "the previous snapshot at " + t
 	case SinceStart:
 		return "the session started at " + t
+	case SinceUnknown:
+		return t + ", an hour before the clock (nothing tells when this session began)"
 	}
 	return t
 }
