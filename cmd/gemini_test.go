@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
@@ -276,5 +277,56 @@ func TestGeminiStaleSnapshotNotHandedOn(t *testing.T) {
 				t.Errorf("the third compression's pointer does not name its own snapshot %s:\n%s", own, ctx)
 			}
 		})
+	}
+}
+
+// spec: PC-47, SF-70, SF-71
+// Gemini CLI awaits PreCompress before every model request: a session that
+// stays over the compression threshold with nothing to compress runs it a
+// hundred times. It keeps one snapshot for the compression to come, not a
+// hundred, and a folder of 40 snapshots of other sessions loses none of
+// them to it (issue 28, item 9).
+func TestGeminiHundredRequestsOverTheThreshold(t *testing.T) {
+	w := newGeminiWorld(t)
+	// Forty other sessions, each with a snapshot of the last twenty
+	// minutes: compactions that may still want them (SF-70).
+	store := &snapshot.Store{Dir: w.Snaps, Keep: 40}
+	var others []string
+	for i := 0; i < 40; i++ {
+		r := &snapshot.Record{SessionID: fmt.Sprintf("01d%05d-0000-4000-8000-%012d", i, i), Trigger: "auto",
+			CreatedAt: time.Now().Add(-time.Duration(40-i) * 30 * time.Second)}
+		if _, _, err := store.Save(r, snapshot.English); err != nil {
+			t.Fatal(err)
+		}
+		others = append(others, r.Name)
+	}
+	w.turn(t, "prompt A", 600000)
+	for i := 0; i < 100; i++ {
+		// PreCompress, then the request it compressed nothing for.
+		w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+		w.add(t, map[string]any{"id": fmt.Sprintf("r-%d", i), "timestamp": gmNow(), "type": "gemini", "content": "more",
+			"tokens": map[string]any{"input": 600000 + i}, "model": "gemini-3.8-flash"})
+	}
+	// The request that compresses: its PreCompress, then the compression.
+	w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+	for _, n := range others {
+		if _, err := os.Stat(filepath.Join(w.Snaps, n+".json")); err != nil {
+			t.Errorf("another session's snapshot %s is gone: %v", n, err)
+		}
+	}
+	var own []string
+	for _, p := range w.snapshots(t) {
+		if strings.Contains(filepath.Base(p), "_6e0c1a2b") {
+			own = append(own, p)
+		}
+	}
+	if len(own) != 1 {
+		t.Fatalf("the Gemini session keeps %d snapshots, want 1: %v", len(own), own)
+	}
+	// The one kept is the newest: the compression gets it.
+	w.compress(t)
+	ctx := wtContext(t, w.hook(t, "watch", "BeforeAgent", "prompt", "p").Stdout, "BeforeAgent")
+	if name := strings.TrimSuffix(filepath.Base(own[0]), ".json"); !strings.Contains(ctx, name+".md") {
+		t.Errorf("the compression's pointer does not name %s:\n%s", name, ctx)
 	}
 }
