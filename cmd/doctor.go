@@ -33,8 +33,9 @@ type DoctorOptions struct {
 	Executable func() (string, error)
 	Host       settings.Host
 	Now        func() time.Time
-	// SelfTest runs the round trip (doctorSelfTest); tests substitute it.
-	SelfTest func() health.Result
+	// SelfTest runs the round trip (doctorSelfTest) for the client
+	// checked; tests substitute it.
+	SelfTest func(settings.Agent) health.Result
 	// ClaudeVersion asks the Claude Code on PATH for its release
 	// (claudeVersion); tests substitute it.
 	ClaudeVersion func() (version, from string)
@@ -186,7 +187,7 @@ func doctorChecks(opts *DoctorOptions) []health.Check {
 			if opts.NoSelfTest {
 				return one(health.Result{Status: health.Info, Text: "round trip skipped (--no-self-test)"})
 			}
-			return one(opts.SelfTest())
+			return one(opts.SelfTest(opts.Agent))
 		},
 	}
 }
