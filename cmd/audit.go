@@ -57,8 +57,9 @@ func newCmdAudit(ios *IO, g *GlobalOptions, runF func(*AuditOptions) error) *cob
 		Long: `Reads the session transcripts the clients keep, newest first: Claude Code's
 ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects), Codex CLI's
 ($CODEX_HOME/sessions or ~/.codex/sessions), Qwen Code's
-($QWEN_HOME/projects or ~/.qwen/projects) and GitHub Copilot CLI's
-($COPILOT_HOME/session-state or ~/.copilot/session-state); --agent keeps one
+($QWEN_HOME/projects or ~/.qwen/projects), GitHub Copilot CLI's
+($COPILOT_HOME/session-state or ~/.copilot/session-state) and Gemini CLI's
+($GEMINI_CLI_HOME/.gemini/tmp or ~/.gemini/tmp); --agent keeps one
 client's. For
 each compaction found it reports: when, the trigger, the snapshot
 compact-guard took for it, whether the pointer reached the model, whether
@@ -71,7 +72,9 @@ Claude Code records the SessionStart context's text; Codex CLI records that
 a hook context went into the model's history, with its length, and the
 snapshot is the one compact-guard's delivery record says it handed out;
 Qwen Code records no hook context, so it is not known ("unknown"), and the
-snapshot handed out is named.
+snapshot handed out is named; for GitHub Copilot CLI and Gemini CLI, which
+have no event after a compaction, whether the next prompt (or, on Copilot, a
+tool result) carried it.
 
 It reads at most --sessions transcripts changed within --since, and at most
 --max-read MiB from the end of each; compactions before that are not examined
