@@ -2,9 +2,8 @@
 // (Claude Code, Codex CLI, Qwen Code, GitHub Copilot CLI, Gemini CLI) and
 // extracts the mechanically verifiable facts compact-guard records: typed
 // prompts, edited files, commands, tasks, failures, the approved plan and
-// the context fill; and it
-// finds their compactions and model responses reading backwards. It reads
-// nothing on disk but the transcript itself.
+// the context fill; and it finds their compactions and model responses
+// reading backwards. It reads nothing on disk but the transcript itself.
 //
 // Each client's format is one reader in a folder of its own
 // (transcript/claude, codex, qwen, copilot, gemini) behind the Reader
