@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// spec: IN-88
+// spec: IN-89
 //
 // compact-guard --help names the five clients it runs as hooks of, and
 // install's and uninstall's help name each client's --agent and its file,
 // so that a Codex, Qwen, Copilot or Gemini user reading the help does not
 // take it for a Claude Code tool only.
-func TestIN88HelpNamesEveryClient(t *testing.T) {
+func TestIN89HelpNamesEveryClient(t *testing.T) {
 	root := newRootCmd(&IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, "")
 	// help is a command's help text as --help prints it (a hook prints it
 	// on stderr), its lines joined so that a name a line break splits is
