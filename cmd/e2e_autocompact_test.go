@@ -17,13 +17,13 @@ const e2eClaudeNewest = "2.1.337"
 
 // TestE2EAutocompact proves on the newest release that watch's thresholds
 // follow the window the client compacts at when the user set it with
-// /autocompact (specs/e2e.md E2E-60, watch.md WA-42).
+// /autocompact (specs/e2e.md E2E-60, watch.md WA-43).
 func TestE2EAutocompact(t *testing.T) {
 	bins := e2eBuild(t, t.TempDir())
 	t.Run("E2E60_Autocompact_"+e2eClaudeNewest, func(t *testing.T) { e2eScenarioAutocompact(t, bins, e2eClaudeNewest) })
 }
 
-// spec: E2E-60 WA-42
+// spec: E2E-60 WA-43
 //
 // e2eScenarioAutocompact: `claude -p "/autocompact 300k"` saves the window
 // per model in the user's settings; a session on that model then grows to

@@ -12,7 +12,7 @@ import (
 )
 
 // The auto-compact window a user sets, read as Claude Code 2.1.337 reads it
-// (measured in its bundle, specs/watch.md WA-42): the variable first, then
+// (measured in its bundle, specs/watch.md WA-43): the variable first, then
 // the settings files from the one that takes precedence down, each file's
 // per-model entry (modelSettings.<model>.autoCompactWindow, where
 // /autocompact saves it from 2.1.311) before its top-level

@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// spec: WA-42
+// spec: WA-43
 // The window /autocompact saves (modelSettings.<model>.autoCompactWindow in
 // the user's settings, Claude Code 2.1.311 and later) is read as 2.1.337
 // reads it: per model before the file's top-level value, the file of
 // highest precedence first, "auto" as no window set, values the client's
 // schema drops as nothing, and the variable before every file.
-func TestWA42WindowWhereTheClientReadsIt(t *testing.T) {
+func TestWA43WindowWhereTheClientReadsIt(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -74,9 +74,9 @@ func TestWA42WindowWhereTheClientReadsIt(t *testing.T) {
 	}
 }
 
-// spec: WA-42
+// spec: WA-43
 // CLAUDE_CODE_AUTO_COMPACT_WINDOW as the client reads it.
-func TestWA42VariableAsTheClientReadsIt(t *testing.T) {
+func TestWA43VariableAsTheClientReadsIt(t *testing.T) {
 	for in, want := range map[string]int64{
 		"300000": 300_000, " 300000 ": 300_000, "300k": 300_000, "300K": 300_000, "1.5m": 1_500_000, "1M": 1_000_000,
 		"3e5": 300_000, "300,000": 300_000, "300_000": 300_000, "300000 tokens": 300_000,

@@ -66,7 +66,7 @@ type WindowInput struct {
 // the models the client gives one natively or a model setting ending in
 // "[1m]", 200k otherwise, 1M when the fill seen exceeds 200k), lowered to
 // the auto-compact window the user set (the variable, else the settings
-// files as WA-42 reads them); the auto-compaction point follows the
+// files as WA-43 reads them); the auto-compaction point follows the
 // client's rule and its switches.
 func InferWindow(in WindowInput) Window {
 	getenv := in.Getenv
@@ -150,7 +150,7 @@ func ModelWindow(model string) int64 {
 	return SmallWindow
 }
 
-// setWindow is the auto-compact window the user set for model (WA-42):
+// setWindow is the auto-compact window the user set for model (WA-43):
 // CLAUDE_CODE_AUTO_COMPACT_WINDOW when it reads as a size, else the
 // settings files'.
 func setWindow(getenv func(string) string, s settingsFacts, model string) (userWindow, bool) {
