@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The auto-compact window a user sets, read as Claude Code 2.1.337 reads it
@@ -151,11 +152,16 @@ func settingTokens(raw json.RawMessage) (int64, bool) {
 	return int64(f), true
 }
 
-var (
-	bedrockPrefix = regexp.MustCompile(`^(?:[a-z]+\.)?anthropic\.`)
-	bedrockSuffix = regexp.MustCompile(`-v\d+(?::\d+)?$`)
-	dateSuffix    = regexp.MustCompile(`-\d{8}$`)
-)
+// modelSpellings are the parts of a model id canonicalModel drops, compiled
+// on first use: a hook that never reads a settings file pays nothing for
+// them at start (PF-20).
+var modelSpellings = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^(?:[a-z]+\.)?anthropic\.`), // Bedrock's region and provider
+		regexp.MustCompile(`-v\d+(?::\d+)?$`),           // Bedrock's version
+		regexp.MustCompile(`-\d{8}$`),                   // a date
+	}
+})
 
 // canonicalModel is a model id without what makes a spelling differ from
 // the canonical name the client keys modelSettings by: case, a [1m]
@@ -168,17 +174,22 @@ func canonicalModel(model string) string {
 	if i := strings.IndexByte(m, '@'); i > 0 {
 		m = m[:i]
 	}
-	m = bedrockPrefix.ReplaceAllString(m, "")
-	m = bedrockSuffix.ReplaceAllString(m, "")
-	return dateSuffix.ReplaceAllString(m, "")
+	for _, re := range modelSpellings() {
+		m = re.ReplaceAllString(m, "")
+	}
+	return m
 }
 
-var (
-	exponentForm = regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+$`)
-	groupedForm  = regexp.MustCompile(`^[+-]?\d{1,3}([_, \x{00A0}\x{202F}])\d{3}(?:[_, \x{00A0}\x{202F}]\d{3})*$`)
-	leadingFloat = regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?`)
-	leadingInt   = regexp.MustCompile(`^[+-]?\d+`)
-)
+// numberForms are the forms the client reads a size in, compiled on first
+// use: exponent, grouped, a leading float, leading digits.
+var numberForms = sync.OnceValue(func() [4]*regexp.Regexp {
+	return [4]*regexp.Regexp{
+		regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+$`),
+		regexp.MustCompile(`^[+-]?\d{1,3}([_, \x{00A0}\x{202F}])\d{3}(?:[_, \x{00A0}\x{202F}]\d{3})*$`),
+		regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?`),
+		regexp.MustCompile(`^[+-]?\d+`),
+	}
+})
 
 // envTokens reads CLAUDE_CODE_AUTO_COMPACT_WINDOW as the client does: "200k"
 // and "1.5m" (a number before a k or m), "2e5", "200,000" or "200_000", or
@@ -190,6 +201,8 @@ func envTokens(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
+	forms := numberForms()
+	exponentForm, groupedForm, leadingFloat, leadingInt := forms[0], forms[1], forms[2], forms[3]
 	var v float64
 	switch last := strings.ToLower(s[len(s)-1:]); {
 	case last == "k" || last == "m":
