@@ -27,8 +27,9 @@ var layers = map[string]int{
 	"restore/residue":       9,
 	"restore":               10,
 	"cmd/internal/settings": 11, "restore/audit": 11,
-	"cmd":       12,
-	"packaging": 13, ".": 13, "snapshot/redact/redactgen": 13,
+	"hookio":    12,
+	"cmd":       13,
+	"packaging": 14, ".": 14, "snapshot/redact/redactgen": 14,
 }
 
 // TestLayers proves that no package imports one of its own layer or above

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -17,21 +18,21 @@ import (
 // spec: SF-5 (agent), SS-16
 func TestSessionAgentFromPayload(t *testing.T) {
 	for _, c := range []struct {
-		p    Payload
+		p    hookio.Payload
 		want string
 	}{
-		{Payload{TranscriptPath: "/h/.codex/sessions/2026/12/01/rollout-2026-12-01T05-55-32-0193.jsonl"}, "codex"},
-		{Payload{TranscriptPath: "/h/.qwen/projects/-work-p/chats/2f6f.jsonl"}, "qwen"},
-		{Payload{TurnID: "t1"}, "codex"},
-		{Payload{TranscriptPath: "/h/.claude/projects/-work-p/abc.jsonl", PromptID: "p"}, "claude"},
-		{Payload{}, "claude"},
+		{hookio.Payload{TranscriptPath: "/h/.codex/sessions/2026/12/01/rollout-2026-12-01T05-55-32-0193.jsonl"}, "codex"},
+		{hookio.Payload{TranscriptPath: "/h/.qwen/projects/-work-p/chats/2f6f.jsonl"}, "qwen"},
+		{hookio.Payload{TurnID: "t1"}, "codex"},
+		{hookio.Payload{TranscriptPath: "/h/.claude/projects/-work-p/abc.jsonl", PromptID: "p"}, "claude"},
+		{hookio.Payload{}, "claude"},
 	} {
 		if got := sessionAgent(c.p, nil); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.p, got, c.want)
 		}
 	}
-	if promptID(Payload{TurnID: "t"}) != "t" || promptID(Payload{PromptID: "p", TurnID: "t"}) != "p" {
-		t.Error("promptID")
+	if (hookio.Payload{TurnID: "t"}).Prompt() != "t" || (hookio.Payload{PromptID: "p", TurnID: "t"}).Prompt() != "p" {
+		t.Error("Payload.Prompt")
 	}
 }
 
@@ -138,7 +139,7 @@ func TestAgentSessionsThroughTheHooks(t *testing.T) {
 					t.Errorf("the Claude Code session's pointer names %s (%+v, %v)", named, r, err)
 				}
 			}
-			if log, _ := os.ReadFile(logPath(dir)); !strings.Contains(string(log), "recorded for a "+agent+" session, this is a claude session") {
+			if log, _ := os.ReadFile(hookio.LogPath(dir)); !strings.Contains(string(log), "recorded for a "+agent+" session, this is a claude session") {
 				t.Errorf("log lacks the rejection:\n%s", log)
 			}
 		})

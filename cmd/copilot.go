@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -113,17 +114,17 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	// events file) is logged here, and the hook still exits 0.
 	defer func() {
 		if r := recover(); r != nil {
-			writeLog(opts.Dir, logEntry{At: start, Command: "copilot", Outcome: outcomeFailed, Detail: fmt.Sprintf("panic: %v", r), Duration: opts.Now().Sub(start)})
+			hookio.WriteLog(opts.Dir, hookio.Entry{At: start, Command: "copilot", Outcome: hookio.OutcomeFailed, Detail: fmt.Sprintf("panic: %v", r), Duration: opts.Now().Sub(start)})
 		}
 		err = nil
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
 	defer cancel()
-	raw, rerr := readStdin(ctx, opts.IO.In, opts.CodePage)
+	raw, rerr := hookio.ReadStdin(ctx, opts.IO.In, opts.CodePage)
 	if rerr != nil {
 		return nil
 	}
-	p, perr := readPayload(ctx, bytes.NewReader(raw), opts.CodePage)
+	p, perr := hookio.ReadPayload(ctx, bytes.NewReader(raw), opts.CodePage)
 	if perr != nil {
 		return nil
 	}
@@ -137,14 +138,14 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	if p.SessionID == "" {
 		return nil
 	}
-	entry := logEntry{At: start, Command: "copilot(" + p.HookEventName + ")", Session: p.SessionID, Outcome: outcomeSkipped}
+	entry := hookio.Entry{At: start, Command: "copilot(" + p.HookEventName + ")", Session: p.SessionID, Outcome: hookio.OutcomeSkipped}
 	defer func() {
 		if r := recover(); r != nil {
-			entry.Outcome, entry.Detail = outcomeFailed, fmt.Sprintf("panic: %v", r)
+			entry.Outcome, entry.Detail = hookio.OutcomeFailed, fmt.Sprintf("panic: %v", r)
 		}
 		entry.Duration = opts.Now().Sub(start)
-		if entry.Outcome != outcomeSkipped {
-			writeLog(opts.Dir, entry)
+		if entry.Outcome != hookio.OutcomeSkipped {
+			hookio.WriteLog(opts.Dir, entry)
 		}
 		err = nil
 	}()
@@ -170,12 +171,12 @@ func copilotRun(opts *CopilotOptions) (err error) {
 		return done
 	})
 	if uerr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "watch state: "+uerr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "watch state: "+uerr.Error()
 		return nil
 	}
 	if text == "" {
 		if entry.Detail != "" {
-			entry.Outcome = outcomeNone
+			entry.Outcome = hookio.OutcomeNone
 		}
 		return nil
 	}
@@ -186,10 +187,10 @@ func copilotRun(opts *CopilotOptions) (err error) {
 		_, jerr = opts.IO.Out.Write(append(out, '\n'))
 	}
 	if jerr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+jerr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "writing hook output: "+jerr.Error()
 		return nil
 	}
-	entry.Outcome = outcomeOK
+	entry.Outcome = hookio.OutcomeOK
 	if snap != "" {
 		entry.Snapshot = snap
 		// SF-53: what was handed out, so that nothing hands it out again.
@@ -207,7 +208,7 @@ func copilotRun(opts *CopilotOptions) (err error) {
 // precompact's failure notice, once the boundary after the snapshot is
 // there; nothing, for good, when the snapshot is gone, is not the
 // session's own fresh one, or two compactions came since.
-func copilotPointer(ctx context.Context, opts *CopilotOptions, p Payload, pend *watch.Pending, now time.Time) (text, snap string, done bool, why string) {
+func copilotPointer(ctx context.Context, opts *CopilotOptions, p hookio.Payload, pend *watch.Pending, now time.Time) (text, snap string, done bool, why string) {
 	var choice *selectsnap.Choice
 	if pend.Snapshot != "" {
 		c, _, err := selectsnap.Select(ctx, selectsnap.Options{Dir: opts.Dir, SessionID: p.SessionID, Now: now,
@@ -337,7 +338,7 @@ func copilotPluginArgs(args []string, getenv func(string) string, in io.Reader) 
 // precompact writes it, with no hint (the output reaches neither the
 // summarizer nor the model), once the file holds what came before the
 // hook (PO-29).
-func copilotPreCompact(ctx context.Context, opts *CopilotOptions, p Payload, raw []byte) error {
+func copilotPreCompact(ctx context.Context, opts *CopilotOptions, p hookio.Payload, raw []byte) error {
 	if p.TranscriptPath != "" {
 		waitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
 	}

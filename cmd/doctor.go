@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
@@ -180,8 +181,8 @@ func doctorChecks(opts *DoctorOptions) []health.Check {
 			}
 			return nil
 		},
-		func() []health.Result { return one(snapshot.CheckLogRuns(logPath(dir), now)) },
-		func() []health.Result { return one(selectsnap.CheckTurnedDown(logPath(dir), now)) },
+		func() []health.Result { return one(snapshot.CheckLogRuns(hookio.LogPath(dir), now)) },
+		func() []health.Result { return one(selectsnap.CheckTurnedDown(hookio.LogPath(dir), now)) },
 		func() []health.Result {
 			if opts.NoSelfTest {
 				return one(health.Result{Status: health.Info, Text: "round trip skipped (--no-self-test)"})

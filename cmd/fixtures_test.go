@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -73,7 +74,7 @@ func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 }
 
 func readLog(dir string) string {
-	b, _ := os.ReadFile(logPath(dir))
+	b, _ := os.ReadFile(hookio.LogPath(dir))
 	return string(b)
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
 	"github.com/compact-guard/compact-guard/snapshot/redact"
@@ -24,7 +25,7 @@ import (
 // same time, each in its phase of the deadline (PC-3); whatever has not
 // finished by then is recorded as a warning and the record holds the rest.
 // Its steps are in gather_steps.go, in the order they run here.
-func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
+func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
 
 	var warnings []string
 	warn := func(format string, a ...any) { warnings = append(warnings, fmt.Sprintf(format, a...)) }
@@ -34,7 +35,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 	warnings = append(warnings, p.Warnings...)
 
 	total := opts.timeout()
-	gatherCtx, cancelGather := phase(ctx, total, shareGather)
+	gatherCtx, cancelGather := hookio.Phase(ctx, total, hookio.ShareGather)
 	defer cancelGather()
 
 	loc, lerr := locateTranscript(gatherCtx, opts, p, sessionID)
@@ -262,7 +263,7 @@ func findChainWithin(scanCtx context.Context, st *transcriptStep, last int64, pl
 		rec *snapshot.Record
 		err error
 	}
-	c, berr := bounded(scanCtx, st.before, "earlier snapshot", func() chain {
+	c, berr := hookio.Bounded(scanCtx, st.before, "earlier snapshot", func() chain {
 		r, err := st.store.FindChain(st.sessionID, st.path, last)
 		return chain{r, err}
 	})

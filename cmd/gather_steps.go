@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -25,8 +26,8 @@ type located struct {
 // locateTranscript finds the transcript and the folder git starts in: stats
 // and a folder listing, which a hung file system could hold, so bounded by
 // ctx.
-func locateTranscript(ctx context.Context, opts *PrecompactOptions, p Payload, sessionID string) (located, error) {
-	return bounded(ctx, opts.beforeStep, "finding the transcript", func() (l located) {
+func locateTranscript(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, sessionID string) (located, error) {
+	return hookio.Bounded(ctx, opts.beforeStep, "finding the transcript", func() (l located) {
 		l.transcriptPath = p.TranscriptPath
 		if l.transcriptPath == "" || !isRegularFile(l.transcriptPath) {
 			if found := findTranscript(opts.Getenv, sessionID); found != "" {
@@ -49,11 +50,11 @@ func locateTranscript(ctx context.Context, opts *PrecompactOptions, p Payload, s
 // started, at once and beside the rest: a tool call after it tells an arm
 // from the compaction it precedes (SS-26, PC-37). The channel yields the
 // note's error, nil at once for any other event.
-func notePreCompactAsync(ctx context.Context, opts *PrecompactOptions, p Payload, sessionID string, now time.Time) <-chan error {
+func notePreCompactAsync(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, sessionID string, now time.Time) <-chan error {
 	marked := make(chan error, 1)
 	if p.HookEventName == "PreCompact" {
 		go func() {
-			_, err := bounded(ctx, opts.beforeStep, "noting the PreCompact for watch", func() error {
+			_, err := hookio.Bounded(ctx, opts.beforeStep, "noting the PreCompact for watch", func() error {
 				return markPreCompact(opts.Dir, sessionID, now)
 			})
 			marked <- err
@@ -89,12 +90,12 @@ func (o *PrecompactOptions) gitOptions() gitstate.Options {
 }
 
 // readTranscriptWithin runs the transcript step in its phases of ctx's
-// deadline (the read in shareRead, the boundary search in shareScan) and
+// deadline (the read in hookio.ShareRead, the boundary search in hookio.ShareScan) and
 // waits for it until gatherCtx ends.
 func readTranscriptWithin(ctx, gatherCtx context.Context, total time.Duration, step *transcriptStep) transcriptOutcome {
-	readCtx, cancelRead := phase(ctx, total, shareRead)
+	readCtx, cancelRead := hookio.Phase(ctx, total, hookio.ShareRead)
 	defer cancelRead()
-	scanCtx, cancelScan := phase(ctx, total, shareScan)
+	scanCtx, cancelScan := hookio.Phase(ctx, total, hookio.ShareScan)
 	defer cancelScan()
 	trCh := make(chan transcriptOutcome, 1)
 	go func() { trCh <- readTranscriptSafe(readCtx, scanCtx, step) }()
@@ -119,13 +120,13 @@ func readTranscriptWithin(ctx, gatherCtx context.Context, total time.Duration, s
 
 // newRecord is the record of the payload and of what the transcript step
 // read, before the working directory, git and the state file are added.
-func newRecord(p Payload, perr error, sessionID string, now time.Time, transcriptPath string, tr transcriptOutcome) *snapshot.Record {
+func newRecord(p hookio.Payload, perr error, sessionID string, now time.Time, transcriptPath string, tr transcriptOutcome) *snapshot.Record {
 	rec := &snapshot.Record{
 		SessionID:          sessionID,
 		CreatedAt:          now.UTC(),
 		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
 		CustomInstructions: p.CustomInstructions,
-		PromptID:           promptID(p),
+		PromptID:           p.Prompt(),
 		Agent:              valueOr(tr.agent, sessionAgent(p, nil)),
 		HookEvent:          p.HookEventName,
 		TranscriptPath:     transcriptPath,
@@ -157,8 +158,8 @@ type cwdFacts struct {
 
 // checkCwd finds the working directory (the transcript's, else the
 // payload's, else the process's) and stats it, bounded by ctx.
-func checkCwd(ctx context.Context, opts *PrecompactOptions, p Payload, transcriptCwd, gitDir string) (cwdFacts, error) {
-	return bounded(ctx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
+func checkCwd(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, transcriptCwd, gitDir string) (cwdFacts, error) {
+	return hookio.Bounded(ctx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
 		switch {
 		case transcriptCwd != "":
 			c.cwd, c.source = transcriptCwd, "transcript"

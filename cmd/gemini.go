@@ -12,6 +12,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -36,7 +37,7 @@ const (
 
 // isGeminiHook reports a hook run by Gemini CLI: its events, or its chat
 // file as the transcript.
-func isGeminiHook(p Payload) bool {
+func isGeminiHook(p hookio.Payload) bool {
 	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || gemini.IsChatPath(p.TranscriptPath)
 }
 
@@ -44,7 +45,7 @@ func isGeminiHook(p Payload) bool {
 // snapshot is taken (PC-43): an automatic one whose chat's last prompt
 // token count is below the threshold Gemini CLI compares it with. A manual
 // one, or one whose count the file does not tell, takes the snapshot.
-func geminiSkip(opts *PrecompactOptions, p Payload) (why string, skip bool) {
+func geminiSkip(opts *PrecompactOptions, p hookio.Payload) (why string, skip bool) {
 	if p.HookEventName != "PreCompress" || p.Trigger != "auto" {
 		return "", false
 	}
@@ -144,7 +145,7 @@ func readGeminiTranscript(ctx context.Context, st *transcriptStep) (out transcri
 // snapshot of the compression the chat file shows last, once (WA-36 to
 // WA-39): nothing when the file shows none, when that compression has no
 // snapshot of this session taken for it, or when its pointer went before.
-func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Time, entry *logEntry) {
+func geminiBeforeAgent(opts *WatchOptions, p hookio.Payload, sid string, start time.Time, entry *hookio.Entry) {
 	if p.TranscriptPath == "" || !isRegularFile(p.TranscriptPath) {
 		return
 	}
@@ -167,12 +168,12 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time)
 	switch {
 	case err != nil:
-		entry.Outcome, entry.Detail = outcomeFailed, "choosing the snapshot: "+err.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "choosing the snapshot: "+err.Error()
 		return
 	case choice == nil:
 		// Logged once per compression would need state; the log says it
 		// each prompt until the next compression, which is rare.
-		entry.Outcome, entry.Detail = outcomeNone, fmt.Sprintf("compression of %s: no snapshot of this session taken for it", last.Time.UTC().Format(time.RFC3339))
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, fmt.Sprintf("compression of %s: no snapshot of this session taken for it", last.Time.UTC().Format(time.RFC3339))
 		return
 	case choice.Delivered:
 		return
@@ -190,7 +191,7 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 	}
 	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: mdPath, ProjectDir: projectDir,
 		StateFile: sf, Lang: opts.Lang, MaxChars: opts.maxChars()})
-	out, err := restore.EventOutput("BeforeAgent", restore.ForClient(string(transcript.FormatGemini), pointer)) // PO-38
+	out, err := hookio.EventOutput("BeforeAgent", restore.ForClient(string(transcript.FormatGemini), pointer)) // PO-38
 	if err == nil {
 		// Recorded first: a pointer written but not recorded would go again.
 		err = snapshot.WriteDelivery(opts.Dir, rec.Name, snapshot.Delivery{SessionID: sid, At: start, Event: "BeforeAgent", TranscriptSize: chat.Size})
@@ -199,9 +200,9 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 		}
 	}
 	if err != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "pointer not handed over: "+err.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "pointer not handed over: "+err.Error()
 		return
 	}
-	entry.Outcome, entry.Snapshot = outcomeOK, rec.Name
+	entry.Outcome, entry.Snapshot = hookio.OutcomeOK, rec.Name
 	entry.Detail = "pointer handed over with the prompt after the compression of " + last.Time.UTC().Format(time.RFC3339)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -45,7 +46,7 @@ const (
 // mdPath, or "" and why not (PC-27, PC-31, PC-32): only for a Claude Code
 // session whose payload parsed as PreCompact's, with its flags as written
 // and neither --no-hint nor COMPACT_GUARD_HINT=off.
-func summaryHint(opts *PrecompactOptions, rec *snapshot.Record, p Payload, perr error, mdPath string) (text, why, warning string) {
+func summaryHint(opts *PrecompactOptions, rec *snapshot.Record, p hookio.Payload, perr error, mdPath string) (text, why, warning string) {
 	if opts.NoHint {
 		return "", hintOffFlag, ""
 	}
@@ -63,7 +64,7 @@ func summaryHint(opts *PrecompactOptions, rec *snapshot.Record, p Payload, perr 
 		return "", hintNoEvent, ""
 	}
 	if rec.Agent != string(transcript.FormatClaude) {
-		return "", "none:" + logValue(rec.Agent), ""
+		return "", "none:" + hookio.LogValue(rec.Agent), ""
 	}
 	if abs, err := filepath.Abs(mdPath); err == nil {
 		mdPath = abs
@@ -82,12 +83,12 @@ func summaryHint(opts *PrecompactOptions, rec *snapshot.Record, p Payload, perr 
 // printHint writes the hint on stdout as a step of ctx, the save phase
 // (PC-33): once the deadline of that phase has passed nothing is written.
 // It returns the log's hint= value and a warning, if any.
-func printHint(ctx context.Context, opts *PrecompactOptions, rec *snapshot.Record, p Payload, perr error, mdPath string) (string, string) {
+func printHint(ctx context.Context, opts *PrecompactOptions, rec *snapshot.Record, p hookio.Payload, perr error, mdPath string) (string, string) {
 	text, why, warning := summaryHint(opts, rec, p, perr, mdPath)
 	if text == "" {
 		return why, warning
 	}
-	werr, berr := bounded(ctx, opts.beforeStep, "printing the summary hint", func() error {
+	werr, berr := hookio.Bounded(ctx, opts.beforeStep, "printing the summary hint", func() error {
 		// A step given up may still get here: it writes nothing then.
 		if err := ctx.Err(); err != nil {
 			return err

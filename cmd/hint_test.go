@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -116,7 +117,7 @@ func TestPrecompactHintNeverAfterTheDeadline(t *testing.T) {
 	var out strings.Builder
 	opts := &PrecompactOptions{IO: &IO{Out: &out}, Getenv: func(string) string { return "" }, Lang: snapshot.English}
 	rec := &snapshot.Record{Agent: "claude", Prompts: []transcript.Prompt{{Text: "x"}}}
-	if why, _ := printHint(ctx, opts, rec, Payload{HookEventName: "PreCompact"}, nil, "/s/snap.md"); why != hintNotWrote || out.Len() > 0 {
+	if why, _ := printHint(ctx, opts, rec, hookio.Payload{HookEventName: "PreCompact"}, nil, "/s/snap.md"); why != hintNotWrote || out.Len() > 0 {
 		t.Errorf("after the deadline: %s, %q", why, out.String())
 	}
 }
@@ -131,12 +132,12 @@ func TestSummaryHintPerClient(t *testing.T) {
 	opts := func(env map[string]string) *PrecompactOptions {
 		return &PrecompactOptions{IO: &IO{}, Lang: snapshot.English, Getenv: func(k string) string { return env[k] }}
 	}
-	pre := Payload{HookEventName: "PreCompact"}
+	pre := hookio.Payload{HookEventName: "PreCompact"}
 	for _, tc := range []struct {
 		name  string
 		opts  *PrecompactOptions
 		rec   *snapshot.Record
-		p     Payload
+		p     hookio.Payload
 		perr  error
 		why   string
 		warns bool
@@ -144,9 +145,9 @@ func TestSummaryHintPerClient(t *testing.T) {
 		{"claude", opts(nil), rec("claude"), pre, nil, hintPrinted, false},
 		{"codex", opts(nil), rec("codex"), pre, nil, "none:codex", false},
 		{"qwen", opts(nil), rec("qwen"), pre, nil, "none:qwen", false},
-		{"no event", opts(nil), rec("claude"), Payload{}, nil, hintNoEvent, false},
-		{"SessionStart", opts(nil), rec("claude"), Payload{HookEventName: "SessionStart"}, nil, hintNoEvent, false},
-		{"payload error", opts(nil), rec("claude"), pre, errPayload, hintNoEvent, false},
+		{"no event", opts(nil), rec("claude"), hookio.Payload{}, nil, hintNoEvent, false},
+		{"SessionStart", opts(nil), rec("claude"), hookio.Payload{HookEventName: "SessionStart"}, nil, hintNoEvent, false},
+		{"payload error", opts(nil), rec("claude"), pre, hookio.ErrPayload, hintNoEvent, false},
 		{"env off", opts(map[string]string{EnvHint: "no"}), rec("claude"), pre, nil, hintOffEnv, false},
 		{"env unknown", opts(map[string]string{EnvHint: "later"}), rec("claude"), pre, nil, hintOffEnv, true},
 		{"env on", opts(map[string]string{EnvHint: " YES "}), rec("claude"), pre, nil, hintPrinted, false},

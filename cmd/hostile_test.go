@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
@@ -129,7 +130,7 @@ func rbNewWorld(t testing.TB) *rbWorld {
 }
 
 // Log is compact-guard.log, in the folder above the snapshot folder.
-func (w *rbWorld) Log() string { return filepath.Join(filepath.Dir(w.Snaps), LogFileName) }
+func (w *rbWorld) Log() string { return filepath.Join(filepath.Dir(w.Snaps), hookio.LogFileName) }
 
 // rbResult is one finished run of the binary.
 type rbResult struct {

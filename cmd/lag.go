@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -73,7 +74,7 @@ func settleClaudeTranscript(ctx context.Context, path string, quiet time.Duratio
 // (PO-C14), so that selection sees the responses after an arm and the
 // snapshot taken at the compaction holds the newest tool call. PostCompact
 // runs after it and waits for nothing; a run by hand neither.
-func openSettled(ctx context.Context, p Payload, path string, quiet time.Duration, before func(string)) (*transcript.File, settled, error) {
+func openSettled(ctx context.Context, p hookio.Payload, path string, quiet time.Duration, before func(string)) (*transcript.File, settled, error) {
 	f, err := transcript.Open(path)
 	if err != nil || quiet <= 0 || p.HookEventName != "SessionStart" || p.Source != "compact" {
 		return f, settled{Quiet: true}, err

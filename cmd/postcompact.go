@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -93,21 +94,21 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	total := opts.timeout()
 	ctx, cancel := context.WithTimeout(context.Background(), total)
 	defer cancel()
-	entry := logEntry{At: start, Command: "postcompact", Outcome: outcomeSkipped}
+	entry := hookio.Entry{At: start, Command: "postcompact", Outcome: hookio.OutcomeSkipped}
 	defer func() {
 		if r := recover(); r != nil {
-			entry.Outcome = outcomeFailed
+			entry.Outcome = hookio.OutcomeFailed
 			entry.Detail = fmt.Sprintf("panic: %v", r)
 		}
 		entry.Duration = opts.now().Sub(start)
-		if entry.Outcome != outcomeSkipped {
-			writeLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
+		if entry.Outcome != hookio.OutcomeSkipped {
+			hookio.WriteLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
 		}
 		err = nil
 	}()
 
-	payloadCtx, cancelPayload := phase(ctx, total, sharePayload)
-	p, perr := readPayload(payloadCtx, opts.IO.In, opts.CodePage)
+	payloadCtx, cancelPayload := hookio.Phase(ctx, total, hookio.SharePayload)
+	p, perr := hookio.ReadPayload(payloadCtx, opts.IO.In, opts.CodePage)
 	cancelPayload()
 	sessionID := p.SessionID
 	if sessionID == "" {
@@ -119,7 +120,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		return nil
 	}
 	if why := pluginStandsDown(p, "postcompact", opts.Getenv); why != "" {
-		entry.Outcome, entry.Detail = outcomeNone, why // PL-26
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, why // PL-26
 		return nil
 	}
 	confirm := false
@@ -135,11 +136,11 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		return nil
 	}
 
-	checkCtx, cancelCheck := phase(ctx, total, shareRead)
+	checkCtx, cancelCheck := hookio.Phase(ctx, total, hookio.ShareRead)
 	defer cancelCheck()
-	gatherCtx, cancelGather := phase(ctx, total, shareGather)
+	gatherCtx, cancelGather := hookio.Phase(ctx, total, hookio.ShareGather)
 	defer cancelGather()
-	saveCtx, cancelSave := phase(ctx, total, shareSave)
+	saveCtx, cancelSave := hookio.Phase(ctx, total, hookio.ShareSave)
 	defer cancelSave()
 
 	f := openTranscriptWithin(checkCtx, opts, p, &entry)
@@ -157,7 +158,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		return nil
 	}
 	// PO-C10, PO-C11: no snapshot of this compaction, so it is taken now.
-	takeCtx, cancelTake := phase(ctx, total, shareTake)
+	takeCtx, cancelTake := hookio.Phase(ctx, total, shareTake)
 	defer cancelTake()
 	taken := takeIfNone(takeCtx, opts, p, sessionID, start, f, &found, serr, &entry)
 
@@ -168,12 +169,12 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		if sessionAgent(p, f) == string(transcript.FormatClaude) { // PO-16: the user is told too
 			message = restore.FailureMessage(*found.failure, opts.Lang)
 		}
-		entry.Outcome, entry.Detail = outcomeWarn, "failure notice: "+found.failure.Reason
+		entry.Outcome, entry.Detail = hookio.OutcomeWarn, "failure notice: "+found.failure.Reason
 	case found.choice != nil:
 		text = pointerText(gatherCtx, takeCtx, opts, p, f, found.choice, taken, &entry)
-		entry.Outcome, entry.Snapshot = outcomeOK, found.choice.Record.Name
+		entry.Outcome, entry.Snapshot = hookio.OutcomeOK, found.choice.Record.Name
 	default:
-		entry.Outcome, entry.Detail = outcomeNone, "no snapshot of this session taken for this compaction"
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
 	if !writeNotice(opts, sessionAgent(p, f), text, message, &entry) {
@@ -198,10 +199,10 @@ type thisCompaction struct {
 // findThisCompaction runs selection (specs/selectsnap.md) and the failure
 // marker check, and notes in the log entry what was turned down and why.
 // The compaction check ends with checkCtx, the rest with ctx.
-func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, now time.Time, f *transcript.File, entry *logEntry) thisCompaction {
+func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, now time.Time, f *transcript.File, entry *hookio.Entry) thisCompaction {
 	sel := selectsnap.Options{
 		Dir: opts.Dir, SessionID: sessionID, Now: now, MaxAge: opts.maxAge(),
-		TranscriptPath: p.TranscriptPath, PromptID: promptID(p),
+		TranscriptPath: p.TranscriptPath, PromptID: p.Prompt(),
 		Agent: sessionAgent(p, f), Event: "SessionStart",
 	}
 	if p.HookEventName == "PostCompact" {
@@ -286,22 +287,22 @@ func turnedDown(rejected []selectsnap.Rejection, choice *selectsnap.Choice) (lis
 // confirmCompaction is the PostCompact run: it records in the snapshot
 // selection finds for this compaction that the compaction completed
 // (PO-C6).
-func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *logEntry) {
+func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *hookio.Entry) {
 	summary := 0
 	if p.CompactSummary != nil {
 		summary = len([]rune(*p.CompactSummary))
 	}
 	if found.failure != nil {
-		entry.Outcome, entry.Detail = outcomeNone, "precompact failed for this compaction ("+found.failure.Reason+"); nothing to confirm"
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, "precompact failed for this compaction ("+found.failure.Reason+"); nothing to confirm"
 		return
 	}
 	if found.choice == nil {
-		entry.Outcome, entry.Detail = outcomeNone, snapshot.ErrNoSnapshot.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, snapshot.ErrNoSnapshot.Error()
 		return
 	}
 	name := found.choice.Record.Name
 	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-	cerr, berr := bounded(ctx, opts.beforeStep, "confirming the compaction", func() error {
+	cerr, berr := hookio.Bounded(ctx, opts.beforeStep, "confirming the compaction", func() error {
 		return store.Confirm(name, sessionID, snapshot.CompactionConfirmation{At: at, SummaryChars: summary, TranscriptSize: size})
 	})
 	if berr != nil {
@@ -310,11 +311,11 @@ func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p Payload,
 	switch {
 	case errors.Is(cerr, snapshot.ErrNoSnapshot) || errors.Is(cerr, snapshot.ErrAlreadyConfirmed):
 		// Nothing to confirm is no failure: doctor reports failed lines.
-		entry.Outcome, entry.Snapshot, entry.Detail = outcomeNone, name, cerr.Error()
+		entry.Outcome, entry.Snapshot, entry.Detail = hookio.OutcomeNone, name, cerr.Error()
 	case cerr != nil:
-		entry.Outcome, entry.Detail = outcomeFailed, "confirming compaction: "+cerr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "confirming compaction: "+cerr.Error()
 	default:
-		entry.Outcome, entry.Snapshot = outcomeOK, name
+		entry.Outcome, entry.Snapshot = hookio.OutcomeOK, name
 	}
 }
 

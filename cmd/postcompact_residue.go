@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -19,7 +20,7 @@ import (
 // residue is due, for the next prompt or tool call to hand over. Without
 // compact_summary it notes the residue due all the same: the hand-over then
 // compares the transcript's summary (RS-3).
-func recordResidue(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, at time.Time, found thisCompaction, entry *logEntry) {
+func recordResidue(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, at time.Time, found thisCompaction, entry *hookio.Entry) {
 	if found.choice == nil || found.failure != nil {
 		return
 	}
@@ -34,7 +35,7 @@ func recordResidue(ctx context.Context, opts *PostcompactOptions, p Payload, ses
 		vs := residue.Compare(facts, rec, residue.Held{Source: residue.SourceSummary, Text: text})
 		r := snapshot.Residue{SessionID: sessionID, Snapshot: rec.Name, At: at, Source: snapshot.ResidueFromHook,
 			SummaryChars: textcut.UTF16Len(text), Facts: residue.ToRecord(vs, nil)}
-		werr, berr := bounded(ctx, opts.beforeStep, "recording the residue", func() error {
+		werr, berr := hookio.Bounded(ctx, opts.beforeStep, "recording the residue", func() error {
 			return snapshot.WriteResidue(opts.Dir, r)
 		})
 		if berr != nil {
@@ -71,7 +72,7 @@ func recordResidue(ctx context.Context, opts *PostcompactOptions, p Payload, ses
 // the compaction rec was taken for is due (WA-14). precompact notes it when
 // it writes the snapshot, PostCompact again when it has compared.
 func noteResidueDue(ctx context.Context, before func(string), dir string, rec *snapshot.Record, now time.Time) error {
-	err, berr := bounded(ctx, before, "noting the residue", func() error {
+	err, berr := hookio.Bounded(ctx, before, "noting the residue", func() error {
 		store := watch.StoreFor(dir)
 		if st, err := store.Load(rec.SessionID); err == nil && st != nil && st.Residue != nil &&
 			st.Residue.Snapshot == rec.Name && st.Residue.TranscriptSize == rec.Coverage.TranscriptSize {
@@ -97,7 +98,7 @@ func noteResidueDue(ctx context.Context, before func(string), dir string, rec *s
 // read again, since it may have changed since the compaction.
 func nextStep(rec *snapshot.Record) string { return rec.Preparation.CurrentNextStep() }
 
-func appendDetail(e *logEntry, s string) {
+func appendDetail(e *hookio.Entry, s string) {
 	if s == "" {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -17,7 +18,7 @@ import (
 // openTranscriptWithin opens the payload's transcript under checkCtx, once
 // it settled (PO-C14). It returns nil, with the reason among the warnings,
 // when there is none or it cannot be opened; the caller closes it.
-func openTranscriptWithin(checkCtx context.Context, opts *PostcompactOptions, p Payload, entry *logEntry) *transcript.File {
+func openTranscriptWithin(checkCtx context.Context, opts *PostcompactOptions, p hookio.Payload, entry *hookio.Entry) *transcript.File {
 	if p.TranscriptPath == "" {
 		return nil
 	}
@@ -26,7 +27,7 @@ func openTranscriptWithin(checkCtx context.Context, opts *PostcompactOptions, p 
 		settle settled
 		err    error
 	}
-	o, berr := bounded(checkCtx, opts.beforeStep, "opening the transcript", func() opened {
+	o, berr := hookio.Bounded(checkCtx, opts.beforeStep, "opening the transcript", func() opened {
 		f, r, err := openSettled(checkCtx, p, p.TranscriptPath, opts.Settle, opts.beforeStep) // PO-C14
 		return opened{f, r, err}
 	})
@@ -47,12 +48,12 @@ func openTranscriptWithin(checkCtx context.Context, opts *PostcompactOptions, p 
 // selectWithin finds this compaction's snapshot or failure marker under
 // gatherCtx, and logs what selection warned of and turned down. The error
 // is the step's own: given up or a panic.
-func selectWithin(checkCtx, gatherCtx context.Context, opts *PostcompactOptions, p Payload, sessionID string, start time.Time, f *transcript.File, entry *logEntry) (thisCompaction, error) {
+func selectWithin(checkCtx, gatherCtx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, start time.Time, f *transcript.File, entry *hookio.Entry) (thisCompaction, error) {
 	type selection struct {
 		found thisCompaction
-		notes logEntry // the warnings and turned-down snapshots to log
+		notes hookio.Entry // the warnings and turned-down snapshots to log
 	}
-	sel, serr := bounded(gatherCtx, opts.beforeStep, "selecting the snapshot", func() (s selection) {
+	sel, serr := hookio.Bounded(gatherCtx, opts.beforeStep, "selecting the snapshot", func() (s selection) {
 		s.found = findThisCompaction(checkCtx, gatherCtx, opts, p, sessionID, start, f, &s.notes)
 		return s
 	})
@@ -68,7 +69,7 @@ func selectWithin(checkCtx, gatherCtx context.Context, opts *PostcompactOptions,
 // (looked up under gatherCtx unless the snapshot was just taken, which
 // looked it up already), and the earlier pointer it supersedes, looked for
 // under takeCtx (PO-18, PO-19).
-func pointerText(gatherCtx, takeCtx context.Context, opts *PostcompactOptions, p Payload, f *transcript.File, choice *selectsnap.Choice, taken *restore.Taken, entry *logEntry) string {
+func pointerText(gatherCtx, takeCtx context.Context, opts *PostcompactOptions, p hookio.Payload, f *transcript.File, choice *selectsnap.Choice, taken *restore.Taken, entry *hookio.Entry) string {
 	rec := choice.Record
 	projectDir := opts.Getenv("CLAUDE_PROJECT_DIR")
 	if projectDir == "" && rec.Git != nil && rec.Git.Root != "" {
@@ -98,14 +99,14 @@ func pointerText(gatherCtx, takeCtx context.Context, opts *PostcompactOptions, p
 // writeNotice writes the hook's one JSON object, text for the agent's
 // client and message for the user (PO-38). It reports whether it was
 // written; when not, the log line says why.
-func writeNotice(opts *PostcompactOptions, agent, text, message string, entry *logEntry) bool {
-	out, jerr := restore.NoticeOutput(restore.ForClient(agent, text), message) // PO-38
+func writeNotice(opts *PostcompactOptions, agent, text, message string, entry *hookio.Entry) bool {
+	out, jerr := hookio.NoticeOutput(restore.ForClient(agent, text), message) // PO-38
 	if jerr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "encoding hook output: "+jerr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "encoding hook output: "+jerr.Error()
 		return false
 	}
 	if _, werr := opts.IO.Out.Write(out); werr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+werr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "writing hook output: "+werr.Error()
 		return false
 	}
 	return true
@@ -114,9 +115,9 @@ func writeNotice(opts *PostcompactOptions, agent, text, message string, entry *l
 // recordDelivery records that the snapshot name was handed out, so that a
 // later compaction whose PreCompact never ran cannot be handed it again
 // (SS-8c).
-func recordDelivery(saveCtx context.Context, opts *PostcompactOptions, sessionID string, start time.Time, size int64, name string, entry *logEntry) {
+func recordDelivery(saveCtx context.Context, opts *PostcompactOptions, sessionID string, start time.Time, size int64, name string, entry *hookio.Entry) {
 	d := snapshot.Delivery{SessionID: sessionID, At: start, Event: "SessionStart", TranscriptSize: size}
-	derr, berr := bounded(saveCtx, opts.beforeStep, "recording the delivery", func() error {
+	derr, berr := hookio.Bounded(saveCtx, opts.beforeStep, "recording the delivery", func() error {
 		return snapshot.WriteDelivery(opts.Dir, name, d)
 	})
 	if berr != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -22,14 +23,14 @@ import (
 // shareTake is when the take at SessionStart must be done: after selection
 // (by 3/4 of --timeout, usually within milliseconds) and before the
 // delivery record (9/10), PO-C11.
-var shareTake = share{17, 20}
+var shareTake = hookio.Share{Num: 17, Den: 20}
 
 // mayTake reports whether this run takes the snapshot itself (PO-C10,
 // PO-C13): a SessionStart(compact) the client runs (not a run by hand),
 // whose selection ended with no snapshot of this compaction, on a
 // transcript that opened, of a client that writes the compaction's
 // boundary after this hook (SS-21).
-func mayTake(p Payload, f *transcript.File, found thisCompaction, selErr error) bool {
+func mayTake(p hookio.Payload, f *transcript.File, found thisCompaction, selErr error) bool {
 	return p.HookEventName == "SessionStart" && p.Source == "compact" && f != nil && selErr == nil &&
 		found.choice == nil && selectsnap.TakesAtSessionStart(sessionAgent(p, f))
 }
@@ -43,7 +44,7 @@ func mayTake(p Payload, f *transcript.File, found thisCompaction, selErr error) 
 // session's failure marker, and notes the compaction for watch's pointer
 // check (WA-11), as precompact does. It returns the choice, or nil and why
 // not.
-func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, start time.Time, found thisCompaction) (*selectsnap.Choice, []string) {
+func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, start time.Time, found thisCompaction) (*selectsnap.Choice, []string) {
 	var warnings []string
 	dl, ok := ctx.Deadline()
 	budget := time.Until(dl)
@@ -62,12 +63,12 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, 
 	if rec == nil {
 		return nil, append(warnings, "snapshot at the compaction: nothing to snapshot")
 	}
-	saveCtx, cancelSave := phase(ctx, budget, shareSave)
+	saveCtx, cancelSave := hookio.Phase(ctx, budget, hookio.ShareSave)
 	defer cancelSave()
 	// SessionStart carries no trigger; the PreCompact that ran when a
 	// precomputed compaction was armed knew it (SS-18).
 	if name := selectsnap.PreparedEarlier(found.rejected); name != "" && rec.Trigger == snapshot.Unknown {
-		if prepared, err := bounded(saveCtx, opts.beforeStep, "the snapshot taken when the compaction was prepared", func() string {
+		if prepared, err := hookio.Bounded(saveCtx, opts.beforeStep, "the snapshot taken when the compaction was prepared", func() string {
 			r, err := (&snapshot.Store{Dir: opts.Dir}).Load(name)
 			if err != nil || r.SessionID != sessionID {
 				return ""
@@ -77,7 +78,7 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, 
 			rec.Trigger = prepared
 		}
 	}
-	if prep, err := bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
+	if prep, err := hookio.Bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
 		return readPreparation(pre, rec, p, start)
 	}); err != nil {
 		warnings = append(warnings, err.Error())
@@ -95,7 +96,7 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, 
 		warnings []string
 		err      error
 	}
-	sv, berr := bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
+	sv, berr := hookio.Bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
 		md, w, err := store.Save(rec, opts.Lang)
 		return saved{md, w, err}
 	})
@@ -106,13 +107,13 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, 
 		return nil, append(warnings, "snapshot at the compaction: "+sv.err.Error())
 	}
 	warnings = append(warnings, sv.warnings...)
-	if _, err := bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
+	if _, err := hookio.Bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
 		snapshot.ClearFailure(opts.Dir, sessionID)
 		return true
 	}); err != nil {
 		warnings = append(warnings, err.Error())
 	}
-	nerr, berr := bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
+	nerr, berr := hookio.Bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
 		return noteCompaction(pre, rec, sv.mdPath, start)
 	})
 	if berr != nil {
@@ -132,7 +133,7 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p Payload, 
 // taken at the compaction; a take that fails leaves found as it was, so
 // that the failure notice still wins (PO-C12). It returns what the pointer
 // says of the take, nil when none was taken.
-func takeIfNone(ctx context.Context, opts *PostcompactOptions, p Payload, sessionID string, start time.Time, f *transcript.File, found *thisCompaction, selErr error, entry *logEntry) *restore.Taken {
+func takeIfNone(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, start time.Time, f *transcript.File, found *thisCompaction, selErr error, entry *hookio.Entry) *restore.Taken {
 	if !mayTake(p, f, *found, selErr) {
 		return nil
 	}
@@ -155,7 +156,7 @@ func takeIfNone(ctx context.Context, opts *PostcompactOptions, p Payload, sessio
 // supersededPointer is when the earlier pointer that may still be in the
 // context was made (PO-19), zero for none or when the transcript could not
 // tell within ctx.
-func supersededPointer(ctx context.Context, opts *PostcompactOptions, f *transcript.File, current string, entry *logEntry) time.Time {
+func supersededPointer(ctx context.Context, opts *PostcompactOptions, f *transcript.File, current string, entry *hookio.Entry) time.Time {
 	if f == nil {
 		return time.Time{}
 	}
@@ -163,7 +164,7 @@ func supersededPointer(ctx context.Context, opts *PostcompactOptions, f *transcr
 		at  time.Time
 		err error
 	}
-	r, berr := bounded(ctx, opts.beforeStep, "looking for an earlier pointer", func() found {
+	r, berr := hookio.Bounded(ctx, opts.beforeStep, "looking for an earlier pointer", func() found {
 		at, err := selectsnap.EarlierPointer(ctx, f, current)
 		return found{at, err}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -111,19 +112,19 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	total := opts.timeout()
 	ctx, cancel := context.WithTimeout(context.Background(), total)
 	defer cancel()
-	entry := logEntry{At: start, Command: "precompact", Outcome: outcomeFailed}
+	entry := hookio.Entry{At: start, Command: "precompact", Outcome: hookio.OutcomeFailed}
 	defer func() {
 		if r := recover(); r != nil {
-			entry.Outcome = outcomeFailed
+			entry.Outcome = hookio.OutcomeFailed
 			entry.Detail = fmt.Sprintf("panic: %v: %s", r, firstLines(string(debug.Stack()), 6))
 		}
 		entry.Duration = opts.now().Sub(start)
-		writeLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
+		hookio.WriteLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
 		err = nil
 	}()
 
-	payloadCtx, cancelPayload := phase(ctx, total, sharePayload)
-	payload, perr := readPayload(payloadCtx, opts.IO.In, opts.CodePage)
+	payloadCtx, cancelPayload := hookio.Phase(ctx, total, hookio.SharePayload)
+	payload, perr := hookio.ReadPayload(payloadCtx, opts.IO.In, opts.CodePage)
 	cancelPayload()
 	sessionID := payload.SessionID
 	if sessionID == "" {
@@ -132,11 +133,11 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
 	if why := pluginStandsDown(payload, "precompact", opts.Getenv); why != "" {
-		entry.Outcome, entry.Detail = outcomeNone, why // PL-26: no snapshot, no hint
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, why // PL-26: no snapshot, no hint
 		return nil
 	}
 	if why, skip := geminiSkip(opts, payload); skip { // PC-43
-		entry.Outcome, entry.Detail = outcomeSkipped, why
+		entry.Outcome, entry.Detail = hookio.OutcomeSkipped, why
 		return nil
 	}
 	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
@@ -154,11 +155,11 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, fmt.Sprintf("--keep %d is below 1; keeping %d", keep, defaultKeep))
 		keep = defaultKeep
 	}
-	saveCtx, cancelSave := phase(ctx, total, shareSave)
+	saveCtx, cancelSave := hookio.Phase(ctx, total, hookio.ShareSave)
 	defer cancelSave()
 	addPreparation(saveCtx, opts, rec, payload, start, &entry)
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
-	sv, berr := bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
+	sv, berr := hookio.Bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
 		md, w, err := store.Save(rec, opts.Lang)
 		return saved{md, w, err}
 	})
@@ -179,7 +180,7 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		}
 		return nil
 	}
-	if _, cerr := bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
+	if _, cerr := hookio.Bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
 		snapshot.ClearFailure(opts.Dir, sessionID)
 		return true
 	}); cerr != nil {
@@ -193,9 +194,9 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	if hwarn != "" {
 		entry.Warnings = append(entry.Warnings, hwarn)
 	}
-	entry.Outcome = outcomeOK
+	entry.Outcome = hookio.OutcomeOK
 	if len(entry.Warnings) > 0 {
-		entry.Outcome = outcomeWarn
+		entry.Outcome = hookio.OutcomeWarn
 	}
 	return nil
 }

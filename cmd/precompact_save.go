@@ -4,11 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // The save steps of precompactRun, each bounded by the save phase
-// (shareSave) under the step name tests hook into: functions of their own
+// (hookio.ShareSave) under the step name tests hook into: functions of their own
 // so that the run reads as the order of its steps.
 
 // saved is what the step that saves the snapshot hands back.
@@ -21,8 +22,8 @@ type saved struct {
 // addPreparation adds to rec how the compaction was prepared (WA-12), read
 // from the watch state and the handoff; a step given up leaves the record
 // without it.
-func addPreparation(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, payload Payload, start time.Time, entry *logEntry) {
-	if prep, perr := bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
+func addPreparation(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, payload hookio.Payload, start time.Time, entry *hookio.Entry) {
+	if prep, perr := hookio.Bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
 		return readPreparation(opts, rec, payload, start)
 	}); perr != nil {
 		entry.Warnings = append(entry.Warnings, perr.Error())
@@ -37,8 +38,8 @@ func addPreparation(saveCtx context.Context, opts *PrecompactOptions, rec *snaps
 
 // noteCompactionWithin notes the compaction in the session's watch state
 // (WA-11), with its snapshot at mdPath or none; a failure is a warning.
-func noteCompactionWithin(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, mdPath string, start time.Time, entry *logEntry) {
-	nerr, nberr := bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
+func noteCompactionWithin(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, mdPath string, start time.Time, entry *hookio.Entry) {
+	nerr, nberr := hookio.Bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
 		return noteCompaction(opts, rec, mdPath, start)
 	})
 	if nberr != nil {
@@ -52,12 +53,12 @@ func noteCompactionWithin(saveCtx context.Context, opts *PrecompactOptions, rec 
 // writeFailureMarker leaves the session's failure marker, which postcompact
 // reports (PO-C5), after the save failed with saveErr; a marker that cannot
 // be written is said in the log line's detail.
-func writeFailureMarker(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, sessionID string, start time.Time, saveErr error, entry *logEntry) {
-	werr, merr := bounded(saveCtx, opts.beforeStep, "failure marker", func() error {
+func writeFailureMarker(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, sessionID string, start time.Time, saveErr error, entry *hookio.Entry) {
+	werr, merr := hookio.Bounded(saveCtx, opts.beforeStep, "failure marker", func() error {
 		// The notice names the log as written only when a line can
 		// be appended to it now; otherwise it says where it was
 		// tried and why it failed (RB-26).
-		lp, logErr := logPath(opts.Dir), ""
+		lp, logErr := hookio.LogPath(opts.Dir), ""
 		if err := snapshot.CheckLog(lp); err != nil {
 			logErr = err.Error()
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -34,7 +35,7 @@ func TestGatherIncompleteReadKeepsSize(t *testing.T) {
 				select {} // the file system never answers
 			}
 		}}
-	rec, warnings := gatherSnapshot(ctx, opts, Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
+	rec, warnings := gatherSnapshot(ctx, opts, hookio.Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
 	if rec == nil {
 		t.Fatal("no record")
 	}
@@ -125,7 +126,7 @@ func TestGatherRecordsTotalsAcrossTheChain(t *testing.T) {
 	opts := &PrecompactOptions{Dir: dir, Getenv: func(string) string { return "" }, Now: time.Now, Timeout: 10 * time.Second}
 	gather := func() *snapshot.Record {
 		t.Helper()
-		rec, warnings := gatherSnapshot(context.Background(), opts, Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
+		rec, warnings := gatherSnapshot(context.Background(), opts, hookio.Payload{SessionID: "s-1", TranscriptPath: tr}, nil, "s-1", time.Now())
 		if rec == nil {
 			t.Fatalf("no record: %v", warnings)
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -12,7 +13,7 @@ import (
 // and sub-command (specs/install.md PL-26, PL-27); "" when it runs. Only a
 // plugin's run pays for the look (a getenv for every other run): the
 // settings files are a few KB, read once.
-func pluginStandsDown(p Payload, sub string, getenv func(string) string) string {
+func pluginStandsDown(p hookio.Payload, sub string, getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/hookio"
 )
 
 // The state file is looked for in CLAUDE_PROJECT_DIR, the git root, the
@@ -64,7 +66,7 @@ func TestGatherStateFileOrder(t *testing.T) {
 			}
 			env := map[string]string{"CLAUDE_PROJECT_DIR": project}
 			opts := &PrecompactOptions{Dir: filepath.Join(root, "snaps"), Getenv: func(k string) string { return env[k] }, Now: time.Now, Timeout: 10 * time.Second}
-			rec, warnings := gatherSnapshot(context.Background(), opts, Payload{SessionID: "s-1", TranscriptPath: tr, Cwd: payloadCwd}, nil, "s-1", time.Now())
+			rec, warnings := gatherSnapshot(context.Background(), opts, hookio.Payload{SessionID: "s-1", TranscriptPath: tr, Cwd: payloadCwd}, nil, "s-1", time.Now())
 			if rec == nil {
 				t.Fatalf("no record: %v", warnings)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
@@ -140,25 +141,25 @@ func (v *watchWindow) Set(s string) error {
 // watchRun never returns an error: the worst outcome is saying nothing.
 func watchRun(opts *WatchOptions) (err error) {
 	start := opts.now()
-	entry := logEntry{At: start, Command: "watch", Outcome: outcomeSkipped}
+	entry := hookio.Entry{At: start, Command: "watch", Outcome: hookio.OutcomeSkipped}
 	defer func() {
 		if r := recover(); r != nil {
-			entry.Outcome = outcomeFailed
+			entry.Outcome = hookio.OutcomeFailed
 			entry.Detail = fmt.Sprintf("panic: %v", r)
 		}
 		entry.Duration = opts.now().Sub(start)
-		if entry.Outcome != outcomeSkipped || len(entry.Warnings) > 0 {
-			if entry.Outcome == outcomeSkipped {
-				entry.Outcome = outcomeWarn
+		if entry.Outcome != hookio.OutcomeSkipped || len(entry.Warnings) > 0 {
+			if entry.Outcome == hookio.OutcomeSkipped {
+				entry.Outcome = hookio.OutcomeWarn
 			}
-			writeLog(opts.Dir, entry)
+			hookio.WriteLog(opts.Dir, entry)
 		}
 		err = nil
 	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
 	defer cancel()
-	p, perr := readPayload(ctx, opts.IO.In, opts.CodePage)
+	p, perr := hookio.ReadPayload(ctx, opts.IO.In, opts.CodePage)
 	sid := p.SessionID
 	if sid == "" {
 		sid = opts.Getenv("CLAUDE_CODE_SESSION_ID")
@@ -237,7 +238,7 @@ func watchRun(opts *WatchOptions) (err error) {
 type watchTurn struct {
 	ctx        context.Context
 	opts       *WatchOptions
-	p          Payload
+	p          hookio.Payload
 	sid        string
 	f          *transcript.File
 	fill       transcript.Fill
@@ -348,7 +349,7 @@ func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail
 // noteResume records a SessionStart with source "resume" for a session that
 // has a state: a new client process, which keeps only what the transcript
 // holds (WA-11).
-func noteResume(opts *WatchOptions, store watch.Store, sid string, at time.Time, entry *logEntry) {
+func noteResume(opts *WatchOptions, store watch.Store, sid string, at time.Time, entry *hookio.Entry) {
 	if !exists(store.Path(sid)) {
 		return
 	}
@@ -426,7 +427,7 @@ type preparation struct {
 // readPreparation says how the compaction was prepared (WA-12): the
 // session's watch state, the state file's newest handoff block, the fill
 // against the window. precompact puts it into the record before saving.
-func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p Payload, now time.Time) preparation {
+func readPreparation(opts *PrecompactOptions, rec *snapshot.Record, p hookio.Payload, now time.Time) preparation {
 	var out preparation
 	st, err := watch.StoreFor(opts.Dir).Load(rec.SessionID)
 	if err != nil {

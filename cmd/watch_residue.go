@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/selectsnap"
@@ -44,7 +45,7 @@ func residueEvent(event string) bool {
 
 // residueWanted reports whether this run must look at a due residue, so
 // that it cannot end on the unlocked copy of the state (WA-9).
-func residueWanted(p Payload, st *watch.State) bool {
+func residueWanted(p hookio.Payload, st *watch.State) bool {
 	return st != nil && st.Residue != nil && residueEvent(p.HookEventName)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -53,7 +54,7 @@ func (r *watchTurn) changesNothing(store *watch.Store, ok bool) bool {
 // as gone on (SS-27), the late pointer, the residue, the threshold's notice
 // or the held Stop, the handoff seen. It reports whether st changed; what
 // is to be said goes into said, why into the log line's detail.
-func (r *watchTurn) step(st *watch.State, ok bool, said *watchSaid, entry *logEntry) bool {
+func (r *watchTurn) step(st *watch.State, ok bool, said *watchSaid, entry *hookio.Entry) bool {
 	p, ctx := r.p, r.ctx
 	changed := st.NoteWentOn(p.HookEventName, r.now) // SS-27
 	if p.HookEventName == watch.UserPromptSubmit && st.Pending != nil {
@@ -95,7 +96,7 @@ func (r *watchTurn) step(st *watch.State, ok bool, said *watchSaid, entry *logEn
 // finish says what the step decided, once the state holds it (recorded
 // tells whether the update left a state; uerr is its error), and records a
 // late pointer's delivery.
-func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *logEntry) {
+func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *hookio.Entry) {
 	if uerr != nil {
 		entry.Warnings = append(entry.Warnings, "watch state: "+uerr.Error())
 	}
@@ -104,7 +105,7 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *log
 		// WA-25: what the state cannot record is not said, and the log
 		// says so rather than what would have been.
 		if (len(said.texts) > 0 || said.block != "") && uerr != nil {
-			entry.Outcome = outcomeFailed
+			entry.Outcome = hookio.OutcomeFailed
 			entry.Detail = "not said, for the watch state could not be written: " + entry.Detail
 		}
 		return
@@ -114,12 +115,12 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *log
 	var oerr2 error
 	switch {
 	case said.block != "":
-		out, oerr2 = restore.BlockOutput(said.block)
+		out, oerr2 = hookio.BlockOutput(said.block)
 	case len(said.texts) > 0:
-		out, oerr2 = restore.EventOutput(r.p.HookEventName, restore.ForClient(sessionAgent(r.p, r.f), strings.Join(said.texts, "\n\n"))) // PO-38
+		out, oerr2 = hookio.EventOutput(r.p.HookEventName, restore.ForClient(sessionAgent(r.p, r.f), strings.Join(said.texts, "\n\n"))) // PO-38
 	default:
 		if entry.Detail != "" {
-			entry.Outcome = outcomeNone
+			entry.Outcome = hookio.OutcomeNone
 		}
 		return
 	}
@@ -127,10 +128,10 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *log
 		_, oerr2 = r.opts.IO.Out.Write(out)
 	}
 	if oerr2 != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "recorded as given but not given ("+entry.Detail+"): writing hook output: "+oerr2.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "recorded as given but not given ("+entry.Detail+"): writing hook output: "+oerr2.Error()
 		return
 	}
-	entry.Outcome = outcomeOK
+	entry.Outcome = hookio.OutcomeOK
 	if r.delivered != "" {
 		entry.Snapshot = r.delivered
 		d := snapshot.Delivery{SessionID: r.sid, At: r.now, Event: watch.UserPromptSubmit, TranscriptSize: r.f.Size()}

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package cmd
+package hookio
 
 // platformCodePage is Windows-1252 outside Windows: legacy bytes there most
 // often come from Windows tools, and every byte maps, so JSON still parses.

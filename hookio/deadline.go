@@ -1,4 +1,4 @@
-package cmd
+package hookio
 
 import (
 	"context"
@@ -7,32 +7,33 @@ import (
 	"time"
 )
 
-// share is a part of a hook's --timeout, counted from the run's start: a
-// step of that phase is given up when it is over (PC-3, PO-C9).
-type share struct{ num, den int64 }
+// Share is a part of a hook's --timeout, Num/Den of it counted from the
+// run's start: a step of that phase is given up when it is over (PC-3,
+// PO-C9).
+type Share struct{ Num, Den int64 }
 
 // The phases of a hook run. Each ends at its share of the deadline, so a
 // step that overruns takes time from no later step but its own phase's.
 var (
-	sharePayload = share{1, 4}  // reading stdin
-	shareScan    = share{1, 4}  // precompact: the search for the last compaction boundary
-	shareRead    = share{1, 2}  // precompact: reading the transcript; postcompact: the compaction check
-	shareGather  = share{3, 4}  // git, the state-file lookup, selection
-	shareSave    = share{9, 10} // writing the snapshot, the failure marker, the delivery record
+	SharePayload = Share{1, 4}  // reading stdin
+	ShareScan    = Share{1, 4}  // precompact: the search for the last compaction boundary
+	ShareRead    = Share{1, 2}  // precompact: reading the transcript; postcompact: the compaction check
+	ShareGather  = Share{3, 4}  // git, the state-file lookup, selection
+	ShareSave    = Share{9, 10} // writing the snapshot, the failure marker, the delivery record
 )
 
-// phase returns a context that ends when s of total has passed since the
+// Phase returns a context that ends when s of total has passed since the
 // run began (ctx's deadline is the run's start plus total), or when ctx
 // ends.
-func phase(ctx context.Context, total time.Duration, s share) (context.Context, context.CancelFunc) {
+func Phase(ctx context.Context, total time.Duration, s Share) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
 	if !ok {
 		return context.WithCancel(ctx)
 	}
-	return context.WithDeadline(ctx, dl.Add(-total+time.Duration(int64(total)*s.num/s.den)))
+	return context.WithDeadline(ctx, dl.Add(-total+time.Duration(int64(total)*s.Num/s.Den)))
 }
 
-// bounded runs step in its own goroutine and waits for it until ctx ends.
+// Bounded runs step in its own goroutine and waits for it until ctx ends.
 // When ctx ends first the step is given up and an error says so: its
 // goroutine is left to finish, or to end with the process (a hung network
 // file system then holds a goroutine, not the hook). That is safe because
@@ -41,7 +42,7 @@ func phase(ctx context.Context, total time.Duration, s share) (context.Context, 
 // removes. A panic in step comes back as an error, since a goroutine's panic
 // would end the process with status 2 (PC-1). before, when not nil, is
 // called in the goroutine first with name: tests make a step hang with it.
-func bounded[T any](ctx context.Context, before func(string), name string, step func() T) (v T, err error) {
+func Bounded[T any](ctx context.Context, before func(string), name string, step func() T) (v T, err error) {
 	if err := ctx.Err(); err != nil {
 		return v, fmt.Errorf("%s: not started: the deadline had passed", name)
 	}
@@ -71,11 +72,11 @@ func bounded[T any](ctx context.Context, before func(string), name string, step 
 	}
 }
 
-// writeLogBounded appends the run's log line under ctx, the run's whole
+// WriteLogBounded appends the run's log line under ctx, the run's whole
 // deadline: the log is the last step, and a log on a file system that does
 // not answer holds the hook no longer than any other step.
-func writeLogBounded(ctx context.Context, before func(string), dir string, e logEntry) {
-	if _, err := bounded(ctx, before, "writing the log", func() bool { writeLog(dir, e); return true }); err != nil {
+func WriteLogBounded(ctx context.Context, before func(string), dir string, e Entry) {
+	if _, err := Bounded(ctx, before, "writing the log", func() bool { WriteLog(dir, e); return true }); err != nil {
 		os.Stderr.WriteString("compact-guard: " + err.Error() + "\n")
 	}
 }

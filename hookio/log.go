@@ -1,7 +1,9 @@
-package cmd
+package hookio
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,18 +14,23 @@ import (
 // Hook outcomes as written to the log; doctor (snapshot.CheckLogRuns)
 // reports lines whose outcome is "failed".
 const (
-	outcomeOK      = "ok"
-	outcomeWarn    = snapshot.OutcomeWarn
-	outcomeFailed  = snapshot.OutcomeFailed
-	outcomeNone    = "none"
-	outcomeSkipped = "skipped"
+	// OutcomeOK: the run did what it is for.
+	OutcomeOK = "ok"
+	// OutcomeWarn: it did, with warnings.
+	OutcomeWarn = snapshot.OutcomeWarn
+	// OutcomeFailed: it could not; doctor reports these lines.
+	OutcomeFailed = snapshot.OutcomeFailed
+	// OutcomeNone: there was nothing to do, and the detail says why.
+	OutcomeNone = "none"
+	// OutcomeSkipped: the run was not for this hook; not logged.
+	OutcomeSkipped = "skipped"
 )
 
-// logEntry is one line of compact-guard.log:
+// Entry is one line of compact-guard.log:
 //
 //	2026-11-30T10:15:00Z precompact session=<id> outcome=ok duration=41ms snapshot=<name> warnings=0 detail="..."
 //	2026-11-30T10:15:09Z postcompact session=<id> outcome=ok duration=9ms snapshot=<name> newer_turned_down=0 turned_down="<name>: <why>; ..." warnings=0
-type logEntry struct {
+type Entry struct {
 	At       time.Time
 	Command  string
 	Session  string
@@ -42,18 +49,19 @@ type logEntry struct {
 	Detail          string
 }
 
-func (e logEntry) String() string {
+// String is the entry as its log line.
+func (e Entry) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s session=%s outcome=%s duration=%dms", e.At.UTC().Format(time.RFC3339), e.Command,
-		logValue(e.Session), e.Outcome, e.Duration.Milliseconds())
+		LogValue(e.Session), e.Outcome, e.Duration.Milliseconds())
 	if e.Snapshot != "" {
-		fmt.Fprintf(&b, " snapshot=%s", logValue(e.Snapshot))
+		fmt.Fprintf(&b, " snapshot=%s", LogValue(e.Snapshot))
 	}
 	if e.Hint != "" {
-		fmt.Fprintf(&b, " hint=%s", logValue(e.Hint))
+		fmt.Fprintf(&b, " hint=%s", LogValue(e.Hint))
 	}
 	if e.TurnedDown != "" {
-		fmt.Fprintf(&b, " newer_turned_down=%d turned_down=%q", e.NewerTurnedDown, truncateRunes(e.TurnedDown, 2000))
+		fmt.Fprintf(&b, " newer_turned_down=%d turned_down=%q", e.NewerTurnedDown, TruncateRunes(e.TurnedDown, 2000))
 	}
 	fmt.Fprintf(&b, " warnings=%d", len(e.Warnings))
 	detail := e.Detail
@@ -64,17 +72,17 @@ func (e logEntry) String() string {
 		detail += strings.Join(e.Warnings, "; ")
 	}
 	if detail != "" {
-		fmt.Fprintf(&b, " detail=%q", truncateRunes(detail, 2000))
+		fmt.Fprintf(&b, " detail=%q", TruncateRunes(detail, 2000))
 	}
 	return b.String()
 }
 
-// logValue keeps a log field on one line and free of spaces.
-func logValue(s string) string {
+// LogValue keeps a log field on one line and free of spaces.
+func LogValue(s string) string {
 	if s == "" {
 		return "-"
 	}
-	s = truncateRunes(s, 200)
+	s = TruncateRunes(s, 200)
 	return strings.Map(func(r rune) rune {
 		if r <= ' ' || r == 0x7f {
 			return '_'
@@ -83,5 +91,20 @@ func logValue(s string) string {
 	}, s)
 }
 
-// truncateRunes is the shared cut (textcut) under the name doctor uses too.
-func truncateRunes(s string, n int) string { return textcut.Marked(textcut.Runes(s, n)) }
+// TruncateRunes is the shared cut (textcut) under the name doctor uses too.
+func TruncateRunes(s string, n int) string { return textcut.Marked(textcut.Runes(s, n)) }
+
+// LogFileName is the log's name, in the folder above the snapshot folder.
+const LogFileName = "compact-guard.log"
+
+// LogPath is the log file of the snapshot folder dir, in the folder above
+// it.
+func LogPath(dir string) string { return filepath.Join(filepath.Dir(dir), LogFileName) }
+
+// WriteLog appends one line to the log; a log that cannot be written is
+// reported on stderr, which Claude Code keeps in its debug log.
+func WriteLog(dir string, e Entry) {
+	if err := snapshot.AppendLog(LogPath(dir), e.String()); err != nil {
+		os.Stderr.WriteString("compact-guard: writing log: " + err.Error() + "\n")
+	}
+}

@@ -1,12 +1,10 @@
-package restore
+package hookio
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // spec: PO-12
@@ -14,7 +12,7 @@ func TestHookOutput(t *testing.T) {
 	for _, text := range []string{
 		"",
 		"plain",
-		Pointer(typicalInput(snapshot.Russian)),
+		"Снимок сессии: /tmp/snap_1.md\n\tпоследний запрос: «исправь тест»",
 		"quotes \" backslash \\ <tag> & \u2028 \x00 \x1b",
 		"invalid \xff utf-8",
 	} {

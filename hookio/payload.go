@@ -1,4 +1,4 @@
-package cmd
+package hookio
 
 import (
 	"bytes"
@@ -52,20 +52,20 @@ type Payload struct {
 	Warnings []string
 }
 
-// errPayload wraps every reason a payload could not be parsed.
-var errPayload = errors.New("payload")
+// ErrPayload wraps every reason a payload could not be parsed.
+var ErrPayload = errors.New("payload")
 
-// readPayload reads and decodes a hook payload. It returns what it could
-// parse together with an error wrapping errPayload when stdin was empty, too
+// ReadPayload reads and decodes a hook payload. It returns what it could
+// parse together with an error wrapping ErrPayload when stdin was empty, too
 // large or not a JSON object: hooks carry on with what they have. It does not
 // depend on stdin being closed: reading stops at EOF, as soon as what arrived
 // is a whole JSON object, or when ctx ends.
-func readPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error) {
+func ReadPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error) {
 	var p Payload
 	if r == nil {
-		return p, fmt.Errorf("%w: no stdin", errPayload)
+		return p, fmt.Errorf("%w: no stdin", ErrPayload)
 	}
-	raw, err := readStdin(ctx, r, codePage)
+	raw, err := ReadStdin(ctx, r, codePage)
 	if err != nil {
 		return p, err
 	}
@@ -73,11 +73,11 @@ func readPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error
 	p.Encoding = enc
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
-		return p, fmt.Errorf("%w: stdin is empty", errPayload)
+		return p, fmt.Errorf("%w: stdin is empty", ErrPayload)
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(text, &fields); err != nil {
-		return p, fmt.Errorf("%w: not a JSON object: %v", errPayload, err)
+		return p, fmt.Errorf("%w: not a JSON object: %v", ErrPayload, err)
 	}
 	str := func(key string, dst *string) {
 		v, ok := fields[key]
@@ -116,9 +116,18 @@ func readPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error
 	return p, nil
 }
 
-// readStdin collects stdin in a goroutine so that a writer that never closes
+// Prompt is what names the prompt a hook runs in: prompt_id (Claude
+// Code, Qwen Code), else Codex's turn_id (SS-8a).
+func (p Payload) Prompt() string {
+	if p.PromptID != "" {
+		return p.PromptID
+	}
+	return p.TurnID
+}
+
+// ReadStdin collects stdin in a goroutine so that a writer that never closes
 // it cannot hold a hook past its deadline.
-func readStdin(ctx context.Context, r io.Reader, codePage int) ([]byte, error) {
+func ReadStdin(ctx context.Context, r io.Reader, codePage int) ([]byte, error) {
 	type chunk struct {
 		b   []byte
 		err error
@@ -145,18 +154,18 @@ func readStdin(ctx context.Context, r io.Reader, codePage int) ([]byte, error) {
 				return raw, nil
 			}
 			if c.err != nil {
-				return raw, fmt.Errorf("%w: reading stdin: %v", errPayload, c.err)
+				return raw, fmt.Errorf("%w: reading stdin: %v", ErrPayload, c.err)
 			}
 			raw = append(raw, c.b...)
 			if len(raw) > MaxPayloadBytes {
-				return nil, fmt.Errorf("%w: stdin larger than %d bytes", errPayload, MaxPayloadBytes)
+				return nil, fmt.Errorf("%w: stdin larger than %d bytes", ErrPayload, MaxPayloadBytes)
 			}
 			if wholeObject(raw, codePage) {
 				return raw, nil
 			}
 		case <-ctx.Done():
 			if len(raw) == 0 {
-				return nil, fmt.Errorf("%w: stdin is empty (not closed before the deadline)", errPayload)
+				return nil, fmt.Errorf("%w: stdin is empty (not closed before the deadline)", ErrPayload)
 			}
 			return raw, nil
 		}

@@ -1,4 +1,4 @@
-package cmd
+package hookio
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func rbPayloadStrings(p Payload) map[string]string {
 
 // FuzzReadPayload feeds hook payload decoding arbitrary bytes and arbitrary
 // field values (RB-1):
-//   - readPayload never panics, and its error always wraps errPayload;
+//   - ReadPayload never panics, and its error always wraps ErrPayload;
 //   - every string it returns is valid UTF-8, whatever stdin held, and so is
 //     what decodeStdin makes of anything but a UTF-8 BOM stream;
 //   - a JSON object built from valid UTF-8 strings gives back exactly those
@@ -52,13 +52,13 @@ func FuzzReadPayload(f *testing.F) {
 		if text, enc := decodeStdin(raw, cp); enc != "utf-8-bom" && !utf8.Valid(text) {
 			t.Errorf("decodeStdin(%q) as %s gave invalid UTF-8 %q", raw, enc, text)
 		}
-		p, err := readPayload(context.Background(), bytes.NewReader(raw), cp)
-		if err != nil && !errors.Is(err, errPayload) {
-			t.Errorf("readPayload error %v does not wrap errPayload", err)
+		p, err := ReadPayload(context.Background(), bytes.NewReader(raw), cp)
+		if err != nil && !errors.Is(err, ErrPayload) {
+			t.Errorf("ReadPayload error %v does not wrap ErrPayload", err)
 		}
 		for k, v := range rbPayloadStrings(p) {
 			if !utf8.ValidString(v) {
-				t.Errorf("readPayload(%q): %s = %q is not valid UTF-8", raw, k, v)
+				t.Errorf("ReadPayload(%q): %s = %q is not valid UTF-8", raw, k, v)
 			}
 		}
 
@@ -82,9 +82,9 @@ func FuzzReadPayload(f *testing.F) {
 			variants[name] = b
 		}
 		for name, in := range variants {
-			p, err := readPayload(context.Background(), bytes.NewReader(in), cp)
+			p, err := ReadPayload(context.Background(), bytes.NewReader(in), cp)
 			if err != nil || len(p.Warnings) > 0 {
-				t.Errorf("%s: readPayload(%s) = %v, warnings %q", name, js, err, p.Warnings)
+				t.Errorf("%s: ReadPayload(%s) = %v, warnings %q", name, js, err, p.Warnings)
 				continue
 			}
 			got := rbPayloadStrings(p)

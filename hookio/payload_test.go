@@ -1,4 +1,4 @@
-package cmd
+package hookio
 
 import (
 	"bytes"
@@ -117,9 +117,9 @@ func TestReadPayload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readPayload(context.Background(), strings.NewReader(tt.in), 0)
+			got, err := ReadPayload(context.Background(), strings.NewReader(tt.in), 0)
 			if tt.wantErr != "" {
-				if err == nil || !errors.Is(err, errPayload) || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || !errors.Is(err, ErrPayload) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
 				}
 				return
@@ -141,7 +141,7 @@ func TestReadPayload(t *testing.T) {
 // spec: PC-5
 func TestReadPayloadWindows1251CyrillicPath(t *testing.T) {
 	in := encode1251(t, `{"session_id":"abc","cwd":"C:\\Users\\Пётр\\Мой проект"}`)
-	got, err := readPayload(context.Background(), bytes.NewReader(in), 1251)
+	got, err := ReadPayload(context.Background(), bytes.NewReader(in), 1251)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestReadPayloadStdinLeftOpen(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
-			p, err := readPayload(ctx, pr, 0)
+			p, err := ReadPayload(ctx, pr, 0)
 			if tt.wantErr != (err != nil) {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
