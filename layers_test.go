@@ -27,9 +27,11 @@ var layers = map[string]int{
 	"restore/residue":       9,
 	"restore":               10,
 	"cmd/internal/settings": 11, "restore/audit": 11,
-	"hookio":    12,
-	"cmd":       13,
-	"packaging": 14, ".": 14, "snapshot/redact/redactgen": 14,
+	"hookio": 12, "hookio/hooktest": 12,
+	"take":      13,
+	"handover":  14,
+	"cmd":       15,
+	"packaging": 16, ".": 16, "snapshot/redact/redactgen": 16,
 }
 
 // TestLayers proves that no package imports one of its own layer or above

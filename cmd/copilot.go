@@ -306,7 +306,7 @@ func copilotTranscript(getenv func(string) string, sessionID string) string {
 		}
 		home = h + string(os.PathSeparator) + ".copilot"
 	}
-	if !safeSessionID(sessionID) {
+	if !hookio.SafeSessionID(sessionID) {
 		return ""
 	}
 	return home + string(os.PathSeparator) + "session-state" + string(os.PathSeparator) + sessionID + string(os.PathSeparator) + "events.jsonl"

@@ -15,6 +15,7 @@ import (
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
@@ -205,7 +206,7 @@ func binaryCheck(exe string, err error) health.Result {
 func settingsEnv(opts *DoctorOptions, exe string) settings.DoctorEnv {
 	return settings.DoctorEnv{
 		Host: opts.Host, Agent: opts.Agent, Exe: exe, Backups: opts.Backups,
-		ClaudeVersion: opts.ClaudeVersion, DefaultKeep: defaultKeep, HintVar: EnvHint,
+		ClaudeVersion: opts.ClaudeVersion, DefaultKeep: defaultKeep, HintVar: take.EnvHint,
 		ArgProblem: hookArgProblem,
 		Hint: func(regs []settings.Registration, envs []settings.Value) []health.Result {
 			return checkHint(opts, regs, envs)

@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -89,7 +89,7 @@ func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
 	tmp := t.TempDir()
 	tr := filepath.Join(tmp, sid+".jsonl")
 	dir := filepath.Join(tmp, "snaps")
-	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}`
+	payload := `{"session_id":"` + sid + `","transcript_path":` + hooktest.QuoteJSON(t, tr) + `,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}`
 
 	cutFixture(t, fixtureDir, fixture, 58, tr)
 	first := runPrecompactFor(t, dir, payload)
@@ -154,7 +154,7 @@ func TestPrecompactOwnTranscript(t *testing.T) {
 	tr := filepath.Join(tmp, sid+".jsonl")
 	dir := filepath.Join(tmp, "snaps")
 	cutFixture(t, ownFixtureDir, "manual-compaction.jsonl", 53, tr)
-	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"cwd":` + quoteJSON(t, proj) +
+	payload := `{"session_id":"` + sid + `","transcript_path":` + hooktest.QuoteJSON(t, tr) + `,"cwd":` + hooktest.QuoteJSON(t, proj) +
 		`,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":"keep the failing test"}`
 	rec := runPrecompactFor(t, dir, payload)
 	wantStrings(t, "prompts", promptTexts(rec), []string{
@@ -187,14 +187,6 @@ func TestPrecompactOwnTranscript(t *testing.T) {
 			t.Errorf("show misses %q:\n%s", want, out)
 		}
 	}
-}
-
-func quoteJSON(t *testing.T, s string) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func promptTexts(r *snapshot.Record) []string {

@@ -15,6 +15,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
@@ -188,7 +189,7 @@ func checkSessionBlock(opts *HandoffOptions, say sayFunc, path string, blocks []
 	}
 	var started time.Time
 	if st == nil || st.Started.IsZero() {
-		started = transcriptStarted(sessionTranscript(opts.Getenv, sid)) // HO-11
+		started = take.TranscriptStarted(sessionTranscript(opts.Getenv, sid)) // HO-11
 	}
 	since := st.Bound(started)
 

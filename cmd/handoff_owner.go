@@ -8,43 +8,8 @@ import (
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
-	"github.com/compact-guard/compact-guard/snapshot/watch"
-	"github.com/compact-guard/compact-guard/transcript"
+	"github.com/compact-guard/compact-guard/take"
 )
-
-// started is the session's start, its transcript's first entry (TR-61),
-// read once per run; zero when it cannot be read.
-func (r *watchTurn) started() time.Time {
-	if r.start == nil {
-		t, _ := r.f.Started()
-		r.start = &t
-	}
-	return *r.start
-}
-
-// claimsOf is the handoff blocks the session claimed (HO-10), none without
-// a state.
-func claimsOf(st *watch.State) []handoff.Claim {
-	if st == nil {
-		return nil
-	}
-	return st.Claims
-}
-
-// transcriptStarted is when the transcript at path began (TR-61), zero when
-// it cannot be read.
-func transcriptStarted(path string) time.Time {
-	if path == "" {
-		return time.Time{}
-	}
-	f, err := transcript.Open(path)
-	if err != nil {
-		return time.Time{}
-	}
-	defer f.Close()
-	t, _ := f.Started()
-	return t
-}
 
 // sessionTranscript finds a Claude Code session's transcript by its id,
 // projects/<folder>/<id>.jsonl under the client's folder, for handoff
@@ -56,7 +21,7 @@ func sessionTranscript(getenv func(string) string, sid string) string {
 	}) >= 0 {
 		return ""
 	}
-	matches, _ := filepath.Glob(filepath.Join(claudeConfigDir(getenv), "projects", "*", sid+".jsonl"))
+	matches, _ := filepath.Glob(filepath.Join(take.ClaudeConfigDir(getenv), "projects", "*", sid+".jsonl"))
 	for _, m := range matches {
 		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
 			return m

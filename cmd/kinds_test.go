@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -224,7 +225,7 @@ func TestPostcompactTakesOnlyForTheClient(t *testing.T) {
 
 	tmp := t.TempDir()
 	tr := filepath.Join(tmp, "rollout-2026-12-01T10-00-00-0193aaaa-1111-7222-8333-444455556666.jsonl")
-	if err := os.WriteFile(tr, []byte(strings.Join(agentLines["codex"], "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(tr, []byte(strings.Join(hooktest.AgentLines["codex"], "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(tmp, "snaps")

@@ -104,7 +104,7 @@ func loadSnapshots(dir string) ([]listItem, error) {
 		}
 		it.Time = rec.CreatedAt
 		it.SessionID = rec.SessionID
-		it.Agent = valueOr(rec.Agent, "claude")
+		it.Agent = firstNonEmpty(rec.Agent, "claude")
 		it.Trigger = rec.Trigger
 		it.Confirmed = rec.Compaction != nil
 		if rec.Context != nil {

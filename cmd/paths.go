@@ -27,9 +27,18 @@ func snapshotDir(g *GlobalOptions) string {
 	return filepath.Clean(d)
 }
 
-// sameFile reports whether a and b name one file.
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+// firstNonEmpty is the first of s that is not "".
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// isRegularFile reports a regular file at p.
+func isRegularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import "github.com/compact-guard/compact-guard/snapshot/watch"
 

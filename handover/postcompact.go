@@ -1,97 +1,27 @@
-package cmd
+package handover
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-func init() { register("postcompact", newCmdPostcompactDefault) }
-
-// PostcompactOptions configures one run of the SessionStart(compact) and
-// PostCompact hook.
-type PostcompactOptions struct {
-	IO            *IO
-	Dir           string
-	Lang          snapshot.Lang
-	MaxAge        time.Duration
-	MaxChars      int
-	StateFileName string
-	Timeout       time.Duration
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before SessionStart(compact) reads it (PO-C14); zero reads it at once.
-	Settle   time.Duration
-	CodePage int
-	Getenv   func(string) string
-	Now      func() time.Time
-
-	// beforeStep, when set, is called as each step bounded by the deadline
-	// begins, with the step's name: tests make a step hang with it.
-	beforeStep func(string)
-}
-
-// Defaults of the postcompact flags.
-const (
-	defaultMaxAge          = 30 * time.Minute
-	defaultMaxChars        = 4000
-	defaultPostcompactTime = 5 * time.Second
-)
-
-func newCmdPostcompactDefault(ios *IO, g *GlobalOptions) *cobra.Command {
-	return newCmdPostcompact(ios, g, unlessCopilot(postcompactRun)) // PO-28
-}
-
-func newCmdPostcompact(ios *IO, g *GlobalOptions, runF func(*PostcompactOptions) error) *cobra.Command {
-	opts := &PostcompactOptions{IO: ios, Getenv: os.Getenv, Now: time.Now}
-	c := &cobra.Command{
-		Use:   "postcompact",
-		Short: "SessionStart(compact) hook: point the compacted session at its own snapshot",
-		Long: `As a SessionStart hook (matcher "compact"), prints
-{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"..."}}
-with a short pointer to this session's own snapshot, when one no older than
---max-age exists; nothing otherwise. As a PostCompact hook, records in the
-session's newest snapshot that the compaction completed, and prints nothing.
-
-It exits 0 on every input.
-
-Try it by hand:
-  echo '{"session_id":"demo","source":"compact"}' | compact-guard postcompact`,
-		Args:        cobra.ArbitraryArgs,
-		Annotations: map[string]string{hookAnnotation: "true"},
-		RunE: func(*cobra.Command, []string) error {
-			opts.Dir = snapshotDir(g)
-			opts.Lang = resolveLang(ios, g, opts.Getenv)
-			return runF(opts)
-		},
-	}
-	// Help goes to stderr: a hook's stdout is the client's input.
-	c.SetOut(ios.ErrOut)
-	f := c.Flags()
-	f.DurationVar(&opts.MaxAge, "max-age", defaultMaxAge, "ignore snapshots older than this")
-	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters (300 to 9000)")
-	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
-	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "total deadline; each step has its share of it")
-	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "at SessionStart(compact), read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
-	return c
-}
-
-// postcompactRun never returns an error: the worst outcome is no pointer.
-func postcompactRun(opts *PostcompactOptions) (err error) {
+// Postcompact is one run of the SessionStart(compact) and PostCompact
+// hook. It never returns an error: the worst outcome is no pointer.
+func Postcompact(opts *Options) (err error) {
 	start := opts.now()
 	// Every step runs under the deadline, in its phase (PO-C9); the log
 	// line is the last.
-	total := opts.timeout()
+	total := opts.EffectiveTimeout()
 	ctx, cancel := context.WithTimeout(context.Background(), total)
 	defer cancel()
 	entry := hookio.Entry{At: start, Command: "postcompact", Outcome: hookio.OutcomeSkipped}
@@ -102,24 +32,25 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		}
 		entry.Duration = opts.now().Sub(start)
 		if entry.Outcome != hookio.OutcomeSkipped {
-			hookio.WriteLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
+			hookio.WriteLogBounded(ctx, opts.BeforeStep, opts.Dir, entry)
 		}
 		err = nil
 	}()
 
 	payloadCtx, cancelPayload := hookio.Phase(ctx, total, hookio.SharePayload)
-	p, perr := hookio.ReadPayload(payloadCtx, opts.IO.In, opts.CodePage)
+	p, perr := hookio.ReadPayload(payloadCtx, opts.In, opts.CodePage)
 	cancelPayload()
 	sessionID := p.SessionID
 	if sessionID == "" {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	entry.Session = sessionID
-	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
+	entry.Warnings = append(entry.Warnings, opts.HookWarnings...)
 	if perr != nil || sessionID == "" {
 		return nil
 	}
-	if why := pluginStandsDown(p, "postcompact", opts.Getenv); why != "" {
+	client := opts.client(p)
+	if why := client.StandsDown; why != "" {
 		entry.Outcome, entry.Detail = hookio.OutcomeNone, why // PL-26
 		return nil
 	}
@@ -147,7 +78,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	if f != nil {
 		defer f.Close()
 	}
-	found, serr := selectWithin(checkCtx, gatherCtx, opts, p, sessionID, start, f, &entry)
+	found, serr := selectWithin(checkCtx, gatherCtx, opts, p, client.agent(f), sessionID, start, f, &entry)
 	var size int64
 	if f != nil {
 		size = f.Size()
@@ -160,13 +91,13 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	// PO-C10, PO-C11: no snapshot of this compaction, so it is taken now.
 	takeCtx, cancelTake := hookio.Phase(ctx, total, shareTake)
 	defer cancelTake()
-	taken := takeIfNone(takeCtx, opts, p, sessionID, start, f, &found, serr, &entry)
+	taken := takeIfNone(takeCtx, opts, p, client, sessionID, start, f, &found, serr, &entry)
 
 	var text, message string
 	switch {
 	case found.failure != nil:
 		text = restore.FailureNotice(*found.failure, opts.Lang)
-		if sessionAgent(p, f) == string(transcript.FormatClaude) { // PO-16: the user is told too
+		if client.agent(f) == string(transcript.FormatClaude) { // PO-16: the user is told too
 			message = restore.FailureMessage(*found.failure, opts.Lang)
 		}
 		entry.Outcome, entry.Detail = hookio.OutcomeWarn, "failure notice: "+found.failure.Reason
@@ -177,7 +108,7 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 		entry.Outcome, entry.Detail = hookio.OutcomeNone, "no snapshot of this session taken for this compaction"
 		return nil
 	}
-	if !writeNotice(opts, sessionAgent(p, f), text, message, &entry) {
+	if !writeNotice(opts, client.agent(f), text, message, &entry) {
 		return nil
 	}
 	if found.choice != nil {
@@ -198,12 +129,13 @@ type thisCompaction struct {
 
 // findThisCompaction runs selection (specs/selectsnap.md) and the failure
 // marker check, and notes in the log entry what was turned down and why.
-// The compaction check ends with checkCtx, the rest with ctx.
-func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, now time.Time, f *transcript.File, entry *hookio.Entry) thisCompaction {
+// The compaction check ends with checkCtx, the rest with ctx. agent is
+// the client the hook runs for.
+func findThisCompaction(checkCtx, ctx context.Context, opts *Options, p hookio.Payload, agent, sessionID string, now time.Time, f *transcript.File, entry *hookio.Entry) thisCompaction {
 	sel := selectsnap.Options{
 		Dir: opts.Dir, SessionID: sessionID, Now: now, MaxAge: opts.maxAge(),
 		TranscriptPath: p.TranscriptPath, PromptID: p.Prompt(),
-		Agent: sessionAgent(p, f), Event: "SessionStart",
+		Agent: agent, Event: "SessionStart",
 	}
 	if p.HookEventName == "PostCompact" {
 		sel.Event = "PostCompact"
@@ -212,7 +144,7 @@ func findThisCompaction(checkCtx, ctx context.Context, opts *PostcompactOptions,
 		sel.Transcript = f
 	}
 	var warning string
-	if sel.WentOn, warning = wentOnRecorded(opts.Dir, sessionID); warning != "" { // PO-C15
+	if sel.WentOn, warning = take.WentOnRecorded(opts.Dir, sessionID); warning != "" { // PO-C15
 		entry.Warnings = append(entry.Warnings, warning)
 	}
 	// The compaction check reads the transcript backwards; it gets the
@@ -287,7 +219,7 @@ func turnedDown(rejected []selectsnap.Rejection, choice *selectsnap.Choice) (lis
 // confirmCompaction is the PostCompact run: it records in the snapshot
 // selection finds for this compaction that the compaction completed
 // (PO-C6).
-func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *hookio.Entry) {
+func confirmCompaction(ctx context.Context, opts *Options, p hookio.Payload, sessionID string, at time.Time, size int64, found thisCompaction, entry *hookio.Entry) {
 	summary := 0
 	if p.CompactSummary != nil {
 		summary = len([]rune(*p.CompactSummary))
@@ -302,7 +234,7 @@ func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.P
 	}
 	name := found.choice.Record.Name
 	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-	cerr, berr := hookio.Bounded(ctx, opts.beforeStep, "confirming the compaction", func() error {
+	cerr, berr := hookio.Bounded(ctx, opts.BeforeStep, "confirming the compaction", func() error {
 		return store.Confirm(name, sessionID, snapshot.CompactionConfirmation{At: at, SummaryChars: summary, TranscriptSize: size})
 	})
 	if berr != nil {
@@ -317,51 +249,4 @@ func confirmCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.P
 	default:
 		entry.Outcome, entry.Snapshot = hookio.OutcomeOK, name
 	}
-}
-
-func (o *PostcompactOptions) now() time.Time {
-	if o.Now == nil {
-		return time.Now()
-	}
-	return o.Now()
-}
-
-func (o *PostcompactOptions) timeout() time.Duration {
-	if o.Timeout <= 0 {
-		return defaultPostcompactTime
-	}
-	return o.Timeout
-}
-
-func (o *PostcompactOptions) maxAge() time.Duration {
-	if o.MaxAge <= 0 {
-		return defaultMaxAge
-	}
-	return o.MaxAge
-}
-
-// Bounds of --max-chars: below 300 not even the snapshot's path fits, and
-// Claude Code spills context over 10,000 characters to a file.
-const (
-	minMaxChars = 300
-	maxMaxChars = 9000
-)
-
-func (o *PostcompactOptions) maxChars() int {
-	switch {
-	case o.MaxChars <= 0:
-		return defaultMaxChars
-	case o.MaxChars < minMaxChars:
-		return minMaxChars
-	case o.MaxChars > maxMaxChars:
-		return maxMaxChars
-	}
-	return o.MaxChars
-}
-
-func (o *PostcompactOptions) stateFileName() string {
-	if o.StateFileName == "" {
-		return defaultStateFileName
-	}
-	return o.StateFileName
 }

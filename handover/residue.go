@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import (
 	"context"
@@ -15,23 +15,6 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
-
-// residueDue is the note that the residue of the compaction rec was taken
-// for is due (WA-14); nil when there is no snapshot (name "") or the
-// session's client gets no residue (RS-1).
-func residueDue(rec *snapshot.Record, name string, now time.Time) *watch.ResidueDue {
-	if name == "" || !residue.ForAgent(rec.Agent) {
-		return nil
-	}
-	return &watch.ResidueDue{Snapshot: name, Taken: rec.CreatedAt.UTC(), TranscriptSize: rec.Coverage.TranscriptSize, Noted: now.UTC()}
-}
-
-// noteResidue is precompact's note (WA-14): a compaction without a
-// snapshot, or another client's, replaces an earlier compaction's due
-// residue with none, since that one is no longer this compaction's.
-func noteResidue(st *watch.State, rec *snapshot.Record, name string, now time.Time) {
-	st.Residue = residueDue(rec, name, now)
-}
 
 // residueEvent reports whether a hook event's context can carry the
 // residue to the model (WA-15): a prompt's, or a tool call's, failed or not.
@@ -50,7 +33,7 @@ func residueWanted(p hookio.Payload, st *watch.State) bool {
 }
 
 // handResidue hands the due residue over, once (WA-15 to WA-19): it runs
-// under the session's lock, clears the note once it is settled, and
+// under the session's lock, clears the note once it is take.Settled, and
 // records the hand-over beside the snapshot before the text is printed.
 // did is false when no residue is due for this event, or when the note
 // waits for the compaction's boundary; why says for the log what was done.
@@ -60,7 +43,7 @@ func (r *watchTurn) handResidue(ctx context.Context, st *watch.State) (text, why
 		return "", "", false
 	}
 	st.Residue = nil
-	if !residue.ForAgent(sessionAgent(r.p, r.f)) {
+	if !residue.ForAgent(r.agent) {
 		return "", "residue: not given on this client", true
 	}
 	tg, wait, why := r.residueTarget(ctx, st, due)
@@ -267,9 +250,9 @@ func (r *watchTurn) renderPointer(rec *snapshot.Record, mdPath string) string {
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	sf := snapshot.FindStateFile(r.ctx, r.opts.stateFileName(), []string{r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, r.p.Cwd})
+	sf := snapshot.FindStateFile(r.ctx, r.opts.EffectiveStateFileName(), []string{r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, r.p.Cwd})
 	return restore.Pointer(restore.PointerInput{Record: rec, MDPath: mdPath, ProjectDir: r.projectDir(rec),
-		StateFile: sf, Lang: r.opts.Lang, MaxChars: r.opts.maxChars()})
+		StateFile: sf, Lang: r.opts.Lang, MaxChars: r.opts.EffectiveMaxChars()})
 }
 
 // projectDir is the folder files are shown relative to, as the pointer's

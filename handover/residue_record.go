@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
@@ -20,7 +21,7 @@ import (
 // residue is due, for the next prompt or tool call to hand over. Without
 // compact_summary it notes the residue due all the same: the hand-over then
 // compares the transcript's summary (RS-3).
-func recordResidue(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, at time.Time, found thisCompaction, entry *hookio.Entry) {
+func recordResidue(ctx context.Context, opts *Options, p hookio.Payload, sessionID string, at time.Time, found thisCompaction, entry *hookio.Entry) {
 	if found.choice == nil || found.failure != nil {
 		return
 	}
@@ -35,7 +36,7 @@ func recordResidue(ctx context.Context, opts *PostcompactOptions, p hookio.Paylo
 		vs := residue.Compare(facts, rec, residue.Held{Source: residue.SourceSummary, Text: text})
 		r := snapshot.Residue{SessionID: sessionID, Snapshot: rec.Name, At: at, Source: snapshot.ResidueFromHook,
 			SummaryChars: textcut.UTF16Len(text), Facts: residue.ToRecord(vs, nil)}
-		werr, berr := hookio.Bounded(ctx, opts.beforeStep, "recording the residue", func() error {
+		werr, berr := hookio.Bounded(ctx, opts.BeforeStep, "recording the residue", func() error {
 			return snapshot.WriteResidue(opts.Dir, r)
 		})
 		if berr != nil {
@@ -61,7 +62,7 @@ func recordResidue(ctx context.Context, opts *PostcompactOptions, p hookio.Paylo
 	} else {
 		detail = "residue: no compact_summary; the transcript's summary will be compared"
 	}
-	if err := noteResidueDue(ctx, opts.beforeStep, opts.Dir, rec, at); err != nil {
+	if err := noteResidueDue(ctx, opts.BeforeStep, opts.Dir, rec, at); err != nil {
 		entry.Warnings = append(entry.Warnings, "watch state: "+err.Error())
 		return
 	}
@@ -80,7 +81,7 @@ func noteResidueDue(ctx context.Context, before func(string), dir string, rec *s
 			return nil
 		}
 		_, err := store.Update(rec.SessionID, func(st *watch.State) bool {
-			st.Residue = residueDue(rec, rec.Name, now)
+			st.Residue = take.ResidueDue(rec, rec.Name, now)
 			return true
 		})
 		return err

@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -30,9 +31,9 @@ var shareTake = hookio.Share{Num: 17, Den: 20}
 // whose selection ended with no snapshot of this compaction, on a
 // transcript that opened, of a client that writes the compaction's
 // boundary after this hook (SS-21).
-func mayTake(p hookio.Payload, f *transcript.File, found thisCompaction, selErr error) bool {
+func mayTake(p hookio.Payload, agent string, f *transcript.File, found thisCompaction, selErr error) bool {
 	return p.HookEventName == "SessionStart" && p.Source == "compact" && f != nil && selErr == nil &&
-		found.choice == nil && selectsnap.TakesAtSessionStart(sessionAgent(p, f))
+		found.choice == nil && selectsnap.TakesAtSessionStart(agent)
 }
 
 // takeAtCompaction takes the snapshot of this compaction now, from the
@@ -44,7 +45,7 @@ func mayTake(p hookio.Payload, f *transcript.File, found thisCompaction, selErr 
 // session's failure marker, and notes the compaction for watch's pointer
 // check (WA-11), as precompact does. It returns the choice, or nil and why
 // not.
-func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, start time.Time, found thisCompaction) (*selectsnap.Choice, []string) {
+func takeAtCompaction(ctx context.Context, opts *Options, p hookio.Payload, client Client, sessionID string, start time.Time, found thisCompaction) (*selectsnap.Choice, []string) {
 	var warnings []string
 	dl, ok := ctx.Deadline()
 	budget := time.Until(dl)
@@ -53,12 +54,12 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Pa
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	pre := &PrecompactOptions{
-		IO: opts.IO, Dir: opts.Dir, Lang: opts.Lang, Keep: math.MaxInt32, StateFileName: opts.stateFileName(),
-		Timeout: budget, GitTimeout: defaultGitTimeout, EarlierBudget: defaultEarlierBudget,
-		Getenv: opts.Getenv, Now: opts.Now, beforeStep: opts.beforeStep,
+	pre := &take.Options{
+		Dir: opts.Dir, Lang: opts.Lang, Keep: math.MaxInt32, StateFileName: opts.EffectiveStateFileName(),
+		Timeout: budget, GitTimeout: take.DefaultGitTimeout, EarlierBudget: take.DefaultEarlierBudget,
+		Getenv: opts.Getenv, Now: opts.Now, BeforeStep: opts.BeforeStep,
 	}
-	rec, gw := gatherSnapshot(ctx, pre, p, nil, sessionID, start)
+	rec, gw := take.Gather(ctx, pre, client.take(), p, nil, sessionID, start)
 	warnings = append(warnings, gw...)
 	if rec == nil {
 		return nil, append(warnings, "snapshot at the compaction: nothing to snapshot")
@@ -68,7 +69,7 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Pa
 	// SessionStart carries no trigger; the PreCompact that ran when a
 	// precomputed compaction was armed knew it (SS-18).
 	if name := selectsnap.PreparedEarlier(found.rejected); name != "" && rec.Trigger == snapshot.Unknown {
-		if prepared, err := hookio.Bounded(saveCtx, opts.beforeStep, "the snapshot taken when the compaction was prepared", func() string {
+		if prepared, err := hookio.Bounded(saveCtx, opts.BeforeStep, "the snapshot taken when the compaction was prepared", func() string {
 			r, err := (&snapshot.Store{Dir: opts.Dir}).Load(name)
 			if err != nil || r.SessionID != sessionID {
 				return ""
@@ -78,13 +79,13 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Pa
 			rec.Trigger = prepared
 		}
 	}
-	if prep, err := hookio.Bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
-		return readPreparation(pre, rec, p, start)
+	if prep, err := hookio.Bounded(saveCtx, opts.BeforeStep, "watch state and handoff", func() take.Preparation {
+		return take.ReadPreparation(pre, rec, p, start)
 	}); err != nil {
 		warnings = append(warnings, err.Error())
 	} else {
-		rec.Preparation = prep.p
-		warnings = append(warnings, prep.warnings...)
+		rec.Preparation = prep.P
+		warnings = append(warnings, prep.Warnings...)
 		// The handoff block's heading and next step come after the
 		// gathering redacted the record: redact them too before the save,
 		// as precompact does (PO-C16, PC-15).
@@ -96,7 +97,7 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Pa
 		warnings []string
 		err      error
 	}
-	sv, berr := hookio.Bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
+	sv, berr := hookio.Bounded(saveCtx, opts.BeforeStep, "saving the snapshot", func() saved {
 		md, w, err := store.Save(rec, opts.Lang)
 		return saved{md, w, err}
 	})
@@ -107,14 +108,14 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Pa
 		return nil, append(warnings, "snapshot at the compaction: "+sv.err.Error())
 	}
 	warnings = append(warnings, sv.warnings...)
-	if _, err := hookio.Bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
+	if _, err := hookio.Bounded(saveCtx, opts.BeforeStep, "clearing the failure marker", func() bool {
 		snapshot.ClearFailure(opts.Dir, sessionID)
 		return true
 	}); err != nil {
 		warnings = append(warnings, err.Error())
 	}
-	nerr, berr := hookio.Bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
-		return noteCompaction(pre, rec, sv.mdPath, start)
+	nerr, berr := hookio.Bounded(saveCtx, opts.BeforeStep, "noting the compaction for watch", func() error {
+		return take.NoteCompaction(pre, rec, sv.mdPath, start)
 	})
 	if berr != nil {
 		nerr = berr
@@ -133,11 +134,11 @@ func takeAtCompaction(ctx context.Context, opts *PostcompactOptions, p hookio.Pa
 // taken at the compaction; a take that fails leaves found as it was, so
 // that the failure notice still wins (PO-C12). It returns what the pointer
 // says of the take, nil when none was taken.
-func takeIfNone(ctx context.Context, opts *PostcompactOptions, p hookio.Payload, sessionID string, start time.Time, f *transcript.File, found *thisCompaction, selErr error, entry *hookio.Entry) *restore.Taken {
-	if !mayTake(p, f, *found, selErr) {
+func takeIfNone(ctx context.Context, opts *Options, p hookio.Payload, client Client, sessionID string, start time.Time, f *transcript.File, found *thisCompaction, selErr error, entry *hookio.Entry) *restore.Taken {
+	if !mayTake(p, client.agent(f), f, *found, selErr) {
 		return nil
 	}
-	choice, warnings := takeAtCompaction(ctx, opts, p, sessionID, start, *found)
+	choice, warnings := takeAtCompaction(ctx, opts, p, client, sessionID, start, *found)
 	entry.Warnings = append(entry.Warnings, warnings...)
 	if choice == nil {
 		return nil
@@ -156,7 +157,7 @@ func takeIfNone(ctx context.Context, opts *PostcompactOptions, p hookio.Payload,
 // supersededPointer is when the earlier pointer that may still be in the
 // context was made (PO-19), zero for none or when the transcript could not
 // tell within ctx.
-func supersededPointer(ctx context.Context, opts *PostcompactOptions, f *transcript.File, current string, entry *hookio.Entry) time.Time {
+func supersededPointer(ctx context.Context, opts *Options, f *transcript.File, current string, entry *hookio.Entry) time.Time {
 	if f == nil {
 		return time.Time{}
 	}
@@ -164,7 +165,7 @@ func supersededPointer(ctx context.Context, opts *PostcompactOptions, f *transcr
 		at  time.Time
 		err error
 	}
-	r, berr := hookio.Bounded(ctx, opts.beforeStep, "looking for an earlier pointer", func() found {
+	r, berr := hookio.Bounded(ctx, opts.BeforeStep, "looking for an earlier pointer", func() found {
 		at, err := selectsnap.EarlierPointer(ctx, f, current)
 		return found{at, err}
 	})

@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import (
 	"fmt"
@@ -117,7 +117,7 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *hoo
 	case said.block != "":
 		out, oerr2 = hookio.BlockOutput(said.block)
 	case len(said.texts) > 0:
-		out, oerr2 = hookio.EventOutput(r.p.HookEventName, restore.ForClient(sessionAgent(r.p, r.f), strings.Join(said.texts, "\n\n"))) // PO-38
+		out, oerr2 = hookio.EventOutput(r.p.HookEventName, restore.ForClient(r.agent, strings.Join(said.texts, "\n\n"))) // PO-38
 	default:
 		if entry.Detail != "" {
 			entry.Outcome = hookio.OutcomeNone
@@ -125,7 +125,7 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *hoo
 		return
 	}
 	if oerr2 == nil {
-		_, oerr2 = r.opts.IO.Out.Write(out)
+		_, oerr2 = r.opts.Out.Write(out)
 	}
 	if oerr2 != nil {
 		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "recorded as given but not given ("+entry.Detail+"): writing hook output: "+oerr2.Error()

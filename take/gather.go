@@ -1,4 +1,4 @@
-package cmd
+package take
 
 import (
 	"context"
@@ -21,11 +21,11 @@ import (
 // snapshot itself at SessionStart(compact) when none was taken before the
 // compaction (specs/postcompact.md PO-C10, PC-35).
 
-// gatherSnapshot builds the record. The transcript and git steps run at the
+// Gather builds the record. The transcript and git steps run at the
 // same time, each in its phase of the deadline (PC-3); whatever has not
 // finished by then is recorded as a warning and the record holds the rest.
 // Its steps are in gather_steps.go, in the order they run here.
-func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
+func Gather(ctx context.Context, opts *Options, client Client, p hookio.Payload, perr error, sessionID string, now time.Time) (*snapshot.Record, []string) {
 
 	var warnings []string
 	warn := func(format string, a ...any) { warnings = append(warnings, fmt.Sprintf(format, a...)) }
@@ -62,14 +62,14 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p hookio.Paylo
 	}
 
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
-		clock: opts.ReadClock, before: opts.beforeStep, cwd: p.Cwd}
+		clock: opts.ReadClock, before: opts.BeforeStep, cwd: p.Cwd, chatWindow: client.ChatWindow}
 	if p.HookEventName == "PreCompact" {
 		step.settleClaude = opts.Settle
 	}
 	tr := readTranscriptWithin(ctx, gatherCtx, total, step)
 	warnings = append(warnings, tr.warnings...)
 
-	rec := newRecord(p, perr, sessionID, now, transcriptPath, tr)
+	rec := newRecord(p, perr, sessionID, now, transcriptPath, client.Name, tr)
 
 	cw, cerr := checkCwd(gatherCtx, opts, p, tr.facts.Cwd, gitDir)
 	if cerr != nil {
@@ -155,6 +155,8 @@ type transcriptStep struct {
 	// cwd is the payload's: a Gemini CLI chat names edited files relative
 	// to it (TR-84).
 	cwd string
+	// chatWindow is Client.ChatWindow.
+	chatWindow func(model string) int64
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
@@ -179,7 +181,7 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		return out
 	}
 	if gemini.IsChatPath(st.path) {
-		return readGeminiTranscript(readCtx, st) // PC-45
+		return readWholeChat(readCtx, st) // PC-45
 	}
 	f := openTranscriptSettled(readCtx, scanCtx, st, &out)
 	if f == nil {
@@ -236,12 +238,12 @@ func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep,
 		// (PC-36).
 		f.Close()
 		if st.before != nil {
-			st.before(stepSettle)
+			st.before(StepSettle)
 		}
 		if format == transcript.FormatQwen {
 			settleTranscript(readCtx, st.path)
 		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
-			out.warnings = append(out.warnings, r.warning())
+			out.warnings = append(out.warnings, r.Warning())
 		}
 		if f, err = transcript.Open(st.path); err != nil {
 			out.warnings = append(out.warnings, err.Error())
@@ -327,8 +329,8 @@ func settleTranscript(ctx context.Context, path string) {
 	settle(ctx, path, settleQuiet, settleMax, 25*time.Millisecond)
 }
 
-// settled is how a wait for a transcript to settle ended.
-type settled struct {
+// Settled is how a wait for a transcript to settle ended.
+type Settled struct {
 	// Quiet is set when the file stopped growing for the quiet period;
 	// otherwise the cap or the deadline ended the wait while it grew.
 	Quiet bool
@@ -337,15 +339,15 @@ type settled struct {
 	Grew   int64
 }
 
-// warning is what the record says when the wait ended while the
+// Warning is what the record says when the wait ended while the
 // transcript still grew (PC-38).
-func (s settled) warning() string {
+func (s Settled) Warning() string {
 	return fmt.Sprintf("transcript: still being written when read (%d bytes came in the %s waited for it to settle); entries written after that are not in the snapshot", s.Grew, s.Waited.Round(time.Millisecond))
 }
 
 // settle waits until the file at path has not grown for quiet, checking
 // every poll, at most max or until ctx ends.
-func settle(ctx context.Context, path string, quiet, max, poll time.Duration) settled {
+func settle(ctx context.Context, path string, quiet, max, poll time.Duration) Settled {
 	return settler{quiet: quiet, max: max, now: time.Now,
 		size: func() int64 {
 			if fi, err := os.Stat(path); err == nil {
@@ -374,19 +376,19 @@ type settler struct {
 	wait func() bool
 }
 
-func (s settler) run() settled {
+func (s settler) run() Settled {
 	start := s.now()
 	first := s.size()
 	last, since := first, start
 	for s.now().Sub(since) < s.quiet {
 		if s.now().Sub(start) >= s.max || !s.wait() {
-			return settled{Waited: s.now().Sub(start), Grew: last - first}
+			return Settled{Waited: s.now().Sub(start), Grew: last - first}
 		}
 		if n := s.size(); n != last {
 			last, since = n, s.now()
 		}
 	}
-	return settled{Quiet: true, Waited: s.now().Sub(start), Grew: last - first}
+	return Settled{Quiet: true, Waited: s.now().Sub(start), Grew: last - first}
 }
 
 func readGitSafe(ctx context.Context, dir string, opt gitstate.Options) (g *snapshot.Git) {

@@ -1,4 +1,4 @@
-package cmd
+package take
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// The steps of gatherSnapshot, each a function of its own so that the
+// The steps of Gather, each a function of its own so that the
 // gathering reads as the order of its steps (PC-3, PC-11 to PC-15); each
-// runs bounded by the phase gatherSnapshot gives it, under the step name
+// runs bounded by the phase Gather gives it, under the step name
 // tests hook into.
 
 // located is where the transcript and the payload's cwd are.
@@ -26,8 +26,8 @@ type located struct {
 // locateTranscript finds the transcript and the folder git starts in: stats
 // and a folder listing, which a hung file system could hold, so bounded by
 // ctx.
-func locateTranscript(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, sessionID string) (located, error) {
-	return hookio.Bounded(ctx, opts.beforeStep, "finding the transcript", func() (l located) {
+func locateTranscript(ctx context.Context, opts *Options, p hookio.Payload, sessionID string) (located, error) {
+	return hookio.Bounded(ctx, opts.BeforeStep, "finding the transcript", func() (l located) {
 		l.transcriptPath = p.TranscriptPath
 		if l.transcriptPath == "" || !isRegularFile(l.transcriptPath) {
 			if found := findTranscript(opts.Getenv, sessionID); found != "" {
@@ -50,12 +50,12 @@ func locateTranscript(ctx context.Context, opts *PrecompactOptions, p hookio.Pay
 // started, at once and beside the rest: a tool call after it tells an arm
 // from the compaction it precedes (SS-26, PC-37). The channel yields the
 // note's error, nil at once for any other event.
-func notePreCompactAsync(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, sessionID string, now time.Time) <-chan error {
+func notePreCompactAsync(ctx context.Context, opts *Options, p hookio.Payload, sessionID string, now time.Time) <-chan error {
 	marked := make(chan error, 1)
 	if p.HookEventName == "PreCompact" {
 		go func() {
-			_, err := hookio.Bounded(ctx, opts.beforeStep, "noting the PreCompact for watch", func() error {
-				return markPreCompact(opts.Dir, sessionID, now)
+			_, err := hookio.Bounded(ctx, opts.BeforeStep, "noting the PreCompact for watch", func() error {
+				return MarkPreCompact(opts.Dir, sessionID, now)
 			})
 			marked <- err
 		}()
@@ -81,10 +81,10 @@ func waitPreCompactNote(marked <-chan error, warn func(string, ...any)) {
 }
 
 // gitOptions are the options of every git read of the gathering.
-func (o *PrecompactOptions) gitOptions() gitstate.Options {
+func (o *Options) gitOptions() gitstate.Options {
 	gitTimeout := o.GitTimeout
 	if gitTimeout <= 0 {
-		gitTimeout = defaultGitTimeout
+		gitTimeout = DefaultGitTimeout
 	}
 	return gitstate.Options{Timeout: gitTimeout, GitPath: o.GitPath}
 }
@@ -119,15 +119,16 @@ func readTranscriptWithin(ctx, gatherCtx context.Context, total time.Duration, s
 }
 
 // newRecord is the record of the payload and of what the transcript step
-// read, before the working directory, git and the state file are added.
-func newRecord(p hookio.Payload, perr error, sessionID string, now time.Time, transcriptPath string, tr transcriptOutcome) *snapshot.Record {
+// read (the client's name, agent, when the transcript's start does not
+// tell), before the working directory, git and the state file are added.
+func newRecord(p hookio.Payload, perr error, sessionID string, now time.Time, transcriptPath, agent string, tr transcriptOutcome) *snapshot.Record {
 	rec := &snapshot.Record{
 		SessionID:          sessionID,
 		CreatedAt:          now.UTC(),
 		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
 		CustomInstructions: p.CustomInstructions,
 		PromptID:           p.Prompt(),
-		Agent:              valueOr(tr.agent, sessionAgent(p, nil)),
+		Agent:              valueOr(tr.agent, agent),
 		HookEvent:          p.HookEventName,
 		TranscriptPath:     transcriptPath,
 	}
@@ -158,8 +159,8 @@ type cwdFacts struct {
 
 // checkCwd finds the working directory (the transcript's, else the
 // payload's, else the process's) and stats it, bounded by ctx.
-func checkCwd(ctx context.Context, opts *PrecompactOptions, p hookio.Payload, transcriptCwd, gitDir string) (cwdFacts, error) {
-	return hookio.Bounded(ctx, opts.beforeStep, "checking the working directory", func() (c cwdFacts) {
+func checkCwd(ctx context.Context, opts *Options, p hookio.Payload, transcriptCwd, gitDir string) (cwdFacts, error) {
+	return hookio.Bounded(ctx, opts.BeforeStep, "checking the working directory", func() (c cwdFacts) {
 		switch {
 		case transcriptCwd != "":
 			c.cwd, c.source = transcriptCwd, "transcript"

@@ -1,4 +1,4 @@
-package cmd
+package take
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 // block of Claude Code's settings.json hands it to every hook (PC-31).
 const EnvHint = "COMPACT_GUARD_HINT"
 
-// hintEnv reads COMPACT_GUARD_HINT: unset, empty, "on", "true", "1" or
+// HintEnv reads COMPACT_GUARD_HINT: unset, empty, "on", "true", "1" or
 // "yes" leave the hint on; "off", "false", "0" or "no" turn it off. Any
 // other value turns it off too, and known is false: a variable set at all
 // says the user meant to configure it, and printing less is the safe
 // reading.
-func hintEnv(v string) (on, known bool) {
+func HintEnv(v string) (on, known bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "on", "true", "1", "yes":
 		return true, true
@@ -46,17 +46,17 @@ const (
 // mdPath, or "" and why not (PC-27, PC-31, PC-32): only for a Claude Code
 // session whose payload parsed as PreCompact's, with its flags as written
 // and neither --no-hint nor COMPACT_GUARD_HINT=off.
-func summaryHint(opts *PrecompactOptions, rec *snapshot.Record, p hookio.Payload, perr error, mdPath string) (text, why, warning string) {
+func summaryHint(opts *Options, rec *snapshot.Record, p hookio.Payload, perr error, mdPath string) (text, why, warning string) {
 	if opts.NoHint {
 		return "", hintOffFlag, ""
 	}
-	if on, known := hintEnv(opts.Getenv(EnvHint)); !on {
+	if on, known := HintEnv(opts.Getenv(EnvHint)); !on {
 		if !known {
 			warning = fmt.Sprintf("%s=%q is not on or off; the summary hint is off", EnvHint, opts.Getenv(EnvHint))
 		}
 		return "", hintOffEnv, warning
 	}
-	if opts.IO.flagsDropped {
+	if opts.FlagsDropped {
 		// The flags as written may hold --no-hint.
 		return "", hintNoFlags, ""
 	}
@@ -83,17 +83,17 @@ func summaryHint(opts *PrecompactOptions, rec *snapshot.Record, p hookio.Payload
 // printHint writes the hint on stdout as a step of ctx, the save phase
 // (PC-33): once the deadline of that phase has passed nothing is written.
 // It returns the log's hint= value and a warning, if any.
-func printHint(ctx context.Context, opts *PrecompactOptions, rec *snapshot.Record, p hookio.Payload, perr error, mdPath string) (string, string) {
+func printHint(ctx context.Context, opts *Options, rec *snapshot.Record, p hookio.Payload, perr error, mdPath string) (string, string) {
 	text, why, warning := summaryHint(opts, rec, p, perr, mdPath)
 	if text == "" {
 		return why, warning
 	}
-	werr, berr := hookio.Bounded(ctx, opts.beforeStep, "printing the summary hint", func() error {
+	werr, berr := hookio.Bounded(ctx, opts.BeforeStep, "printing the summary hint", func() error {
 		// A step given up may still get here: it writes nothing then.
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		_, err := opts.IO.Out.Write([]byte(text + "\n"))
+		_, err := opts.Out.Write([]byte(text + "\n"))
 		return err
 	})
 	if berr != nil {

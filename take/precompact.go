@@ -1,25 +1,31 @@
-package cmd
+package take
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
-func init() { register("precompact", newCmdPrecompactDefault) }
+// Options configures one take: a run of the PreCompact hook, or the
+// gathering postcompact does when it takes the snapshot itself.
+type Options struct {
+	// In is the hook's stdin, Out its stdout (the summary hint).
+	In  io.Reader
+	Out io.Writer
+	// HookWarnings are problems met before the run (flags that did not
+	// parse), for its log line; FlagsDropped says the run goes without the
+	// flags it was given, which may have turned the hint off (PC-27).
+	HookWarnings []string
+	FlagsDropped bool
 
-// PrecompactOptions configures one run of the PreCompact hook.
-type PrecompactOptions struct {
-	IO            *IO
 	Dir           string
 	Lang          snapshot.Lang
 	Keep          int
@@ -41,71 +47,44 @@ type PrecompactOptions struct {
 	// ReadClock is the clock the transcript read paces itself by against
 	// its deadline (nil: time.Now; transcript TR-50); tests inject one.
 	ReadClock func() time.Time
-
-	// beforeStep, when set, is called as each step bounded by the deadline
+	// BeforeStep, when set, is called as each step bounded by the deadline
 	// begins, with the step's name: tests make a step hang with it.
-	beforeStep func(string)
+	BeforeStep func(string)
+	// ClientOf tells, once the payload is read, what the take needs to know
+	// of the client whose hook this is; nil knows nothing of it.
+	ClientOf func(hookio.Payload) Client
 }
 
-// Defaults of the precompact flags.
+// Client is what the take needs to know of the client whose hook runs, as
+// plain data: the caller decides it from the payload and the environment.
+type Client struct {
+	// Name is the client the payload shows (snapshot SF-5 agent), the
+	// record's agent when the transcript's start does not tell.
+	Name string
+	// Skip, when not "", is why this run takes no snapshot (a plugin's
+	// hook standing down, PL-26; a compression that compresses nothing,
+	// PC-43), and SkipOutcome the log line's outcome for it.
+	Skip, SkipOutcome string
+	// ChatWindow is the context window of a chat read whole (Gemini CLI's)
+	// that names none: the client's own limit for the model; nil leaves
+	// it unknown.
+	ChatWindow func(model string) int64
+}
+
+// Defaults of the take's options, and of precompact's flags.
 const (
-	defaultKeep          = 40
-	defaultStateFileName = "SESSION-STATE.md"
-	defaultTimeout       = 10 * time.Second
-	defaultGitTimeout    = 2 * time.Second
-	defaultEarlierBudget = 64 << 20
+	DefaultKeep          = 40
+	DefaultStateFileName = "SESSION-STATE.md"
+	DefaultTimeout       = 10 * time.Second
+	DefaultGitTimeout    = 2 * time.Second
+	DefaultEarlierBudget = 64 << 20
 )
 
-func newCmdPrecompactDefault(ios *IO, g *GlobalOptions) *cobra.Command {
-	return newCmdPrecompact(ios, g, unlessCopilot(precompactRun)) // PO-28
-}
-
-func newCmdPrecompact(ios *IO, g *GlobalOptions, runF func(*PrecompactOptions) error) *cobra.Command {
-	opts := &PrecompactOptions{IO: ios, Getenv: os.Getenv, Now: time.Now}
-	var budgetMiB int64
-	c := &cobra.Command{
-		Use:   "precompact",
-		Short: "PreCompact hook: write a snapshot of the session before it is compacted",
-		Long: `Reads the PreCompact hook payload from stdin, reads the session transcript and
-git state, and writes snap_<time>_<sid8>.md and .json into the snapshot folder.
-
-For a Claude Code session it then prints one paragraph of plain text on
-stdout, the summary hint: where the snapshot is, the last request, the files
-in work, the last failing command, which Claude Code hands its summarizer
-(--no-hint, or COMPACT_GUARD_HINT=off in the environment or in the "env" of
-settings.json, turn it off). It prints nothing else, nothing at all when the
-snapshot could not be written, and exits 0 on every input, so that it can
-never block a compaction; problems go to compact-guard.log in the folder
-above the snapshot folder and to a failure marker that postcompact reports.
-
-Try it by hand:
-  echo '{"session_id":"demo","transcript_path":"/path/to/session.jsonl","trigger":"manual"}' | compact-guard precompact`,
-		Args:        cobra.ArbitraryArgs,
-		Annotations: map[string]string{hookAnnotation: "true"},
-		RunE: func(c *cobra.Command, _ []string) error {
-			opts.Dir = snapshotDir(g)
-			opts.Lang = resolveLang(ios, g, opts.Getenv)
-			opts.EarlierBudget = budgetMiB << 20
-			return runF(opts)
-		},
-	}
-	// Help goes to stderr: a hook's stdout is the client's input.
-	c.SetOut(ios.ErrOut)
-	f := c.Flags()
-	f.IntVar(&opts.Keep, "keep", defaultKeep, "number of snapshots to keep in the folder (at least 1)")
-	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
-	f.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "total deadline; after it the snapshot holds what was gathered")
-	f.DurationVar(&opts.GitTimeout, "git-timeout", defaultGitTimeout, "deadline for reading git state")
-	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
-	f.Int64Var(&budgetMiB, "earlier-budget", defaultEarlierBudget>>20, "MiB of earlier transcript segments to read when no earlier snapshot covers them")
-	f.BoolVar(&opts.NoRedact, "no-redact", false, "write prompts and commands verbatim, without redacting secrets")
-	f.BoolVar(&opts.NoHint, "no-hint", false, "print no summary hint on stdout (as COMPACT_GUARD_HINT=off does)")
-	return c
-}
-
-// precompactRun never returns an error: whatever goes wrong is logged, and a
-// failure marker is left when no snapshot could be written.
-func precompactRun(opts *PrecompactOptions) (err error) {
+// Run is one run of the PreCompact hook: the payload read, the snapshot
+// gathered and saved, the summary hint printed. It never returns an error:
+// whatever goes wrong is logged, and a failure marker is left when no
+// snapshot could be written.
+func Run(opts *Options) (err error) {
 	start := opts.now()
 	// The deadline starts now, so that it also bounds reading stdin. Every
 	// step runs under it, in its phase (PC-3): the log line is the last.
@@ -119,28 +98,25 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 			entry.Detail = fmt.Sprintf("panic: %v: %s", r, firstLines(string(debug.Stack()), 6))
 		}
 		entry.Duration = opts.now().Sub(start)
-		hookio.WriteLogBounded(ctx, opts.beforeStep, opts.Dir, entry)
+		hookio.WriteLogBounded(ctx, opts.BeforeStep, opts.Dir, entry)
 		err = nil
 	}()
 
 	payloadCtx, cancelPayload := hookio.Phase(ctx, total, hookio.SharePayload)
-	payload, perr := hookio.ReadPayload(payloadCtx, opts.IO.In, opts.CodePage)
+	payload, perr := hookio.ReadPayload(payloadCtx, opts.In, opts.CodePage)
 	cancelPayload()
 	sessionID := payload.SessionID
 	if sessionID == "" {
 		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
 	entry.Session = sessionID
-	entry.Warnings = append(entry.Warnings, opts.IO.hookWarnings...)
-	if why := pluginStandsDown(payload, "precompact", opts.Getenv); why != "" {
-		entry.Outcome, entry.Detail = hookio.OutcomeNone, why // PL-26: no snapshot, no hint
+	entry.Warnings = append(entry.Warnings, opts.HookWarnings...)
+	client := opts.client(payload)
+	if client.Skip != "" { // PL-26, PC-43: no snapshot, no hint
+		entry.Outcome, entry.Detail = client.SkipOutcome, client.Skip
 		return nil
 	}
-	if why, skip := geminiSkip(opts, payload); skip { // PC-43
-		entry.Outcome, entry.Detail = hookio.OutcomeSkipped, why
-		return nil
-	}
-	rec, warnings := gatherSnapshot(ctx, opts, payload, perr, sessionID, start)
+	rec, warnings := Gather(ctx, opts, client, payload, perr, sessionID, start)
 	entry.Warnings = append(entry.Warnings, warnings...)
 	if rec == nil {
 		entry.Detail = "no session id and no transcript: nothing to snapshot"
@@ -152,14 +128,14 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 
 	keep := opts.Keep
 	if keep < 1 {
-		entry.Warnings = append(entry.Warnings, fmt.Sprintf("--keep %d is below 1; keeping %d", keep, defaultKeep))
-		keep = defaultKeep
+		entry.Warnings = append(entry.Warnings, fmt.Sprintf("--keep %d is below 1; keeping %d", keep, DefaultKeep))
+		keep = DefaultKeep
 	}
 	saveCtx, cancelSave := hookio.Phase(ctx, total, hookio.ShareSave)
 	defer cancelSave()
 	addPreparation(saveCtx, opts, rec, payload, start, &entry)
 	store := &snapshot.Store{Dir: opts.Dir, Keep: keep, Now: opts.Now}
-	sv, berr := hookio.Bounded(saveCtx, opts.beforeStep, "saving the snapshot", func() saved {
+	sv, berr := hookio.Bounded(saveCtx, opts.BeforeStep, "saving the snapshot", func() saved {
 		md, w, err := store.Save(rec, opts.Lang)
 		return saved{md, w, err}
 	})
@@ -180,7 +156,7 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		}
 		return nil
 	}
-	if _, cerr := hookio.Bounded(saveCtx, opts.beforeStep, "clearing the failure marker", func() bool {
+	if _, cerr := hookio.Bounded(saveCtx, opts.BeforeStep, "clearing the failure marker", func() bool {
 		snapshot.ClearFailure(opts.Dir, sessionID)
 		return true
 	}); cerr != nil {
@@ -201,29 +177,14 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 	return nil
 }
 
-// safeSessionID: 1 to 128 of [A-Za-z0-9-] (a loop: the regexp x{1,128}
-// cost every process start 0.2 ms to compile).
-func safeSessionID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // findTranscript looks for <claude config dir>/projects/*/<session>.jsonl,
 // for payloads that lost or garbled transcript_path.
 func findTranscript(getenv func(string) string, sessionID string) string {
-	if !safeSessionID(sessionID) {
+	if !hookio.SafeSessionID(sessionID) {
 		return ""
 	}
 	// Not filepath.Glob: the config folder's own name may hold [ ] * ?.
-	projects := filepath.Join(claudeConfigDir(getenv), "projects")
+	projects := filepath.Join(ClaudeConfigDir(getenv), "projects")
 	dirs, _ := os.ReadDir(projects)
 	var best string
 	var bestTime time.Time
@@ -236,8 +197,8 @@ func findTranscript(getenv func(string) string, sessionID string) string {
 	return best
 }
 
-// claudeConfigDir is $CLAUDE_CONFIG_DIR or ~/.claude.
-func claudeConfigDir(getenv func(string) string) string {
+// ClaudeConfigDir is $CLAUDE_CONFIG_DIR or ~/.claude.
+func ClaudeConfigDir(getenv func(string) string) string {
 	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return d
 	}
@@ -254,23 +215,31 @@ func sessionFromTranscriptPath(p string) string {
 	return base[:len(base)-len(filepath.Ext(base))]
 }
 
-func (o *PrecompactOptions) now() time.Time {
+// client is what the caller tells of the client of payload p.
+func (o *Options) client(p hookio.Payload) Client {
+	if o.ClientOf == nil {
+		return Client{}
+	}
+	return o.ClientOf(p)
+}
+
+func (o *Options) now() time.Time {
 	if o.Now == nil {
 		return time.Now()
 	}
 	return o.Now()
 }
 
-func (o *PrecompactOptions) timeout() time.Duration {
+func (o *Options) timeout() time.Duration {
 	if o.Timeout <= 0 {
-		return defaultTimeout
+		return DefaultTimeout
 	}
 	return o.Timeout
 }
 
-func (o *PrecompactOptions) stateFileName() string {
+func (o *Options) stateFileName() string {
 	if o.StateFileName == "" {
-		return defaultStateFileName
+		return DefaultStateFileName
 	}
 	return o.StateFileName
 }
@@ -315,4 +284,20 @@ func within(p, root string) bool {
 	}
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// sameFile reports whether a and b name one file.
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

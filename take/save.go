@@ -1,4 +1,4 @@
-package cmd
+package take
 
 import (
 	"context"
@@ -22,14 +22,14 @@ type saved struct {
 // addPreparation adds to rec how the compaction was prepared (WA-12), read
 // from the watch state and the handoff; a step given up leaves the record
 // without it.
-func addPreparation(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, payload hookio.Payload, start time.Time, entry *hookio.Entry) {
-	if prep, perr := hookio.Bounded(saveCtx, opts.beforeStep, "watch state and handoff", func() preparation {
-		return readPreparation(opts, rec, payload, start)
+func addPreparation(saveCtx context.Context, opts *Options, rec *snapshot.Record, payload hookio.Payload, start time.Time, entry *hookio.Entry) {
+	if prep, perr := hookio.Bounded(saveCtx, opts.BeforeStep, "watch state and handoff", func() Preparation {
+		return ReadPreparation(opts, rec, payload, start)
 	}); perr != nil {
 		entry.Warnings = append(entry.Warnings, perr.Error())
 	} else {
-		rec.Preparation = prep.p
-		entry.Warnings = append(entry.Warnings, prep.warnings...)
+		rec.Preparation = prep.P
+		entry.Warnings = append(entry.Warnings, prep.Warnings...)
 		if !opts.NoRedact {
 			rec.Redactions += snapshot.RedactPreparation(rec.Preparation)
 		}
@@ -38,9 +38,9 @@ func addPreparation(saveCtx context.Context, opts *PrecompactOptions, rec *snaps
 
 // noteCompactionWithin notes the compaction in the session's watch state
 // (WA-11), with its snapshot at mdPath or none; a failure is a warning.
-func noteCompactionWithin(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, mdPath string, start time.Time, entry *hookio.Entry) {
-	nerr, nberr := hookio.Bounded(saveCtx, opts.beforeStep, "noting the compaction for watch", func() error {
-		return noteCompaction(opts, rec, mdPath, start)
+func noteCompactionWithin(saveCtx context.Context, opts *Options, rec *snapshot.Record, mdPath string, start time.Time, entry *hookio.Entry) {
+	nerr, nberr := hookio.Bounded(saveCtx, opts.BeforeStep, "noting the compaction for watch", func() error {
+		return NoteCompaction(opts, rec, mdPath, start)
 	})
 	if nberr != nil {
 		nerr = nberr
@@ -53,8 +53,8 @@ func noteCompactionWithin(saveCtx context.Context, opts *PrecompactOptions, rec 
 // writeFailureMarker leaves the session's failure marker, which postcompact
 // reports (PO-C5), after the save failed with saveErr; a marker that cannot
 // be written is said in the log line's detail.
-func writeFailureMarker(saveCtx context.Context, opts *PrecompactOptions, rec *snapshot.Record, sessionID string, start time.Time, saveErr error, entry *hookio.Entry) {
-	werr, merr := hookio.Bounded(saveCtx, opts.beforeStep, "failure marker", func() error {
+func writeFailureMarker(saveCtx context.Context, opts *Options, rec *snapshot.Record, sessionID string, start time.Time, saveErr error, entry *hookio.Entry) {
+	werr, merr := hookio.Bounded(saveCtx, opts.BeforeStep, "failure marker", func() error {
 		// The notice names the log as written only when a line can
 		// be appended to it now; otherwise it says where it was
 		// tried and why it failed (RB-26).

@@ -1,4 +1,4 @@
-package cmd
+package take
 
 import (
 	"context"
@@ -33,35 +33,18 @@ const (
 	claudeSettlePoll = 10 * time.Millisecond
 )
 
-// claudeSettleQuietMeasured is the quiet period chosen from the
-// measurement, the default of --settle.
-const claudeSettleQuietMeasured = 400 * time.Millisecond
+// ClaudeSettleQuiet is the quiet period chosen from the measurement, the
+// default of precompact's and postcompact's --settle.
+const ClaudeSettleQuiet = 400 * time.Millisecond
 
-// claudeSettleQuiet is --settle's default. The unit tests' transcripts are
-// written by nobody while a hook reads them, and 0.4 s per hook run would
-// triple the suite's time: their TestMain sets it to zero in the test
-// process, and the binary the robustness tests build sets settleDefault
-// with -ldflags -X. The e2e runs the binary as built.
-var (
-	settleDefault     = ""
-	claudeSettleQuiet = settleQuietDefault()
-)
-
-func settleQuietDefault() time.Duration {
-	if d, err := time.ParseDuration(settleDefault); err == nil && d >= 0 {
-		return d
-	}
-	return claudeSettleQuietMeasured
-}
-
-// stepSettle is the name the wait goes by for a test's beforeStep.
-const stepSettle = "waiting for the transcript to settle"
+// StepSettle is the name the wait goes by for a test's BeforeStep.
+const StepSettle = "waiting for the transcript to settle"
 
 // settleClaudeTranscript waits for a Claude Code transcript to settle: no
 // growth for quiet, at most claudeSettleMax, and never more than half of
 // what ctx leaves, so that the steps of the phase after it keep their time
 // (PC-36).
-func settleClaudeTranscript(ctx context.Context, path string, quiet time.Duration) settled {
+func settleClaudeTranscript(ctx context.Context, path string, quiet time.Duration) Settled {
 	limit := claudeSettleMax
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, time.Until(dl)/2)
@@ -69,22 +52,22 @@ func settleClaudeTranscript(ctx context.Context, path string, quiet time.Duratio
 	return settle(ctx, path, quiet, limit, claudeSettlePoll)
 }
 
-// openSettled opens the transcript at path for postcompact; for a Claude
+// OpenSettled opens the transcript at path for postcompact; for a Claude
 // Code transcript at SessionStart(compact) only once it has settled
 // (PO-C14), so that selection sees the responses after an arm and the
 // snapshot taken at the compaction holds the newest tool call. PostCompact
 // runs after it and waits for nothing; a run by hand neither.
-func openSettled(ctx context.Context, p hookio.Payload, path string, quiet time.Duration, before func(string)) (*transcript.File, settled, error) {
+func OpenSettled(ctx context.Context, p hookio.Payload, path string, quiet time.Duration, before func(string)) (*transcript.File, Settled, error) {
 	f, err := transcript.Open(path)
 	if err != nil || quiet <= 0 || p.HookEventName != "SessionStart" || p.Source != "compact" {
-		return f, settled{Quiet: true}, err
+		return f, Settled{Quiet: true}, err
 	}
 	if format, _ := f.Format(); format != transcript.FormatClaude {
-		return f, settled{Quiet: true}, nil
+		return f, Settled{Quiet: true}, nil
 	}
 	f.Close()
 	if before != nil {
-		before(stepSettle)
+		before(StepSettle)
 	}
 	r := settleClaudeTranscript(ctx, path, quiet)
 	f, err = transcript.Open(path)
@@ -95,9 +78,9 @@ func openSettled(ctx context.Context, p hookio.Payload, path string, quiet time.
 // PreCompact (PC-37) once the snapshot is gathered.
 const markWait = 250 * time.Millisecond
 
-// markPreCompact notes in the session's watch state that a PreCompact run
+// MarkPreCompact notes in the session's watch state that a PreCompact run
 // started at at (PC-37, SS-27).
-func markPreCompact(dir, sessionID string, at time.Time) error {
+func MarkPreCompact(dir, sessionID string, at time.Time) error {
 	if sessionID == "" {
 		return nil
 	}
@@ -105,11 +88,11 @@ func markPreCompact(dir, sessionID string, at time.Time) error {
 	return err
 }
 
-// wentOnRecorded is what the session's watch state recorded of a tool call
+// WentOnRecorded is what the session's watch state recorded of a tool call
 // or a prompt after its newest PreCompact, for selection (PO-C15, SS-26);
 // nil for none. A state that cannot be trusted or read gives nothing and a
 // warning: selection then goes by the transcript alone.
-func wentOnRecorded(dir, sessionID string) (*selectsnap.WentOn, string) {
+func WentOnRecorded(dir, sessionID string) (*selectsnap.WentOn, string) {
 	st, err := watch.StoreFor(dir).Load(sessionID)
 	if err != nil {
 		return nil, "watch state: " + err.Error()

@@ -1,4 +1,4 @@
-package cmd
+package take
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 )
 
 // The state file is looked for in CLAUDE_PROJECT_DIR, the git root, the
@@ -34,7 +35,7 @@ func TestGatherStateFileOrder(t *testing.T) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	tr := filepath.Join(root, "s.jsonl")
-	line := `{"type":"user","message":{"role":"user","content":"hello"},"cwd":` + quoteJSON(t, cwd) + `,"timestamp":"2026-11-30T09:00:00.000Z","promptSource":"typed"}` + "\n"
+	line := `{"type":"user","message":{"role":"user","content":"hello"},"cwd":` + hooktest.QuoteJSON(t, cwd) + `,"timestamp":"2026-11-30T09:00:00.000Z","promptSource":"typed"}` + "\n"
 	if err := os.WriteFile(tr, []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +66,8 @@ func TestGatherStateFileOrder(t *testing.T) {
 				}
 			}
 			env := map[string]string{"CLAUDE_PROJECT_DIR": project}
-			opts := &PrecompactOptions{Dir: filepath.Join(root, "snaps"), Getenv: func(k string) string { return env[k] }, Now: time.Now, Timeout: 10 * time.Second}
-			rec, warnings := gatherSnapshot(context.Background(), opts, hookio.Payload{SessionID: "s-1", TranscriptPath: tr, Cwd: payloadCwd}, nil, "s-1", time.Now())
+			opts := &Options{Dir: filepath.Join(root, "snaps"), Getenv: func(k string) string { return env[k] }, Now: time.Now, Timeout: 10 * time.Second}
+			rec, warnings := Gather(context.Background(), opts, Client{}, hookio.Payload{SessionID: "s-1", TranscriptPath: tr, Cwd: payloadCwd}, nil, "s-1", time.Now())
 			if rec == nil {
 				t.Fatalf("no record: %v", warnings)
 			}

@@ -1,0 +1,35 @@
+// Package hooktest holds what the tests of the hook packages (hookio,
+// take, handover, cmd) share: a short session of each client in the shape
+// it writes, and small builders of transcript lines.
+package hooktest
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// AgentLines is a short session of each client, in the shape it writes.
+var AgentLines = map[string][]string{
+	"codex": {
+		`{"timestamp":"2026-12-01T05:55:32.264Z","ordinal":0,"type":"session_meta","payload":{"id":"S","cwd":"/work/p","git":{"branch":"main"}}}`,
+		`{"timestamp":"2026-12-01T05:55:32.312Z","ordinal":1,"type":"turn_context","payload":{"turn_id":"t1","cwd":"/work/p","model":"gpt-5.5"}}`,
+		`{"timestamp":"2026-12-01T05:55:32.433Z","ordinal":2,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"UserMessage","id":"u","content":[{"type":"text","text":"edit hello.txt"}]},"started_at_ms":1796104532433}}`,
+		`{"timestamp":"2026-12-01T05:55:32.459Z","ordinal":3,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"FileChange","id":"c1","changes":{"/work/p/hello.txt":{"type":"update","unified_diff":"@@","move_path":null}},"status":"completed"},"started_at_ms":1796104532457}}`,
+		`{"timestamp":"2026-12-01T05:55:32.542Z","ordinal":4,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"CommandExecution","id":"c2","command":["/bin/bash","-lc","ls /nope"],"status":"failed","aggregated_output":"ls: cannot access '/nope'\n","exit_code":2},"started_at_ms":1796104532542}}`,
+		`{"timestamp":"2026-12-01T05:55:32.600Z","ordinal":5,"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":30000,"cached_input_tokens":0,"total_tokens":30100},"model_context_window":258400}}}`,
+	},
+	"qwen": {
+		`{"uuid":"a","parentUuid":null,"sessionId":"S","timestamp":"2026-12-01T05:56:16.443Z","type":"user","provenance":"real_user","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"text":"edit hello.txt"}]}}`,
+		`{"uuid":"b","parentUuid":"a","sessionId":"S","timestamp":"2026-12-01T05:56:16.736Z","type":"assistant","provenance":"assistant_output","cwd":"/work/p","version":"0.24.4","gitBranch":"main","model":"q","message":{"role":"model","parts":[{"functionCall":{"id":"c2","name":"run_shell_command","args":{"command":"ls /nope"}}}]},"usageMetadata":{"promptTokenCount":9000},"contextWindowSize":32000}`,
+		`{"uuid":"c","parentUuid":"b","sessionId":"S","timestamp":"2026-12-01T05:56:17.013Z","type":"tool_result","provenance":"tool_result","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"functionResponse":{"id":"c2","name":"run_shell_command","response":{"error":"x"}}}]},"toolCallResult":{"callId":"c2","status":"error","resultDisplay":{"type":"shell_result","exitCode":2,"output":"ls: cannot access '/nope'"}}}`,
+	},
+}
+
+// QuoteJSON is s as a JSON string, for building a transcript's lines.
+func QuoteJSON(t testing.TB, s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
