@@ -12,7 +12,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// The steps of postcompactRun, each bounded by the phase the run gives it
+// The steps of Postcompact, each bounded by the phase the run gives it
 // (PO-C9) under the step name tests hook into: functions of their own so
 // that the run reads as the order of its steps.
 

@@ -10,9 +10,9 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
-// The steps of watchRun once the fill is read: the dry decision without the
+// The steps of Watch once the fill is read: the dry decision without the
 // lock, the step under it, and what the run then says. Methods of the run's
-// watchTurn so that watchRun reads as the order of its steps.
+// watchTurn so that Watch reads as the order of its steps.
 
 // watchSaid is what a run's step under the lock decided to say: texts for
 // the agent, or the reason a Stop is held.

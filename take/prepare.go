@@ -16,7 +16,9 @@ import (
 // Preparation is how a compaction was prepared, with what went wrong
 // finding out.
 type Preparation struct {
-	P        *snapshot.Preparation
+	// P is what the record keeps of it.
+	P *snapshot.Preparation
+	// Warnings say what could not be read.
 	Warnings []string
 }
 

@@ -8,9 +8,9 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
-// The save steps of precompactRun, each bounded by the save phase
-// (hookio.ShareSave) under the step name tests hook into: functions of their own
-// so that the run reads as the order of its steps.
+// The save steps of Run, each bounded by the save phase (hookio.ShareSave)
+// under the step name tests hook into: functions of their own so that the
+// run reads as the order of its steps.
 
 // saved is what the step that saves the snapshot hands back.
 type saved struct {
