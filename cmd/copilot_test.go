@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 )
 
 // copilotFixture is the events.jsonl the real Copilot CLI 1.0.102 wrote
@@ -220,7 +222,7 @@ func TestCopilotHookSurvivesAPanic(t *testing.T) {
 	if err := copilotRun(opts); err != nil || out.Len() != 0 {
 		t.Fatalf("copilotRun = %v, stdout %q", err, out.String())
 	}
-	if log := readLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
+	if log := hooktest.ReadLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
 		t.Errorf("the panic is not logged:\n%s", log)
 	}
 }

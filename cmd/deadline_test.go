@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
@@ -53,7 +54,7 @@ func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*
 	st := &snapshot.Store{Dir: dir}
 	entries, err := st.Entries()
 	if err != nil || len(entries) != 1 {
-		t.Fatalf("snapshots %v, %v; log:\n%s", entries, err, readLog(dir))
+		t.Fatalf("snapshots %v, %v; log:\n%s", entries, err, hooktest.ReadLog(dir))
 	}
 	rec, err := st.Load(entries[0].Name)
 	if err != nil {
@@ -76,7 +77,7 @@ func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*
 		HookSpecificOutput struct{ AdditionalContext string } `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal([]byte(out.String()), &hook); err != nil {
-		t.Fatalf("postcompact output %q: %v; log:\n%s", out.String(), err, readLog(dir))
+		t.Fatalf("postcompact output %q: %v; log:\n%s", out.String(), err, hooktest.ReadLog(dir))
 	}
 	return rec, hook.HookSpecificOutput.AdditionalContext
 }
@@ -215,7 +216,7 @@ func TestPrecompactHungSteps(t *testing.T) {
 			if err := precompactRun(opts); err != nil {
 				t.Fatal(err)
 			}
-			log := readLog(dir)
+			log := hooktest.ReadLog(dir)
 			if tc.log == "" {
 				if log != "" {
 					t.Errorf("a log written by a step that hangs: %q", log)
@@ -271,7 +272,7 @@ func TestPostcompactHungSteps(t *testing.T) {
 			if got := strings.Contains(out.String(), "additionalContext"); got != tc.pointer {
 				t.Errorf("pointer printed: %v, want %v (%q)", got, tc.pointer, out.String())
 			}
-			if log := readLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
+			if log := hooktest.ReadLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
 				t.Errorf("log does not say the step was given up (%s):\n%s", tc.log, log)
 			}
 		})

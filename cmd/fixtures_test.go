@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -64,18 +63,13 @@ func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 	st := &snapshot.Store{Dir: dir}
 	entries, err := st.Entries()
 	if err != nil || len(entries) == 0 {
-		t.Fatalf("no snapshot written: %v; log:\n%s", err, readLog(dir))
+		t.Fatalf("no snapshot written: %v; log:\n%s", err, hooktest.ReadLog(dir))
 	}
 	rec, err := st.Load(entries[0].Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rec
-}
-
-func readLog(dir string) string {
-	b, _ := os.ReadFile(hookio.LogPath(dir))
-	return string(b)
 }
 
 // spec: PC-11 PC-16

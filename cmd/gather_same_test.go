@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -24,7 +25,7 @@ func TestTakenAtSessionStartGatheredAsPrecompact(t *testing.T) {
 		st := &snapshot.Store{Dir: dir}
 		entries, err := st.Entries()
 		if err != nil || len(entries) != 1 {
-			t.Fatalf("snapshots %v, %v; log:\n%s", entries, err, readLog(dir))
+			t.Fatalf("snapshots %v, %v; log:\n%s", entries, err, hooktest.ReadLog(dir))
 		}
 		rec, err := st.Load(entries[0].Name)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
@@ -102,7 +103,7 @@ func TestPrecompactHintNeverAfterTheDeadline(t *testing.T) {
 			if out != "" {
 				t.Errorf("stdout %q, want nothing", out)
 			}
-			if log := readLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
+			if log := hooktest.ReadLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
 				t.Errorf("log (want %s):\n%s", tc.log, log)
 			}
 		})

@@ -117,7 +117,7 @@ func TestPostcompactPrecomputedSwaps(t *testing.T) {
 			}
 		}
 	}
-	if log := readLog(s.dir); strings.Contains(log, "newer_turned_down=1") {
+	if log := hooktest.ReadLog(s.dir); strings.Contains(log, "newer_turned_down=1") {
 		t.Errorf("a newer snapshot was turned down:\n%s", log)
 	}
 }
@@ -289,7 +289,7 @@ func TestPostcompactHungTake(t *testing.T) {
 			if tc.pointer && !strings.Contains(out.String(), "were not read") && !strings.Contains(out.String(), "nothing was read") {
 				t.Errorf("the pointer does not say the transcript was not read:\n%s", out.String())
 			}
-			if log := readLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
+			if log := hooktest.ReadLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
 				t.Errorf("log (%s):\n%s", tc.log, log)
 			}
 		})

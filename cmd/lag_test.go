@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/take"
 )
@@ -156,7 +157,7 @@ func TestPostcompactSwapUnderLag(t *testing.T) {
 		if rec := s.record(taken); rec.Trigger != "auto" {
 			t.Errorf("trigger %q, want the arm's auto", rec.Trigger)
 		}
-		log := readLog(s.dir)
+		log := hooktest.ReadLog(s.dir)
 		if !strings.Contains(log, armed[0]+": the session went on after it (a PostToolUse hook ran at") {
 			t.Errorf("the log does not say why the arm-time snapshot was turned down:\n%s", log)
 		}
@@ -249,7 +250,7 @@ func TestWentOnUnreadableState(t *testing.T) {
 			if got := s.swap(); !strings.Contains(got, armed[0]) {
 				t.Errorf("want the transcript alone to decide (the arm-time snapshot named), got:\n%s", got)
 			}
-			if log := readLog(s.dir); !strings.Contains(log, "watch state: ") {
+			if log := hooktest.ReadLog(s.dir); !strings.Contains(log, "watch state: ") {
 				t.Errorf("the log line has no warning:\n%s", log)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 )
 
 // spec: PL-26 PL-27
@@ -87,7 +88,7 @@ func TestPluginStandsDown(t *testing.T) {
 			if got := hint.Len() > 0 || out.Len() > 0; got != tc.wantSnapshot {
 				t.Errorf("hint %q, pointer %q", hint.String(), out.String())
 			}
-			log := readLog(s.dir)
+			log := hooktest.ReadLog(s.dir)
 			if got := strings.Count(log, "stood down: "+filepath.Join(cfg, "settings.json")+" registers compact-guard for "); got != map[bool]int{true: 2, false: 0}[tc.wantStoodDownLog] {
 				t.Errorf("%d stand-down lines in the log:\n%s", got, log)
 			}

@@ -37,13 +37,8 @@ func Postcompact(opts *Options) (err error) {
 		err = nil
 	}()
 
-	payloadCtx, cancelPayload := hookio.Phase(ctx, total, hookio.SharePayload)
-	p, perr := hookio.ReadPayload(payloadCtx, opts.In, opts.CodePage)
-	cancelPayload()
-	sessionID := p.SessionID
-	if sessionID == "" {
-		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
-	}
+	p, perr := hookio.ReadPayloadWithin(ctx, total, opts.In, opts.CodePage)
+	sessionID := p.Session(opts.Getenv)
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.HookWarnings...)
 	if perr != nil || sessionID == "" {
@@ -54,17 +49,12 @@ func Postcompact(opts *Options) (err error) {
 		entry.Outcome, entry.Detail = hookio.OutcomeNone, why // PL-26
 		return nil
 	}
-	confirm := false
-	switch p.HookEventName {
-	case "PostCompact":
-		confirm = true
-		entry.Command = "postcompact(PostCompact)"
-	case "SessionStart", "":
-		if p.Source != "compact" {
-			return nil
-		}
-	default:
+	confirm, ok := postcompactFor(p)
+	if !ok {
 		return nil
+	}
+	if confirm {
+		entry.Command = "postcompact(PostCompact)"
 	}
 
 	checkCtx, cancelCheck := hookio.Phase(ctx, total, hookio.ShareRead)
@@ -115,6 +105,19 @@ func Postcompact(opts *Options) (err error) {
 		recordDelivery(saveCtx, opts, sessionID, start, size, found.choice.Record.Name, &entry)
 	}
 	return nil
+}
+
+// postcompactFor tells what a run is for: confirm at PostCompact, the
+// pointer at SessionStart(compact) or for a payload that names no event (a
+// run by hand); ok is false for any other event or source.
+func postcompactFor(p hookio.Payload) (confirm, ok bool) {
+	switch p.HookEventName {
+	case "PostCompact":
+		return true, true
+	case "SessionStart", "":
+		return false, p.Source == "compact"
+	}
+	return false, false
 }
 
 // thisCompaction is what postcompact found for the compaction that just

@@ -42,10 +42,7 @@ func Watch(opts *WatchOptions) (err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opts.EffectiveTimeout())
 	defer cancel()
 	p, perr := hookio.ReadPayload(ctx, opts.In, opts.CodePage)
-	sid := p.SessionID
-	if sid == "" {
-		sid = opts.Getenv("CLAUDE_CODE_SESSION_ID")
-	}
+	sid := p.Session(opts.Getenv)
 	entry.Session = sid
 	entry.Command = "watch(" + p.HookEventName + ")"
 	entry.Warnings = append(entry.Warnings, opts.HookWarnings...)

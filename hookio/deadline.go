@@ -3,6 +3,7 @@ package hookio
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -31,6 +32,14 @@ func Phase(ctx context.Context, total time.Duration, s Share) (context.Context, 
 		return context.WithCancel(ctx)
 	}
 	return context.WithDeadline(ctx, dl.Add(-total+time.Duration(int64(total)*s.Num/s.Den)))
+}
+
+// ReadPayloadWithin reads the payload from in within the payload phase
+// (SharePayload) of ctx, whose deadline is the run's start plus total.
+func ReadPayloadWithin(ctx context.Context, total time.Duration, in io.Reader, codePage int) (Payload, error) {
+	payloadCtx, cancel := Phase(ctx, total, SharePayload)
+	defer cancel()
+	return ReadPayload(payloadCtx, in, codePage)
 }
 
 // Bounded runs step in its own goroutine and waits for it until ctx ends.

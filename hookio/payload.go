@@ -125,6 +125,15 @@ func (p Payload) Prompt() string {
 	return p.TurnID
 }
 
+// Session is the session the hook runs for: the payload's session_id,
+// else CLAUDE_CODE_SESSION_ID from the hook's environment (getenv).
+func (p Payload) Session(getenv func(string) string) string {
+	if p.SessionID != "" {
+		return p.SessionID
+	}
+	return getenv("CLAUDE_CODE_SESSION_ID")
+}
+
 // SafeSessionID reports a session id a file name can hold: 1 to 128 of
 // [A-Za-z0-9-] (a loop: the regexp x{1,128} cost every process start
 // 0.2 ms to compile).

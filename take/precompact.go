@@ -102,13 +102,8 @@ func Run(opts *Options) (err error) {
 		err = nil
 	}()
 
-	payloadCtx, cancelPayload := hookio.Phase(ctx, total, hookio.SharePayload)
-	payload, perr := hookio.ReadPayload(payloadCtx, opts.In, opts.CodePage)
-	cancelPayload()
-	sessionID := payload.SessionID
-	if sessionID == "" {
-		sessionID = opts.Getenv("CLAUDE_CODE_SESSION_ID")
-	}
+	payload, perr := hookio.ReadPayloadWithin(ctx, total, opts.In, opts.CodePage)
+	sessionID := payload.Session(opts.Getenv)
 	entry.Session = sessionID
 	entry.Warnings = append(entry.Warnings, opts.HookWarnings...)
 	client := opts.client(payload)

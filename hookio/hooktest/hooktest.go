@@ -5,7 +5,10 @@ package hooktest
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
+
+	"github.com/compact-guard/compact-guard/hookio"
 )
 
 // AgentLines is a short session of each client, in the shape it writes.
@@ -31,5 +34,11 @@ func QuoteJSON(t testing.TB, s string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(b)
+}
+
+// ReadLog is the log of the snapshot folder dir, "" when there is none.
+func ReadLog(dir string) string {
+	b, _ := os.ReadFile(hookio.LogPath(dir))
 	return string(b)
 }

@@ -1,12 +1,12 @@
-package cmd
+package handover
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -26,11 +26,11 @@ func TestPostCompactSkipsConfirmAfterFailure(t *testing.T) {
 	}
 	run := func() {
 		var out strings.Builder
-		opts := &PostcompactOptions{
-			IO:  &IO{In: strings.NewReader(`{"session_id":"` + sid + `","hook_event_name":"PostCompact","compact_summary":"x"}`), Out: &out, ErrOut: os.Stderr},
+		opts := &Options{
+			In: strings.NewReader(`{"session_id":"` + sid + `","hook_event_name":"PostCompact","compact_summary":"x"}`), Out: &out,
 			Dir: dir, Getenv: func(string) string { return "" }, Now: time.Now,
 		}
-		if err := postcompactRun(opts); err != nil || out.Len() > 0 {
+		if err := Postcompact(opts); err != nil || out.Len() > 0 {
 			t.Fatalf("postcompact: err %v, stdout %q", err, out.String())
 		}
 	}
@@ -43,7 +43,7 @@ func TestPostCompactSkipsConfirmAfterFailure(t *testing.T) {
 	if rec.Compaction != nil {
 		t.Errorf("an earlier compaction's snapshot was confirmed: %+v", rec.Compaction)
 	}
-	if log := readLog(dir); !strings.Contains(log, "outcome=none") || !strings.Contains(log, "disk full") {
+	if log := hooktest.ReadLog(dir); !strings.Contains(log, "outcome=none") || !strings.Contains(log, "disk full") {
 		t.Errorf("log does not say why nothing was confirmed:\n%s", log)
 	}
 
