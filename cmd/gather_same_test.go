@@ -19,7 +19,7 @@ import (
 // spec: PC-35 PO-C10
 func TestTakenAtSessionStartGatheredAsPrecompact(t *testing.T) {
 	const sid = "d3ad11e5-0000-4000-8000-000000000035"
-	tr := smallTranscript(t)
+	tr := hooktest.SmallTranscript(t)
 	load := func(dir string) *snapshot.Record {
 		t.Helper()
 		st := &snapshot.Store{Dir: dir}

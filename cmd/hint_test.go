@@ -99,7 +99,7 @@ func TestPrecompactHintNeverAfterTheDeadline(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "snaps")
 			out := hintRun(t, &PrecompactOptions{Dir: dir, Timeout: 2 * time.Second, GitTimeout: 200 * time.Millisecond,
-				beforeStep: hang(tc.step)}, prePayload(sid, smallTranscript(t)))
+				beforeStep: hooktest.Hang(tc.step)}, hooktest.PrePayload(sid, hooktest.SmallTranscript(t)))
 			if out != "" {
 				t.Errorf("stdout %q, want nothing", out)
 			}

@@ -273,12 +273,12 @@ func TestPostcompactHungTake(t *testing.T) {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "snaps")
-			payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": smallTranscript(t), "hook_event_name": "SessionStart", "source": "compact"})
+			payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": hooktest.SmallTranscript(t), "hook_event_name": "SessionStart", "source": "compact"})
 			var out strings.Builder
 			if err := postcompactRun(&PostcompactOptions{
 				IO:  &IO{In: bytes.NewReader(payload), Out: &out, ErrOut: &strings.Builder{}},
 				Dir: dir, Lang: snapshot.English, Timeout: 2 * time.Second,
-				Getenv: func(string) string { return "" }, Now: time.Now, beforeStep: hang(tc.step),
+				Getenv: func(string) string { return "" }, Now: time.Now, beforeStep: hooktest.Hang(tc.step),
 			}); err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ package hooktest
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/compact-guard/compact-guard/hookio"
@@ -41,4 +43,42 @@ func QuoteJSON(t testing.TB, s string) string {
 func ReadLog(dir string) string {
 	b, _ := os.ReadFile(hookio.LogPath(dir))
 	return string(b)
+}
+
+// NewestTurns are the newest turns of a Claude Code transcript: a prompt,
+// a failing command and an edit.
+var NewestTurns = []string{
+	`{"type":"user","isSidechain":false,"timestamp":"2026-12-01T10:00:00Z","cwd":"/p","message":{"role":"user","content":"the newest prompt"}}`,
+	`{"type":"assistant","isSidechain":false,"timestamp":"2026-12-01T10:00:01Z","message":{"role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"nb","name":"Bash","input":{"command":"go test ./..."}}]}}`,
+	`{"type":"user","isSidechain":false,"timestamp":"2026-12-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"nb","content":"Exit code 1\n--- FAIL: TestNewest","is_error":true}]}}`,
+	`{"type":"assistant","isSidechain":false,"timestamp":"2026-12-01T10:00:03Z","message":{"role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"ne","name":"Edit","input":{"file_path":"/p/newest.go"}}]}}`,
+	`{"type":"user","isSidechain":false,"timestamp":"2026-12-01T10:00:04Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ne","content":"ok"}]}}`,
+}
+
+// Hang makes the named step's file system never answer: a BeforeStep
+// hook that never returns from the step name.
+func Hang(name string) func(string) {
+	return func(step string) {
+		if step == name {
+			select {}
+		}
+	}
+}
+
+// SmallTranscript writes a compaction boundary and the newest turns.
+func SmallTranscript(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	boundary := `{"type":"system","subtype":"compact_boundary","isSidechain":false,"timestamp":"2026-12-01T09:59:00Z","compactMetadata":{"trigger":"auto","preTokens":1000}}`
+	if err := os.WriteFile(path, []byte(boundary+"\n"+strings.Join(NewestTurns, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// PrePayload is precompact's payload for session sid and the transcript at
+// path, an automatic compaction.
+func PrePayload(sid, path string) []byte {
+	b, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": path, "trigger": "auto", "hook_event_name": "PreCompact"})
+	return b
 }

@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
@@ -27,15 +28,6 @@ func tickClock(step time.Duration) func() time.Time {
 	}
 }
 
-// The newest turns of the transcripts below.
-var newestTurns = []string{
-	`{"type":"user","isSidechain":false,"timestamp":"2026-12-01T10:00:00Z","cwd":"/p","message":{"role":"user","content":"the newest prompt"}}`,
-	`{"type":"assistant","isSidechain":false,"timestamp":"2026-12-01T10:00:01Z","message":{"role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"nb","name":"Bash","input":{"command":"go test ./..."}}]}}`,
-	`{"type":"user","isSidechain":false,"timestamp":"2026-12-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"nb","content":"Exit code 1\n--- FAIL: TestNewest","is_error":true}]}}`,
-	`{"type":"assistant","isSidechain":false,"timestamp":"2026-12-01T10:00:03Z","message":{"role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"ne","name":"Edit","input":{"file_path":"/p/newest.go"}}]}}`,
-	`{"type":"user","isSidechain":false,"timestamp":"2026-12-01T10:00:04Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ne","content":"ok"}]}}`,
-}
-
 // deadlineRun runs precompact on transcript, then postcompact as the
 // SessionStart(compact) hook, and returns the record and the pointer.
 func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*snapshot.Record, string) {
@@ -43,12 +35,12 @@ func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*
 	dir := filepath.Join(t.TempDir(), "snaps")
 	const sid = "d3ad11e5-0000-4000-8000-000000000012"
 	payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": transcriptPath, "trigger": "auto", "hook_event_name": "PreCompact"})
-	pre := &PrecompactOptions{
-		IO:  &IO{In: bytes.NewReader(payload), Out: &strings.Builder{}, ErrOut: &strings.Builder{}},
-		Dir: dir, Lang: snapshot.English, Keep: defaultKeep, Timeout: 20 * time.Second, GitTimeout: time.Second,
+	pre := &take.Options{
+		In: bytes.NewReader(payload), Out: &strings.Builder{},
+		Dir: dir, Lang: snapshot.English, Keep: take.DefaultKeep, Timeout: 20 * time.Second, GitTimeout: time.Second,
 		Getenv: func(string) string { return "" }, Now: time.Now, ReadClock: clock,
 	}
-	if err := precompactRun(pre); err != nil {
+	if err := take.Run(pre); err != nil {
 		t.Fatal(err)
 	}
 	st := &snapshot.Store{Dir: dir}
@@ -66,11 +58,11 @@ func deadlineRun(t *testing.T, transcriptPath string, clock func() time.Time) (*
 	}
 	start, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": transcriptPath, "hook_event_name": "SessionStart", "source": "compact"})
 	var out strings.Builder
-	post := &PostcompactOptions{
-		IO:  &IO{In: bytes.NewReader(start), Out: &out, ErrOut: &strings.Builder{}},
+	post := &Options{
+		In: bytes.NewReader(start), Out: &out,
 		Dir: dir, Lang: snapshot.English, Getenv: func(string) string { return "" }, Now: time.Now,
 	}
-	if err := postcompactRun(post); err != nil {
+	if err := Postcompact(post); err != nil {
 		t.Fatal(err)
 	}
 	var hook struct {
@@ -92,7 +84,7 @@ func TestPrecompactDeadlineNewestFirst(t *testing.T) {
 	if _, err := transcripttest.Generate(&b, transcripttest.Options{Size: 24 << 20, Seed: 12}); err != nil {
 		t.Fatal(err)
 	}
-	b.WriteString(strings.Join(newestTurns, "\n") + "\n")
+	b.WriteString(strings.Join(hooktest.NewestTurns, "\n") + "\n")
 	path := filepath.Join(t.TempDir(), "segment.jsonl")
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
@@ -164,31 +156,6 @@ func group(n int64) string {
 	return string(out)
 }
 
-// hang makes the named step's file system never answer.
-func hang(name string) func(string) {
-	return func(step string) {
-		if step == name {
-			select {}
-		}
-	}
-}
-
-// smallTranscript writes a compaction boundary and the newest turns.
-func smallTranscript(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	boundary := `{"type":"system","subtype":"compact_boundary","isSidechain":false,"timestamp":"2026-12-01T09:59:00Z","compactMetadata":{"trigger":"auto","preTokens":1000}}`
-	if err := os.WriteFile(path, []byte(boundary+"\n"+strings.Join(newestTurns, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func prePayload(sid, path string) []byte {
-	b, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": path, "trigger": "auto", "hook_event_name": "PreCompact"})
-	return b
-}
-
 // A file system that stops answering holds no precompact step past its
 // phase of the deadline: the hook ends, and the log says which step was
 // given up. The hung step is made to hang by the test; only the deadline
@@ -208,12 +175,12 @@ func TestPrecompactHungSteps(t *testing.T) {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "snaps")
-			opts := &PrecompactOptions{
-				IO:  &IO{In: bytes.NewReader(prePayload(sid, smallTranscript(t))), Out: &strings.Builder{}, ErrOut: &strings.Builder{}},
-				Dir: dir, Lang: snapshot.English, Keep: defaultKeep, Timeout: 2 * time.Second, GitTimeout: 200 * time.Millisecond,
-				Getenv: func(string) string { return "" }, Now: time.Now, beforeStep: hang(tc.step),
+			opts := &take.Options{
+				In: bytes.NewReader(hooktest.PrePayload(sid, hooktest.SmallTranscript(t))), Out: &strings.Builder{},
+				Dir: dir, Lang: snapshot.English, Keep: take.DefaultKeep, Timeout: 2 * time.Second, GitTimeout: 200 * time.Millisecond,
+				Getenv: func(string) string { return "" }, Now: time.Now, BeforeStep: hooktest.Hang(tc.step),
 			}
-			if err := precompactRun(opts); err != nil {
+			if err := take.Run(opts); err != nil {
 				t.Fatal(err)
 			}
 			log := hooktest.ReadLog(dir)
@@ -250,23 +217,23 @@ func TestPostcompactHungSteps(t *testing.T) {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "snaps")
-			tr := smallTranscript(t)
-			pre := &PrecompactOptions{
-				IO:  &IO{In: bytes.NewReader(prePayload(sid, tr)), Out: &strings.Builder{}, ErrOut: &strings.Builder{}},
-				Dir: dir, Lang: snapshot.English, Keep: defaultKeep, Timeout: 20 * time.Second,
+			tr := hooktest.SmallTranscript(t)
+			pre := &take.Options{
+				In: bytes.NewReader(hooktest.PrePayload(sid, tr)), Out: &strings.Builder{},
+				Dir: dir, Lang: snapshot.English, Keep: take.DefaultKeep, Timeout: 20 * time.Second,
 				Getenv: func(string) string { return "" }, Now: time.Now,
 			}
-			if err := precompactRun(pre); err != nil {
+			if err := take.Run(pre); err != nil {
 				t.Fatal(err)
 			}
 			payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": tr, "hook_event_name": tc.event, "source": "compact", "compact_summary": "s"})
 			var out strings.Builder
-			post := &PostcompactOptions{
-				IO:  &IO{In: bytes.NewReader(payload), Out: &out, ErrOut: &strings.Builder{}},
+			post := &Options{
+				In: bytes.NewReader(payload), Out: &out,
 				Dir: dir, Lang: snapshot.English, Timeout: 2 * time.Second,
-				Getenv: func(string) string { return "" }, Now: time.Now, beforeStep: hang(tc.step),
+				Getenv: func(string) string { return "" }, Now: time.Now, BeforeStep: hooktest.Hang(tc.step),
 			}
-			if err := postcompactRun(post); err != nil {
+			if err := Postcompact(post); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Contains(out.String(), "additionalContext"); got != tc.pointer {
