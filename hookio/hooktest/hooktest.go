@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/snapshot"
 )
 
 // AgentLines is a short session of each client, in the shape it writes.
@@ -81,4 +83,31 @@ func SmallTranscript(t testing.TB) string {
 func PrePayload(sid, path string) []byte {
 	b, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": path, "trigger": "auto", "hook_event_name": "PreCompact"})
 	return b
+}
+
+// PromptTexts are the record's prompts, their text only.
+func PromptTexts(r *snapshot.Record) []string {
+	var out []string
+	for _, p := range r.Prompts {
+		out = append(out, p.Text)
+	}
+	return out
+}
+
+// FileSummaries are the record's files: path, last tool and edits.
+func FileSummaries(r *snapshot.Record) []string {
+	var out []string
+	for _, f := range r.Files {
+		out = append(out, f.Path+" "+f.LastTool+" "+strconv.Itoa(f.Edits))
+	}
+	return out
+}
+
+// CommandSummaries are the record's commands with their outcomes.
+func CommandSummaries(r *snapshot.Record) []string {
+	var out []string
+	for _, c := range r.Commands {
+		out = append(out, c.Command+" "+c.Outcome)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package cmd
+package handover
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/take"
 )
 
 // precompact's snapshot and the one postcompact takes at SessionStart for a
@@ -37,9 +38,9 @@ func TestTakenAtSessionStartGatheredAsPrecompact(t *testing.T) {
 
 	preDir := filepath.Join(t.TempDir(), "snaps")
 	payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": tr, "trigger": "auto", "hook_event_name": "PreCompact"})
-	if err := precompactRun(&PrecompactOptions{
-		IO:  &IO{In: bytes.NewReader(payload), Out: &strings.Builder{}, ErrOut: &strings.Builder{}},
-		Dir: preDir, Lang: snapshot.English, Keep: defaultKeep, Timeout: 20 * time.Second, GitTimeout: time.Second,
+	if err := take.Run(&take.Options{
+		In: bytes.NewReader(payload), Out: &strings.Builder{},
+		Dir: preDir, Lang: snapshot.English, Keep: take.DefaultKeep, Timeout: 20 * time.Second, GitTimeout: time.Second,
 		Getenv: env, Now: time.Now,
 	}); err != nil {
 		t.Fatal(err)
@@ -48,8 +49,8 @@ func TestTakenAtSessionStartGatheredAsPrecompact(t *testing.T) {
 
 	takeDir := filepath.Join(t.TempDir(), "snaps")
 	start, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": tr, "hook_event_name": "SessionStart", "source": "compact"})
-	if err := postcompactRun(&PostcompactOptions{
-		IO:  &IO{In: bytes.NewReader(start), Out: &strings.Builder{}, ErrOut: &strings.Builder{}},
+	if err := Postcompact(&Options{
+		In: bytes.NewReader(start), Out: &strings.Builder{},
 		Dir: takeDir, Lang: snapshot.English, Timeout: 20 * time.Second, Getenv: env, Now: time.Now,
 	}); err != nil {
 		t.Fatal(err)
@@ -63,9 +64,9 @@ func TestTakenAtSessionStartGatheredAsPrecompact(t *testing.T) {
 		name      string
 		pre, take any
 	}{
-		{"prompts", promptTexts(pre), promptTexts(taken)},
-		{"files", fileSummaries(pre), fileSummaries(taken)},
-		{"commands", commandSummaries(pre), commandSummaries(taken)},
+		{"prompts", hooktest.PromptTexts(pre), hooktest.PromptTexts(taken)},
+		{"files", hooktest.FileSummaries(pre), hooktest.FileSummaries(taken)},
+		{"commands", hooktest.CommandSummaries(pre), hooktest.CommandSummaries(taken)},
 		{"failures", pre.Failures, taken.Failures},
 		{"cwd", pre.Cwd, taken.Cwd},
 		{"git", pre.Git, taken.Git},
