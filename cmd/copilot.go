@@ -128,6 +128,9 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	if perr != nil {
 		return nil
 	}
+	if copilotStoodDown(opts, p, start) {
+		return nil
+	}
 	switch p.HookEventName {
 	case "PreCompact":
 		return copilotPreCompact(ctx, opts, p, raw)
@@ -200,6 +203,17 @@ func copilotRun(opts *CopilotOptions) (err error) {
 		}
 	}
 	return nil
+}
+
+// copilotStoodDown reports whether this run, the plugin's, gives way to
+// the user's hooks file, which runs the event (PL-33); as watch does, only
+// the compaction's run says so in the log.
+func copilotStoodDown(opts *CopilotOptions, p hookio.Payload, start time.Time) bool {
+	why := copilotPluginStandsDown(p, opts.Getenv)
+	if why != "" && p.HookEventName == "PreCompact" {
+		hookio.WriteLog(opts.Dir, hookio.Entry{At: start, Command: "copilot", Session: p.SessionID, Outcome: hookio.OutcomeNone, Detail: why, Duration: opts.Now().Sub(start)})
+	}
+	return why != ""
 }
 
 // copilotPointer decides what the pending compaction gets now (PO-23 to
