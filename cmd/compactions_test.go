@@ -128,7 +128,7 @@ func (s *simSession) preCompact() {
 	s.t.Helper()
 	s.tick(time.Second)
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: newHintWriter(s.t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: hooktest.NewHintWriter(s.t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 	}
 	if err := precompactRun(opts); err != nil {

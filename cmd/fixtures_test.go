@@ -52,7 +52,7 @@ func cutFixture(t *testing.T, dir, name string, n int, dst string) {
 func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 	t.Helper()
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(payload), Out: newHintWriter(t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(payload), Out: hooktest.NewHintWriter(t), ErrOut: os.Stderr},
 		Dir: dir, Lang: snapshot.English, Keep: 40,
 		Getenv: func(string) string { return "" }, Now: time.Now,
 	}

@@ -22,7 +22,7 @@ func TestPrecompactReadsWhatCameWhileItWaited(t *testing.T) {
 	s.turn("run the checks")
 	wrote := 0
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: newHintWriter(t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: hooktest.NewHintWriter(t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 		Settle: claudeSettleQuietMeasured,
 		beforeStep: func(step string) {

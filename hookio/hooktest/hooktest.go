@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 
 // AgentLines is a short session of each client, in the shape it writes.
@@ -111,3 +113,54 @@ func CommandSummaries(r *snapshot.Record) []string {
 	}
 	return out
 }
+
+// CheckHintOnly fails unless stdout is empty or exactly one summary hint
+// (PC-2, PC-27): plain text, one line and its line end, never JSON, at
+// most restore.HintMaxChars, naming a snapshot's .md.
+func CheckHintOnly(t testing.TB, stdout string) {
+	t.Helper()
+	if stdout == "" {
+		return
+	}
+	if msg := HintProblem(stdout); msg != "" {
+		t.Errorf("precompact's stdout is not one summary hint (%s): %q", msg, stdout)
+	}
+}
+
+// HintProblem says what keeps stdout from being one summary hint, "" when
+// nothing does.
+func HintProblem(stdout string) string {
+	text, ok := strings.CutSuffix(stdout, "\n")
+	switch {
+	case !ok || strings.ContainsAny(text, "\r\n"):
+		return "not one line with its line end"
+	case strings.HasPrefix(strings.TrimSpace(text), "{") || strings.HasPrefix(strings.TrimSpace(text), "["):
+		return "JSON"
+	case textcut.UTF16Len(text) > restore.HintMaxChars:
+		return "too long"
+	case !strings.HasPrefix(text, "compact-guard ") || !strings.Contains(text, `.md"`):
+		return "names no snapshot"
+	}
+	return ""
+}
+
+// HintWriter is precompact's stdout in tests that run it in process: it
+// accepts one summary hint and fails the test on anything else.
+type HintWriter struct {
+	t testing.TB
+	n *int
+}
+
+// Write takes one hint, and fails the test on a second write or on
+// anything but a hint.
+func (w HintWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	if *w.n++; *w.n > 1 {
+		w.t.Errorf("precompact wrote to stdout twice: %q", p)
+	}
+	CheckHintOnly(w.t, string(p))
+	return len(p), nil
+}
+
+// NewHintWriter is a HintWriter for the test t.
+func NewHintWriter(t testing.TB) HintWriter { return HintWriter{t, new(int)} }
