@@ -129,7 +129,7 @@ func geminiBeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string
 		after = chat.Compressions[n-2].Time
 	}
 	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time)
+	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time, chat.Responses)
 	switch {
 	case err != nil:
 		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "choosing the snapshot: "+err.Error()

@@ -119,8 +119,10 @@ func handoffRun(opts *HandoffOptions) error {
 	}
 	if sid == "" {
 		// No session: the newest block, compared with nothing (HO-6).
+		// Nothing tells whose or how old a session is: only a fresh block
+		// counts (HO-13).
 		b := handoff.Newest(blocks)
-		if problems := handoff.Problems(b, handoff.Since{}, now, opts.Lang); len(problems) > 0 {
+		if problems := handoff.Problems(b, handoff.Fresh(now), now, opts.Lang); len(problems) > 0 {
 			notReady(report, path, b, problems)
 			return exitError{ExitFailure}
 		}
@@ -191,6 +193,12 @@ func checkSessionBlock(opts *HandoffOptions, report handoffReport, path string, 
 		other := handoff.Newest(blocks)
 		notReady(report, path, other, []string{foreignProblem(report, other, sid)})
 		return exitError{ExitFailure}
+	}
+	if since.IsZero() && b != nil && b.Session != sid {
+		// No state and no transcript: a block that does not name this
+		// session counts only when fresh, so that a committed one is no
+		// one's plan (HO-13).
+		since = handoff.Fresh(now)
 	}
 	if problems := handoff.Problems(b, since, now, opts.Lang); len(problems) > 0 {
 		notReady(report, path, b, problems)

@@ -52,7 +52,7 @@ func newCmdWatch(ios *IO, g *GlobalOptions, runF func(*WatchOptions) error) *cob
 	var window watchWindow
 	c := &cobra.Command{
 		Use:   "watch",
-		Short: "UserPromptSubmit, PostToolUse and Stop hook: say when a planned compaction is due",
+		Short: "Prompt, tool-call and stop hook: the residue, late pointers, and when a planned compaction is due",
 		Long: `Reads how full the context is (the newest model response's usage) and, once
 per threshold crossing, tells the agent that a planned compaction is due: a
 handoff block in the state file ("compact-guard handoff --template"), checked
@@ -62,7 +62,11 @@ end of a turn once at the last threshold while no handoff is current. After a
 compaction whose pointer did not reach the model (a session resumed on
 Claude Code up to 2.1.119, or on Qwen Code), the next prompt carries it.
 Registered for SessionStart (matcher "resume") it notes that the session
-was resumed. On Qwen Code sessions the late pointer is all it does.
+was resumed. After a Claude Code compaction, the first prompt or tool call
+hands the model, once, what the summary dropped of the snapshot's facts (the
+residue). On Qwen Code sessions the late pointer is all it does; on Gemini
+CLI (BeforeAgent) it hands over the pointer of the compression that just
+happened. Codex CLI and GitHub Copilot CLI do not run it.
 
 Thresholds are tokens (450k,500k,600k) or percentages of the window
 (50%,60%,70%, the default). The window comes from --window, else the model,

@@ -100,7 +100,7 @@ func Watch(opts *WatchOptions) (err error) {
 
 	w := watch.InferWindow(watch.WindowInput{Flag: opts.Window, Model: fill.Model, Fill: fill.Tokens, Version: fill.Version,
 		Getenv: opts.Getenv, Settings: take.ClaudeSettingsFiles(opts.Getenv, p.Cwd)})
-	run := watchTurn{ctx: ctx, opts: opts, p: p, sid: sid, agent: agent, f: f, fill: fill, window: w, now: start,
+	run := watchTurn{ctx: ctx, opts: opts, p: p, sid: sid, agent: agent, f: f, fill: fill, fillOK: ok, window: w, now: start,
 		thresholds: watch.Resolve(opts.Thresholds, w)}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
@@ -124,6 +124,7 @@ type watchTurn struct {
 	agent      string
 	f          *transcript.File
 	fill       transcript.Fill
+	fillOK     bool // the transcript gave a fill
 	window     watch.Window
 	thresholds []int64
 	now        time.Time

@@ -41,6 +41,9 @@ var npmReadme []byte
 const (
 	// repoURL is the project's home; release assets live under it.
 	repoURL = "https://github.com/compact-guard/compact-guard"
+	// license is the SPDX id of the repository's LICENSE, which every
+	// manifest of the release states (RL-13).
+	license = "MIT"
 	// pluginZip is the plugin archive's name in every release, without a
 	// version so that releases/latest/download/ always finds it.
 	pluginZip = "compact-guard-plugin.zip"
@@ -154,6 +157,7 @@ func pluginManifest(version string) ([]byte, error) {
 		"author":      map[string]string{"name": "compact-guard", "url": repoURL},
 		"homepage":    repoURL,
 		"repository":  repoURL,
+		"license":     license,
 		"keywords":    []string{"compaction", "hooks", "context"},
 	})
 }
@@ -298,6 +302,7 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 		"description":          cmd.PluginDescription,
 		"homepage":             repoURL,
 		"repository":           map[string]string{"type": "git", "url": "git+" + repoURL + ".git"},
+		"license":              license,
 		"bin":                  map[string]string{"compact-guard": "bin/compact-guard.js"},
 		"files":                []string{"bin/compact-guard.js", "README.md"},
 		"engines":              map[string]string{"node": ">=16"},
@@ -319,6 +324,7 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 			"description":     fmt.Sprintf("The compact-guard binary for %s/%s; install the compact-guard package instead", t.GOOS, t.GOARCH),
 			"homepage":        repoURL,
 			"repository":      map[string]string{"type": "git", "url": "git+" + repoURL + ".git"},
+			"license":         license,
 			"os":              []string{npmOS[t.GOOS]},
 			"cpu":             []string{npmCPU[t.GOARCH]},
 			"files":           []string{"bin/" + t.exe()},

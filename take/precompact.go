@@ -158,6 +158,7 @@ func Run(opts *Options) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
+	supersedeWithin(saveCtx, opts, store, rec, &entry) // PC-47
 	// PC-27: the summary hint, once the snapshot is saved, within the save
 	// phase; the last thing on stdout, and the only one.
 	hint, hwarn := printHint(saveCtx, opts, rec, payload, perr, sv.mdPath)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // The save steps of Run, each bounded by the save phase (hookio.ShareSave)
@@ -73,4 +74,22 @@ func writeFailureMarker(saveCtx context.Context, opts *Options, rec *snapshot.Re
 	if merr != nil {
 		entry.Detail += "; failure marker not written: " + merr.Error()
 	}
+}
+
+// supersedeWithin removes, for a Gemini CLI PreCompress, the session's
+// earlier snapshots of the same segment that were never handed out (PC-47,
+// SF-71): the client runs the hook before every model request, and only
+// the newest can be the next compression's. A step given up, or a file
+// that cannot be removed, is a warning.
+func supersedeWithin(saveCtx context.Context, opts *Options, store *snapshot.Store, rec *snapshot.Record, entry *hookio.Entry) {
+	if rec.Agent != string(transcript.FormatGemini) || rec.HookEvent != "PreCompress" {
+		return
+	}
+	w, err := hookio.Bounded(saveCtx, opts.BeforeStep, "removing the snapshots this one supersedes", func() []string {
+		return store.Supersede(rec)
+	})
+	if err != nil {
+		w = append(w, err.Error())
+	}
+	entry.Warnings = append(entry.Warnings, w...)
 }

@@ -95,6 +95,8 @@ func sinceText(p *message.Printer, since Since) string {
 		return p.Sprintf(mSinceSnapshot, t)
 	case SinceStart:
 		return p.Sprintf(mSinceStart, t)
+	case SinceUnknown:
+		return p.Sprintf(mSinceUnknown, t)
 	}
 	return p.Sprintf(mSinceAt, t)
 }

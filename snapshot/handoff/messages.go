@@ -24,6 +24,7 @@ const (
 	mSinceCompaction = "handoff-since-compaction"
 	mSinceSnapshot   = "handoff-since-snapshot"
 	mSinceStart      = "handoff-since-start"
+	mSinceUnknown    = "handoff-since-unknown"
 	mSinceAt         = "handoff-since-at"
 	// mTemplateNote is the comment under a template's heading (HO-1).
 	mTemplateNote = "handoff-template-note"
@@ -45,6 +46,7 @@ var messages = sync.OnceValue(func() catalog.Catalog {
 		{mSinceCompaction, "the compaction at %s (no threshold crossed since)", "сжатие в %s (порог с тех пор не пройден)"},
 		{mSinceSnapshot, "the previous snapshot at %s", "предыдущий снимок в %s"},
 		{mSinceStart, "the session started at %s", "начало сессии в %s"},
+		{mSinceUnknown, "%s, an hour before the clock (nothing tells when this session began)", "%s, за час до текущего времени (неизвестно, когда началась эта сессия)"},
 		{mSinceAt, "%s", "%s"},
 		{mTemplateNote,
 			`compact-guard: handoff before a planned compaction. Every section filled, "none" where nothing applies; check: compact-guard handoff --check`,
