@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -281,7 +282,7 @@ func copilotPointer(ctx context.Context, opts *CopilotOptions, p hookio.Payload,
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	project := firstNonEmpty(opts.Getenv("COPILOT_PROJECT_DIR"), gitRoot, rec.Cwd)
+	project := cmp.Or(opts.Getenv("COPILOT_PROJECT_DIR"), gitRoot, rec.Cwd)
 	sf := snapshot.FindStateFile(ctx, defaultStateFileName, []string{project, gitRoot, rec.Cwd, p.Cwd})
 	text = restore.Pointer(restore.PointerInput{Record: rec, MDPath: choice.MDPath, ProjectDir: project,
 		StateFile: sf, Lang: opts.Lang, MaxChars: defaultMaxChars})

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -147,7 +148,7 @@ func geminiBeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	projectDir := firstNonEmpty(opts.Getenv("GEMINI_PROJECT_DIR"), gitRoot, rec.Cwd)
+	projectDir := cmp.Or(opts.Getenv("GEMINI_PROJECT_DIR"), gitRoot, rec.Cwd)
 	sf := snapshot.FindStateFile(ctx, opts.EffectiveStateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
 	mdPath := choice.Entry.MDPath
 	if mdPath == "" {

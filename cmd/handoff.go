@@ -172,7 +172,7 @@ func checkSessionBlock(opts *HandoffOptions, report handoffReport, path string, 
 	}
 	var started time.Time
 	if st == nil || st.Started.IsZero() {
-		started = take.TranscriptStarted(sessionTranscript(opts.Getenv, sid)) // HO-11
+		started = take.TranscriptStarted(take.SessionTranscript(opts.Getenv, sid)) // HO-11
 	}
 	since := st.Bound(started)
 

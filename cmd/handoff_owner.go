@@ -1,34 +1,11 @@
 package cmd
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
-	"github.com/compact-guard/compact-guard/take"
 )
-
-// sessionTranscript finds a Claude Code session's transcript by its id,
-// projects/<folder>/<id>.jsonl under the client's folder, for handoff
-// --check, which runs in the agent's shell and is given no path: "" when
-// there is none or the id is not one a file name can hold.
-func sessionTranscript(getenv func(string) string, sid string) string {
-	if sid == "" || strings.IndexFunc(sid, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
-	}) >= 0 {
-		return ""
-	}
-	matches, _ := filepath.Glob(filepath.Join(take.ClaudeConfigDir(getenv), "projects", "*", sid+".jsonl"))
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-			return m
-		}
-	}
-	return ""
-}
 
 // notReady prints that the block is not this session's handoff, and why
 // (HO-6).

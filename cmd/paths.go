@@ -27,16 +27,6 @@ func snapshotDir(g *GlobalOptions) string {
 	return filepath.Clean(d)
 }
 
-// firstNonEmpty is the first of s that is not "".
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // isRegularFile reports a regular file at p.
 func isRegularFile(p string) bool {
 	fi, err := os.Stat(p)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"os"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
@@ -63,7 +64,7 @@ func copilotPluginStandsDown(p hookio.Payload, getenv func(string) string) strin
 	if err != nil || !settings.RunsInPlugin(root, exe) {
 		return ""
 	}
-	project := firstNonEmpty(getenv("COPILOT_PROJECT_DIR"), p.Cwd)
+	project := cmp.Or(getenv("COPILOT_PROJECT_DIR"), p.Cwd)
 	if project == "" {
 		if project, err = os.Getwd(); err != nil {
 			return ""

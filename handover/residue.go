@@ -1,6 +1,7 @@
 package handover
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -262,7 +263,7 @@ func (r *watchTurn) projectDir(rec *snapshot.Record) string {
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	return firstNonEmpty(r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd)
+	return cmp.Or(r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd)
 }
 
 func (r *watchTurn) warn(s string) { r.warnings = append(r.warnings, s) }

@@ -1,6 +1,7 @@
 package handover
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -219,7 +220,7 @@ func (r *watchTurn) fallback(ctx context.Context, st *watch.State) (text, detail
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	projectDir := firstNonEmpty(r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd)
+	projectDir := cmp.Or(r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd)
 	sf := snapshot.FindStateFile(r.ctx, r.opts.EffectiveStateFileName(), []string{r.opts.Getenv("CLAUDE_PROJECT_DIR"), gitRoot, rec.Cwd, r.p.Cwd})
 	note := restore.LateNote(l.Why, l.Compaction.Version, st.Resumed, l.Compaction.Time, r.opts.Lang)
 	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: l.MDPath, ProjectDir: projectDir,
@@ -272,15 +273,6 @@ func crossedList(cs []watch.Crossing) string {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // gitRootAbove is the nearest folder at or above dir holding .git, ""

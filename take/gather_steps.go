@@ -1,6 +1,7 @@
 package take
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -125,10 +126,10 @@ func newRecord(p hookio.Payload, perr error, sessionID string, now time.Time, tr
 	rec := &snapshot.Record{
 		SessionID:          sessionID,
 		CreatedAt:          now.UTC(),
-		Trigger:            valueOr(p.Trigger, snapshot.Unknown),
+		Trigger:            cmp.Or(p.Trigger, snapshot.Unknown),
 		CustomInstructions: p.CustomInstructions,
 		PromptID:           p.Prompt(),
-		Agent:              valueOr(tr.agent, agent),
+		Agent:              cmp.Or(tr.agent, agent),
 		HookEvent:          p.HookEventName,
 		TranscriptPath:     transcriptPath,
 	}

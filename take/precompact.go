@@ -240,13 +240,6 @@ func (o *Options) stateFileName() string {
 	return o.StateFileName
 }
 
-func valueOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func isDir(p string) bool {
 	if p == "" {
 		return false
@@ -287,13 +280,4 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,6 +1,8 @@
 package take
 
 import (
+	"cmp"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -75,7 +77,7 @@ func NoteCompaction(opts *Options, rec *snapshot.Record, mdPath string, now time
 // lowest precedence first: user, project, local (WA-2).
 func ClaudeSettingsFiles(getenv func(string) string, cwd string) []string {
 	files := []string{filepath.Join(ClaudeConfigDir(getenv), "settings.json")}
-	project := firstNonEmpty(getenv("CLAUDE_PROJECT_DIR"), cwd)
+	project := cmp.Or(getenv("CLAUDE_PROJECT_DIR"), cwd)
 	if project != "" {
 		files = append(files, filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json"))
 	}
@@ -112,4 +114,23 @@ func TranscriptStarted(path string) time.Time {
 	defer f.Close()
 	t, _ := f.Started()
 	return t
+}
+
+// SessionTranscript finds a Claude Code session's transcript by its id,
+// projects/<folder>/<id>.jsonl under the client's folder, for handoff
+// --check, which runs in the agent's shell and is given no path: "" when
+// there is none or the id is not one a file name can hold.
+func SessionTranscript(getenv func(string) string, sid string) string {
+	if sid == "" || strings.IndexFunc(sid, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) >= 0 {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(ClaudeConfigDir(getenv), "projects", "*", sid+".jsonl"))
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+			return m
+		}
+	}
+	return ""
 }
