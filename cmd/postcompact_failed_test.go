@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
@@ -38,7 +39,7 @@ func TestPOC17FailedCompactionGetsNoPointerNoResidue(t *testing.T) {
 	if st, _ := watch.StoreFor(s.dir).Load(s.sid); st == nil || st.Pending != nil || st.Residue != nil {
 		t.Errorf("the failed compaction's notes stay: %+v", st)
 	}
-	log := readLog(s.dir)
+	log := hooktest.ReadLog(s.dir)
 	if !strings.Contains(log, `the compaction failed (failed: summary request failed); no pointer, no residue (reason \"user_requested\", phase \"manual\")`) {
 		t.Errorf("log:\n%s", log)
 	}
@@ -53,33 +54,6 @@ func TestPOC17FailedCompactionGetsNoPointerNoResidue(t *testing.T) {
 	}
 	if st, _ := watch.StoreFor(s.dir).Load(s.sid); st == nil || st.Residue == nil || st.Residue.Snapshot != names[1] {
 		t.Errorf("the completed compaction's residue is not due: %+v", st)
-	}
-}
-
-// spec: PO-C17
-func TestPOC17WhatSaysACompactionFailed(t *testing.T) {
-	text := func(s string) *string { return &s }
-	for _, tc := range []struct {
-		p    Payload
-		want bool
-	}{
-		{Payload{}, false},
-		{Payload{Status: "completed"}, false},
-		{Payload{Status: "completed", Error: text("  ")}, false},
-		{Payload{Status: "failed"}, true},
-		{Payload{Status: "Failed", Error: text("summary request failed")}, true},
-		{Payload{Status: "cancelled"}, true},
-		{Payload{Error: text("the stream ended early")}, true},
-	} {
-		if got, why := tc.p.CompactionFailed(); got != tc.want || got && why == "" {
-			t.Errorf("%+v: failed %v (%q), want %v", tc.p, got, why, tc.want)
-		}
-	}
-	// The fields are read from the payload as Codex writes them.
-	p, err := readPayload(t.Context(), strings.NewReader(`{"session_id":"s","hook_event_name":"PostCompact","trigger":"auto",`+
-		`"reason":"context_limit","phase":"pre_turn","implementation":"responses","status":"failed","error":null}`), 0)
-	if err != nil || p.Reason != "context_limit" || p.Phase != "pre_turn" || p.Implementation != "responses" || p.Status != "failed" || p.Error != nil {
-		t.Errorf("payload %+v, %v", p, err)
 	}
 }
 
