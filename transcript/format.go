@@ -3,7 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"io"
 )
 

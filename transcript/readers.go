@@ -6,8 +6,8 @@ import (
 	"github.com/compact-guard/compact-guard/transcript/claude"
 	"github.com/compact-guard/compact-guard/transcript/codex"
 	"github.com/compact-guard/compact-guard/transcript/copilot"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 	"github.com/compact-guard/compact-guard/transcript/gemini"
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
 	"github.com/compact-guard/compact-guard/transcript/qwen"
 )
 

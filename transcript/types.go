@@ -12,16 +12,16 @@
 // transcript/<agent>/reader.go with a Reader (Detect, Lines, Boundary,
 // Response; FillReader too when its responses carry the context fill),
 // its line handler feeding a facts.Builder through the shared helpers of
-// transcript/internal/facts and transcript/internal/jsonspan; add a Format
+// transcript/facts and transcript/jsonspan; add a Format
 // constant and a row to the table (before Claude Code's, which takes any
 // typed line); name its clauses in specs/transcript.md and test it with
 // its own fixtures beside it.
 package transcript
 
-import "github.com/compact-guard/compact-guard/transcript/internal/facts"
+import "github.com/compact-guard/compact-guard/transcript/facts"
 
 // The facts a reading yields; they are defined with the readers' builder
-// in transcript/internal/facts.
+// in transcript/facts.
 type (
 	// Facts is everything extracted from the part of the transcript read.
 	Facts = facts.Facts
@@ -57,7 +57,7 @@ const (
 	OutcomeUnknown     = facts.OutcomeUnknown
 )
 
-// Limits of what Facts keeps (see transcript/internal/facts).
+// Limits of what Facts keeps (see transcript/facts).
 const (
 	MaxPrompts           = facts.MaxPrompts
 	MaxPromptChars       = facts.MaxPromptChars

@@ -3,7 +3,7 @@ package claude
 import (
 	"bytes"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 )
 
 // entry is what classify records of a line: the spans of the top-level

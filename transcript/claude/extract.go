@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/facts"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 

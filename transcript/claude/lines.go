@@ -2,8 +2,8 @@ package claude
 
 import (
 	"bytes"
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/facts"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"time"
 )
 

@@ -3,7 +3,7 @@ package claude
 import (
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // Reader reads Claude Code's session transcripts (specs/transcript.md).

@@ -3,7 +3,7 @@ package codex
 import (
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // Reader reads Codex CLI's rollout files (TR-38..TR-43). It is the

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/facts"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 

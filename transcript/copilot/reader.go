@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // Reader reads GitHub Copilot CLI's session events,

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // Ack is the model's turn Gemini CLI writes after a compression's summary

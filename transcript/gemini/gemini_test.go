@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 const recorded = "testdata/gemini0.61.0/two-compressions.jsonl"

@@ -3,7 +3,7 @@ package gemini
 import (
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // Reader is Gemini CLI's row of the transcript package's readers table

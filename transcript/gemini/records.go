@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 

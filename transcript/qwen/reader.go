@@ -3,7 +3,7 @@ package qwen
 import (
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // Reader reads Qwen Code's chat record files (TR-44..TR-49). It is the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 	"golang.org/x/text/unicode/norm"
 )
