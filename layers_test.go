@@ -16,8 +16,8 @@ import (
 // LY-1 lists them: a package imports only packages of a lower rank.
 var layers = map[string]int{
 	"transcript/textcut": 0, "transcript/textesc": 0, "transcript/nonblock": 0, "transcript/jsonspan": 0,
-	"transcript/facts":  1,
-	"transcript/claude": 2, "transcript/codex": 2, "transcript/qwen": 2, "transcript/copilot": 2, "transcript/gemini": 2,
+	"transcript/facts":      1,
+	"clients/claude/reader": 2, "clients/codex/reader": 2, "clients/qwen/reader": 2, "clients/copilot/reader": 2, "clients/gemini/reader": 2,
 	"transcript": 3, "transcript/transcripttest": 3,
 	"snapshot/trust": 4, "snapshot/trust/trusttest": 4, "snapshot/redact": 4, "snapshot/health": 4,
 	"snapshot":          5,

@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // sessionAgent tells which client a hook runs for (SF-5 agent): the

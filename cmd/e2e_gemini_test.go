@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/gemini"
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 )
 
 // Gemini CLI end to end (specs/e2e.md E2E-51 to E2E-55): the real client

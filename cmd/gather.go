@@ -8,11 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
 	"github.com/compact-guard/compact-guard/snapshot/redact"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // The gathering of a snapshot's facts, shared by precompact (PreCompact,

@@ -11,12 +11,12 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // Gemini CLI's hooks (specs/precompact.md PC-43 to PC-46, specs/watch.md

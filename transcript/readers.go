@@ -3,12 +3,12 @@ package transcript
 import (
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/claude"
-	"github.com/compact-guard/compact-guard/transcript/codex"
-	"github.com/compact-guard/compact-guard/transcript/copilot"
+	claude "github.com/compact-guard/compact-guard/clients/claude/reader"
+	codex "github.com/compact-guard/compact-guard/clients/codex/reader"
+	copilot "github.com/compact-guard/compact-guard/clients/copilot/reader"
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
+	qwen "github.com/compact-guard/compact-guard/clients/qwen/reader"
 	"github.com/compact-guard/compact-guard/transcript/facts"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
-	"github.com/compact-guard/compact-guard/transcript/qwen"
 )
 
 // readers is the table of the formats read, one row per client, in the

@@ -6,7 +6,7 @@
 // nothing on disk but the transcript itself.
 //
 // Each client's format is one reader in a folder of its own
-// (transcript/claude, transcript/codex, transcript/qwen) behind the Reader
+// (clients/claude/reader, clients/codex/reader, clients/qwen/reader) behind the Reader
 // interface, and one row of the readers table (readers.go), which is also
 // the format detection (TR-37). To add an agent: write
 // transcript/<agent>/reader.go with a Reader (Detect, Lines, Boundary,

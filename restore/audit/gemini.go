@@ -5,14 +5,14 @@ import (
 	"strings"
 	"time"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // FormatGemini names Gemini CLI's chats in audit's reports (AU-26). It is
-// not a format of transcript's readers table: transcript/gemini reads the
+// not a format of transcript's readers table: clients/gemini/reader reads the
 // chat whole.
 const FormatGemini transcript.Format = "gemini"
 

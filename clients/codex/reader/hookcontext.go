@@ -1,4 +1,4 @@
-package codex
+package reader
 
 import (
 	"encoding/json"

@@ -1,8 +1,8 @@
-// Package copilot reads GitHub Copilot CLI's session events (specs/
+// Package reader reads GitHub Copilot CLI's session events (specs/
 // transcript.md TR-65..TR-71): ~/.copilot/session-state/<session>/
 // events.jsonl, one event a line, {"type","data","id","timestamp",
 // "parentId"}, append-only; a compaction keeps the lines before it.
-package copilot
+package reader
 
 import (
 	"bytes"

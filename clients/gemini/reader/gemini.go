@@ -1,4 +1,4 @@
-// Package gemini reads Gemini CLI's chat files
+// Package reader reads Gemini CLI's chat files
 // (~/.gemini/tmp/<project>/chats/session-<time>-<sid8>.jsonl, specs/
 // transcript.md TR-81 to TR-88) into the facts the other readers give
 // (facts.Facts) and the compressions the file shows. It is a reader of
@@ -6,7 +6,7 @@
 // records that update one another by id and replace the whole history with
 // a "$set", so its facts come from the records as they end up, not from
 // one line at a time.
-package gemini
+package reader
 
 import (
 	"bufio"
