@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/restore/residue"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
 	"github.com/compact-guard/compact-guard/transcript/textesc"
 )

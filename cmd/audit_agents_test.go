@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore/audit"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // auditClientsHome lays out Codex CLI's and Qwen Code's sessions as the

@@ -12,9 +12,9 @@ import (
 	"github.com/tailscale/hujson"
 
 	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
 )

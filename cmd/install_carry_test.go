@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // Tests of whose flags install carries over (specs/install.md IN-6, IN-31)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // spec: IN-56 to IN-60 (Gemini CLI's settings.json, user and project

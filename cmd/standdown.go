@@ -3,7 +3,7 @@ package cmd
 import (
 	"os"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
