@@ -12,5 +12,5 @@ var claudeClient = Client{
 	Scopes:   []string{ScopeUser, ScopeProject, ScopeLocal},
 	FileNoun: "settings",
 	Watch:    []string{"UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SessionStart"},
-	path:     func(scope string, h Host) (string, error) { return PathFor(scope, "", h) },
+	Path:     func(scope string, h Host) (string, error) { return PathFor(scope, "", h) },
 }

@@ -13,14 +13,14 @@ import (
 // (claude_plugin.go) and whether the release on PATH knows each event
 // registered.
 func init() {
-	claudeClient.doctor = clientChecks{
-		sources: claudeSources,
-		file:    checkHookSwitches,
-		more:    checkPluginHooks,
-		after: func(env DoctorEnv, regs []Registration) []health.Result {
+	claudeClient.Doctor = ClientChecks{
+		Sources: claudeSources,
+		File:    checkHookSwitches,
+		More:    checkPluginHooks,
+		After: func(env DoctorEnv, regs []Registration) []health.Result {
 			return checkClientKnowsEvents(regs, env.ClaudeVersion)
 		},
-		watchLoss: map[string]string{
+		WatchLoss: map[string]string{
 			"UserPromptSubmit":   "no notice of a planned compaction with a prompt, and no pointer handed over late",
 			"PostToolUse":        "no notice of a planned compaction between prompts",
 			"PostToolUseFailure": "no notice of a planned compaction after a tool call that failed, so a turn of failing calls gets none",
@@ -65,7 +65,7 @@ func checkClientKnowsEvents(regs []Registration, version func() (string, string)
 			out = append(out, health.Result{Status: health.Fail,
 				Text: fmt.Sprintf("%s registers %s, which Claude Code %s (%s) does not know (it came in %s): that release loads no hook from this file",
 					r.Source.Path, h.Event, client, from, h.Since),
-				Fix: installFix(r.Source) + " (it leaves " + h.Event + " out for this release), or update Claude Code"})
+				Fix: InstallFix(r.Source) + " (it leaves " + h.Event + " out for this release), or update Claude Code"})
 		}
 	}
 	return out

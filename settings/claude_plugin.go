@@ -179,7 +179,7 @@ func ourPlugins(h Host) ([]ourPlugin, string, error) {
 		if len(op.entries) == 0 {
 			continue
 		}
-		if p.ProjectPath != "" && projDir != "" && !sameFile(p.ProjectPath, projDir) {
+		if p.ProjectPath != "" && projDir != "" && !SameFile(p.ProjectPath, projDir) {
 			op.notRunning = fmt.Sprintf("%s is installed for %s, not this project", op.label, p.ProjectPath)
 		} else if on, from := pluginEnabled(p.ID, srcs); !on {
 			why := "no settings file enables it"

@@ -39,23 +39,39 @@ type Client struct {
 	// Watch are the events it fires that watch registers for (specs/
 	// watch.md WA-1); precompact and postcompact register for every client.
 	Watch []string
-	// path resolves a scope to its hooks file (IN-19).
-	path func(scope string, h Host) (string, error)
-	// doctor holds the checks only this client needs (doctor.go); its
-	// file sets them.
-	doctor clientChecks
-	// hooks are the client's own registrations when its events are not
+	// Path resolves a scope to its hooks file (IN-19).
+	Path func(scope string, h Host) (string, error)
+	// Doctor holds the checks only this client needs (doctor.go); its
+	// folder sets them.
+	Doctor ClientChecks
+	// Hooks are the client's own registrations when its events are not
 	// Claude Code's (Gemini CLI); nil: those of Hooks it fires (HooksFor).
-	hooks []Hook
-	// timeoutUnit is how many of the client's timeout units make a second
+	Hooks []Hook
+	// Sub is the sub-command of compact-guard its own hooks file runs,
+	// when not Claude Code's ones (Copilot CLI: "copilot"); an entry that
+	// runs it is compact-guard's (IN-5).
+	Sub string
+	// TimeoutUnit is how many of the client's timeout units make a second
 	// (Gemini CLI: 1000); 0 is 1.
-	timeoutUnit float64
+	TimeoutUnit float64
 }
 
-// clients is the one table of clients, in the order help names them. A
-// client is added with a file of its own that defines its Client, and one
-// row here.
+// clients is the table of clients, in the order help names them: Claude
+// Code's, the baseline, and then each that Register added (a client's
+// folder under clients/ defines its Client; the clients package registers
+// them all, in one place).
 var clients = []*Client{&claudeClient, &codexClient, &qwenClient, &copilotClient, &geminiClient}
+
+// Register adds c to the table of clients after those registered before
+// it; its Agent names it on --agent. It is called while the program
+// starts, before any command runs.
+func Register(c *Client) {
+	clients = append(clients, c)
+	Agents = append(Agents, c.Agent)
+	if c.Sub != "" {
+		ourSubcommands[c.Sub] = true
+	}
+}
 
 // Flag is the --agent flag that repeats a command for a, "" for Claude
 // Code.
@@ -141,7 +157,7 @@ func (a Agent) HasScope(scope string) bool {
 // stripped (Qwen Code: strip-json-comments, then JSON.parse).
 func (a Agent) Comments() bool { return ClientOf(a).Comments }
 
-func homeDir(h Host, env, dot string) (string, error) {
+func HomeDir(h Host, env, dot string) (string, error) {
 	if d := h.Getenv(env); d != "" {
 		if strings.HasPrefix(d, "~"+string(filepath.Separator)) || strings.HasPrefix(d, "~/") {
 			home, err := h.Home()
@@ -173,16 +189,16 @@ func AgentPathFor(a Agent, scope, explicit string, h Host) (string, error) {
 	if !a.IsClaude() && !a.HasScope(scope) {
 		return "", fmt.Errorf("invalid scope %q for %s: want user or project", scope, c.Title)
 	}
-	return c.path(scope, h)
+	return c.Path(scope, h)
 }
 
-// homeAndProject is the path of a client that keeps its user file in a
+// HomeAndProject is the path of a client that keeps its user file in a
 // home folder ($<env>, else ~/<dot>) and a project's in <cwd>/<dot>, both
 // named name: Codex CLI and Qwen Code.
-func homeAndProject(env, dot, name string) func(scope string, h Host) (string, error) {
+func HomeAndProject(env, dot, name string) func(scope string, h Host) (string, error) {
 	return func(scope string, h Host) (string, error) {
 		if scope == ScopeUser {
-			dir, err := homeDir(h, env, dot)
+			dir, err := HomeDir(h, env, dot)
 			if err != nil {
 				return "", err
 			}
@@ -196,10 +212,10 @@ func homeAndProject(env, dot, name string) func(scope string, h Host) (string, e
 	}
 }
 
-// stripComments returns data with every // and /* */ comment outside
+// StripComments returns data with every // and /* */ comment outside
 // strings replaced by spaces (line breaks kept), as strip-json-comments
 // does, so that offsets and line numbers stay those of data.
-func stripComments(data []byte) []byte {
+func StripComments(data []byte) []byte {
 	out := append([]byte(nil), data...)
 	inString, escaped := false, false
 	for i := 0; i < len(out); i++ {

@@ -15,23 +15,6 @@ import (
 // the hook and says nothing; a handler changed since it was trusted is
 // "modified" and skipped as well.
 
-// codexClient is Codex CLI: $CODEX_HOME/hooks.json (else
-// ~/.codex/hooks.json) and <project>/.codex/hooks.json, strict JSON; no
-// watch events. It runs only the hooks config.toml trusts (toml.go), which
-// its doctor check verifies (codex_doctor.go).
-var codexClient = Client{
-	Agent:    AgentCodex,
-	Title:    "Codex CLI",
-	Scopes:   []string{ScopeUser, ScopeProject},
-	FileNoun: "hooks",
-	path:     homeAndProject("CODEX_HOME", ".codex", "hooks.json"),
-}
-
-// CodexHome is $CODEX_HOME, else ~/.codex.
-func CodexHome(h Host) (string, error) {
-	return homeDir(h, "CODEX_HOME", ".codex")
-}
-
 // codexDefaultTimeout is the timeout Codex gives a handler that names none.
 const codexDefaultTimeout = 600
 

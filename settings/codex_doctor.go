@@ -19,9 +19,9 @@ import (
 // Codex CLI's own doctor checks: only the handlers install can trust count
 // for coverage, and config.toml must trust each of them (DR-15, DR-18).
 func init() {
-	codexClient.doctor = clientChecks{
-		counted: runnable,
-		last:    func(env DoctorEnv) []health.Result { return checkCodexTrust(env) },
+	codexClient.Doctor = ClientChecks{
+		Counted: runnable,
+		Last:    func(env DoctorEnv) []health.Result { return checkCodexTrust(env) },
 	}
 }
 
@@ -41,7 +41,7 @@ func checkCodexTrust(env DoctorEnv) []health.Result {
 	data, _, err := ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
-			Fix: unreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
+			Fix: UnreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
 	}
 	cfg, err := ReadCodexConfig(data)
 	if err != nil {
@@ -53,7 +53,7 @@ func checkCodexTrust(env DoctorEnv) []health.Result {
 		out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
 			Fix: "remove 'hooks = false' from [features] in " + path})
 	}
-	for _, src := range defaultSources(AgentCodex, h) {
+	for _, src := range DefaultSources(AgentCodex, h) {
 		data, _, err := ReadFile(src.Path)
 		if err != nil {
 			continue // checkSettings reports it
@@ -109,7 +109,7 @@ func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, 
 		}
 		return health.Result{Status: health.Fail,
 			Text: fmt.Sprintf("%s [%s] %q is trusted in %s, but it is not a handler install writes (%s): Codex runs it", x.Event, key, x.Command, cfgPath, why),
-			Fix:  installFix(src) + " (it removes that trust), or remove the [hooks.state." + fmt.Sprintf("%q", key) + "] table from " + cfgPath}, true
+			Fix:  InstallFix(src) + " (it removes that trust), or remove the [hooks.state." + fmt.Sprintf("%q", key) + "] table from " + cfgPath}, true
 	case x.Ours && x.Unmanaged != "":
 		return health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("%s [%s] %q is not trusted, and install trusts only the handlers it writes (%s): Codex skips it", x.Event, key, x.Command, x.Unmanaged),
@@ -138,7 +138,7 @@ func runnable(regs []Registration) []Registration {
 // install writes its own handler without them (IN-31), since a project's
 // flags are carried over only from a handler config.toml trusts.
 func trustFix(src Source, x Handler) string {
-	fix := installFix(src)
+	fix := InstallFix(src)
 	if flags := flagTexts(x.Flags()); src.Scope == ScopeProject && flags != "" {
 		fix += " (it writes its own handler there, without " + flags + ")"
 	}

@@ -33,7 +33,8 @@ var copilotClient = Client{
 	Title:    "GitHub Copilot CLI",
 	Scopes:   []string{ScopeUser, ScopeProject},
 	FileNoun: "hooks",
-	path:     func(scope string, h Host) (string, error) { return CopilotPath(scope, "", h) },
+	Path:     func(scope string, h Host) (string, error) { return CopilotPath(scope, "", h) },
+	Sub:      CopilotSub,
 }
 
 // CopilotFileName is the hooks file compact-guard writes for Copilot CLI.
@@ -53,7 +54,7 @@ var CopilotEvents = []CopilotEvent{{"PreCompact", 60}, {"UserPromptSubmit", 15},
 
 // CopilotHome is $COPILOT_HOME, else ~/.copilot.
 func CopilotHome(h Host) (string, error) {
-	return homeDir(h, "COPILOT_HOME", ".copilot")
+	return HomeDir(h, "COPILOT_HOME", ".copilot")
 }
 
 // CopilotPath is the hooks file of scope (IN-42): user
@@ -163,8 +164,8 @@ func ReadCopilotFile(data []byte, exe string) (CopilotFileState, error) {
 				foreign = true
 				continue
 			}
-			pc, ok := parseHookCommand(h.Bash, nil)
-			if ok && isOurProgram(pc.Program, exe) && pc.Sub == CopilotSub && len(pc.Args) == 1 {
+			pc, ok := ParseHookCommand(h.Bash, nil)
+			if ok && IsOurProgram(pc.Program, exe) && pc.Sub == CopilotSub && len(pc.Args) == 1 {
 				ours = true
 				if !slices.Contains(st.Programs, pc.Program) {
 					st.Programs = append(st.Programs, pc.Program)
@@ -240,7 +241,7 @@ func CopilotPlugins(h Host) ([]CopilotPlugin, error) {
 			} `json:"source"`
 		} `json:"extraKnownMarketplaces"`
 	}
-	if err := json.Unmarshal(stripComments(data), &s); err != nil {
+	if err := json.Unmarshal(StripComments(data), &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(home, "settings.json"), err)
 	}
 	var out []CopilotPlugin

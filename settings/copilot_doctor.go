@@ -16,7 +16,7 @@ import (
 // compact-guard's Copilot hooks files of both scopes, the project's trust,
 // the plugin, and Claude Code's entries that Copilot runs too.
 
-func init() { copilotClient.doctor = clientChecks{whole: checkCopilot} }
+func init() { copilotClient.Doctor = ClientChecks{Whole: checkCopilot} }
 
 // maxCopilotFile bounds what is read of a Copilot hooks or config file.
 const maxCopilotFile = 1 << 20
@@ -60,7 +60,7 @@ func CopilotTrusted(h Host, project string) bool {
 	var cfg struct {
 		TrustedFolders []string `json:"trustedFolders"`
 	}
-	if json.Unmarshal(stripComments(data), &cfg) != nil {
+	if json.Unmarshal(StripComments(data), &cfg) != nil {
 		return false
 	}
 	for _, t := range cfg.TrustedFolders {

@@ -13,7 +13,7 @@ import (
 // doctor's checks of the hooks files (specs/install.md DR-1 to DR-5,
 // DR-12, DR-15 to DR-19, DR-26): every file the client reads, each entry of
 // compact-guard's in it, the registrations missing or doubled; then what
-// only one client needs, from its Client's doctor (clientChecks). cmd's
+// only one client needs, from its Client's doctor (ClientChecks). cmd's
 // doctor runs Check and prints its lines.
 
 // DoctorEnv is what the hooks files' checks need of doctor's run; cmd
@@ -70,70 +70,70 @@ type Value struct {
 	Value  string
 }
 
-// clientChecks are the steps of Check that differ per client; each is
-// optional. A client's file sets them in an init function (they call back
+// ClientChecks are the steps of Check that differ per client; each is
+// optional. A client's folder sets them in an init function (they call back
 // into the table, which a variable's initializer cannot).
-type clientChecks struct {
-	// sources are the files the client reads hooks from; nil: one per
-	// scope, as AgentPathFor resolves it (defaultSources).
-	sources func(h Host) []Source
-	// file judges a file beyond its entries (Claude Code's switches that
+type ClientChecks struct {
+	// Sources are the files the client reads hooks from; nil: one per
+	// scope, as AgentPathFor resolves it (DefaultSources).
+	Sources func(h Host) []Source
+	// File judges a file beyond its entries (Claude Code's switches that
 	// turn every hook off).
-	file func(src Source, doc *Document) []health.Result
-	// more finds registrations outside the files (Claude Code's plugins),
+	File func(src Source, doc *Document) []health.Result
+	// More finds registrations outside the files (Claude Code's plugins),
 	// with its lines; they count for coverage and the hint.
-	more func(env DoctorEnv, regs []Registration) ([]Registration, []health.Result)
-	// counted are the registrations that can run, for coverage (Codex:
+	More func(env DoctorEnv, regs []Registration) ([]Registration, []health.Result)
+	// Counted are the registrations that can run, for coverage (Codex:
 	// only those install can trust).
-	counted func(regs []Registration) []Registration
-	// after comes after coverage (Claude Code: the events the release on
-	// PATH knows), last after the hint (Codex: trust in config.toml).
-	after func(env DoctorEnv, regs []Registration) []health.Result
-	last  func(env DoctorEnv) []health.Result
-	// watchLoss says what is lost without watch's registration for an
+	Counted func(regs []Registration) []Registration
+	// After comes after coverage (Claude Code: the events the release on
+	// PATH knows), Last after the hint (Codex: trust in config.toml).
+	After func(env DoctorEnv, regs []Registration) []health.Result
+	Last  func(env DoctorEnv) []health.Result
+	// WatchLoss says what is lost without watch's registration for an
 	// event (specs/watch.md WA-1).
-	watchLoss map[string]string
-	// whole, when set, is the client's whole check, in place of the
+	WatchLoss map[string]string
+	// Whole, when set, is the client's whole check, in place of the
 	// steps above: Copilot CLI's hooks files are not in Claude Code's
 	// format (copilot_doctor.go).
-	whole func(env DoctorEnv) []health.Result
-	// entry and coverage replace checkRegistration and checkCoverage for
+	Whole func(env DoctorEnv) []health.Result
+	// Entry and Coverage replace checkRegistration and checkCoverage for
 	// a client whose registrations are its own (Gemini CLI).
-	entry    func(env DoctorEnv, src Source, h Entry, projDir string) health.Result
-	coverage func(regs []Registration) []health.Result
+	Entry    func(env DoctorEnv, src Source, h Entry, projDir string) health.Result
+	Coverage func(regs []Registration) []health.Result
 }
 
 // Check reads every hooks file env.Agent reads and judges compact-guard's
 // registrations in them (DR-1 to DR-5): one line per file and per entry,
 // then the registrations missing or doubled, then the client's own checks.
 func Check(env DoctorEnv) []health.Result {
-	c := ClientOf(env.Agent).doctor
-	if c.whole != nil {
-		return c.whole(env)
+	c := ClientOf(env.Agent).Doctor
+	if c.Whole != nil {
+		return c.Whole(env)
 	}
 	out, regs, broken, envs := checkFiles(env, c)
 	all := regs
-	if c.more != nil {
-		more, lines := c.more(env, regs)
+	if c.More != nil {
+		more, lines := c.More(env, regs)
 		out, all = append(out, lines...), append(slices.Clip(regs), more...)
 	}
 	counted := all
-	if c.counted != nil {
-		counted = c.counted(all)
+	if c.Counted != nil {
+		counted = c.Counted(all)
 	}
-	if c.coverage != nil {
-		out = append(out, foldCoverage(c.coverage(counted), broken)...)
+	if c.Coverage != nil {
+		out = append(out, foldCoverage(c.Coverage(counted), broken)...)
 	} else {
 		out = append(out, foldCoverage(checkCoverage(counted, env.Agent), broken)...)
 	}
-	if c.after != nil {
-		out = append(out, c.after(env, regs)...)
+	if c.After != nil {
+		out = append(out, c.After(env, regs)...)
 	}
 	if env.Hint != nil {
 		out = append(out, env.Hint(all, envs)...)
 	}
-	if c.last != nil {
-		out = append(out, c.last(env)...)
+	if c.Last != nil {
+		out = append(out, c.Last(env)...)
 	}
 	return out
 }
@@ -141,11 +141,11 @@ func Check(env DoctorEnv) []health.Result {
 // checkFiles reads each of the client's files: a line for each, and for
 // each entry of ours in it; the registrations found, the files that exist
 // but cannot be read or parsed, and the files' values of env.HintVar.
-func checkFiles(env DoctorEnv, c clientChecks) (out []health.Result, regs []Registration, broken []Source, envs []Value) {
+func checkFiles(env DoctorEnv, c ClientChecks) (out []health.Result, regs []Registration, broken []Source, envs []Value) {
 	projDir, _ := ProjectDir(env.Host)
-	sources := defaultSources(env.Agent, env.Host)
-	if c.sources != nil {
-		sources = c.sources(env.Host)
+	sources := DefaultSources(env.Agent, env.Host)
+	if c.Sources != nil {
+		sources = c.Sources(env.Host)
 	}
 	for _, src := range sources {
 		data, _, err := ReadFile(src.Path)
@@ -175,8 +175,8 @@ func checkFiles(env DoctorEnv, c clientChecks) (out []health.Result, regs []Regi
 		if v, ok := doc.Env(env.HintVar); ok && env.HintVar != "" {
 			envs = append(envs, Value{src, v})
 		}
-		if c.file != nil {
-			out = append(out, c.file(src, doc)...)
+		if c.File != nil {
+			out = append(out, c.File(src, doc)...)
 		}
 		if len(found) == 0 {
 			out = append(out, health.Result{Status: health.Info, Text: fmt.Sprintf("%s %s: no compact-guard hooks", src.Label, src.Path)})
@@ -185,8 +185,8 @@ func checkFiles(env DoctorEnv, c clientChecks) (out []health.Result, regs []Regi
 		}
 		for _, h := range found {
 			regs = append(regs, Registration{src, h})
-			if c.entry != nil {
-				out = append(out, c.entry(env, src, h, projDir))
+			if c.Entry != nil {
+				out = append(out, c.Entry(env, src, h, projDir))
 				continue
 			}
 			out = append(out, checkRegistration(env, src, h, projDir))
@@ -195,10 +195,10 @@ func checkFiles(env DoctorEnv, c clientChecks) (out []health.Result, regs []Regi
 	return out, regs, broken, envs
 }
 
-// defaultSources are the files of a client that reads one hooks file per
+// DefaultSources are the files of a client that reads one hooks file per
 // scope (IN-19): for Codex CLI and Qwen Code the user's and the current
 // folder's project file.
-func defaultSources(a Agent, h Host) []Source {
+func DefaultSources(a Agent, h Host) []Source {
 	var out []Source
 	for _, scope := range a.Scopes() {
 		p, err := AgentPathFor(a, scope, "", h)
@@ -210,8 +210,8 @@ func defaultSources(a Agent, h Host) []Source {
 	return out
 }
 
-// installFix is the install command that repairs an entry in src.
-func installFix(src Source) string {
+// InstallFix is the install command that repairs an entry in src.
+func InstallFix(src Source) string {
 	if src.Scope == "" || src.Scope == ScopeUser {
 		return "run 'compact-guard install" + src.Agent.Flag() + "'"
 	}
@@ -242,7 +242,7 @@ func checkCoverage(regs []Registration, agent Agent) []health.Result {
 			out = append(out, health.Result{Status: health.Fail, Text: "no PreCompact hook runs compact-guard precompact: no snapshot is taken before a compaction",
 				Fix: install})
 		case len(where) == 0 && s.Sub == "watch":
-			out = append(out, health.Result{Status: health.Warn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, ClientOf(agent).doctor.watchLoss[s.Event]),
+			out = append(out, health.Result{Status: health.Warn, Text: fmt.Sprintf("no %s hook runs compact-guard watch: %s", s.Event, ClientOf(agent).Doctor.WatchLoss[s.Event]),
 				Fix: install})
 		case len(where) == 0:
 			out = append(out, health.Result{Status: health.Fail, Text: `no SessionStart hook with matcher "compact" runs compact-guard postcompact: the compacted session is not pointed at its snapshot`,

@@ -15,16 +15,16 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
-// entryReport gathers the problems of one entry for its one line: the
+// EntryReport gathers the problems of one entry for its one line: the
 // worst decides the mark, and install's fixes are said once.
-type entryReport struct {
+type EntryReport struct {
 	res                       health.Result
 	inst                      string // install's fix for the entry's file
 	whys, fixes, installNotes []string
 	needInstall               bool
 }
 
-func (r *entryReport) report(st health.Status, why, fix string) {
+func (r *EntryReport) report(st health.Status, why, fix string) {
 	r.res.Status = max(r.res.Status, st)
 	r.whys = append(r.whys, why)
 	// One install run mends several problems: say it once.
@@ -38,8 +38,29 @@ func (r *entryReport) report(st health.Status, why, fix string) {
 	}
 }
 
-func (r *entryReport) fail(why, fix string) { r.report(health.Fail, why, fix) }
-func (r *entryReport) warn(why, fix string) { r.report(health.Warn, why, fix) }
+// NewEntryReport starts the report of an entry of src whose line says
+// text; until a problem is reported it is OK.
+func NewEntryReport(text string, src Source) *EntryReport {
+	return &EntryReport{res: health.Result{Status: health.OK, Text: text}, inst: InstallFix(src)}
+}
+
+// Fail reports a problem that keeps the entry from working; fix mends it.
+func (r *EntryReport) Fail(why, fix string) { r.report(health.Fail, why, fix) }
+
+// Warn reports a problem the entry works despite; fix mends it.
+func (r *EntryReport) Warn(why, fix string) { r.report(health.Warn, why, fix) }
+
+// Inst is install's fix for the entry's file, the fix most problems name.
+func (r *EntryReport) Inst() string { return r.inst }
+
+// Finish is the entry's one line: the worst problem's mark, every why, and
+// the fixes with install's said once, first.
+func (r *EntryReport) Finish() health.Result {
+	if r.needInstall {
+		r.fixes = append([]string{r.inst + strings.Join(r.installNotes, "")}, r.fixes...)
+	}
+	return finishCheck(r.res, r.whys, r.fixes)
+}
 
 // checkRegistration judges one hook entry of ours. All its problems go on
 // its one line, the worst deciding the mark.
@@ -53,25 +74,25 @@ func checkRegistration(env DoctorEnv, src Source, h Entry, projDir string) healt
 		timeout = "timeout " + h.Timeout + " s"
 	}
 	cmdline := strings.TrimSpace(h.Command + " " + strings.Join(h.ExecArgs, " "))
-	r := &entryReport{res: health.Result{Status: health.OK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, cmdline, timeout)}, inst: installFix(src)}
+	r := &EntryReport{res: health.Result{Status: health.OK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, cmdline, timeout)}, inst: InstallFix(src)}
 
 	spec, subs := hookSpec(h.Event, h.Sub)
 	if len(subs) == 0 {
-		r.warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Sub, h.Event), "remove it from "+src.Path)
+		r.Warn(fmt.Sprintf("compact-guard %s is not meant for %s", h.Sub, h.Event), "remove it from "+src.Path)
 		return finishCheck(r.res, r.whys, r.fixes)
 	}
-	prog, progOK := checkProgram(r, env, src, h, projDir)
+	prog, progOK := CheckProgram(r, env, src, h, projDir)
 
 	// Will it run for the right events, long enough?
 	if spec == nil {
-		r.fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, strings.Join(subs, " or "), h.Sub), installFix(src))
+		r.Fail(fmt.Sprintf("%s needs compact-guard %s, not %s", h.Event, strings.Join(subs, " or "), h.Sub), InstallFix(src))
 	}
 	for _, v := range matcherWants(spec) {
 		if ok, bad := MatcherMatches(matcher, v); bad != nil {
-			r.fail(fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad), installFix(src))
+			r.Fail(fmt.Sprintf("matcher %q is not a valid pattern: %v", matcher, bad), InstallFix(src))
 			break
 		} else if !ok {
-			r.fail(fmt.Sprintf("matcher %q does not match %q", matcher, v), installFix(src))
+			r.Fail(fmt.Sprintf("matcher %q does not match %q", matcher, v), InstallFix(src))
 		}
 	}
 	if p := env.argProblem(h.Args, src.Path); p.Status != health.OK {
@@ -81,14 +102,14 @@ func checkRegistration(env DoctorEnv, src Source, h Entry, projDir string) healt
 		r.report(p.Status, p.Text, p.Fix)
 	}
 	if h.If {
-		r.fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
+		r.Fail(`it has an "if" condition, and hooks with one run only for tool events`, `remove "if" from the entry in `+src.Path)
 	}
 	checkTimeout(r, src, h)
 	if h.Sub == "precompact" && h.Async {
-		r.warn("async: the compaction may start before the snapshot is written", `remove "async" from the entry in `+src.Path)
+		r.Warn("async: the compaction may start before the snapshot is written", `remove "async" from the entry in `+src.Path)
 	}
-	if exe := env.Exe; progOK && exe != "" && !sameFile(prog, exe) {
-		r.warn("another compact-guard than this one ("+exe+")", installFix(src)+" to use this one, or run that binary's doctor")
+	if exe := env.Exe; progOK && exe != "" && !SameFile(prog, exe) {
+		r.Warn("another compact-guard than this one ("+exe+")", InstallFix(src)+" to use this one, or run that binary's doctor")
 	}
 	fixes := r.fixes
 	if r.needInstall && h.Unmanaged == "" {
@@ -97,28 +118,28 @@ func checkRegistration(env DoctorEnv, src Source, h Entry, projDir string) healt
 	return finishCheck(r.res, r.whys, fixes)
 }
 
-// checkProgram reports whether the entry's program exists and can run; it
+// CheckProgram reports whether the entry's program exists and can run; it
 // returns the program as the shell would find it and whether it is one.
-func checkProgram(r *entryReport, env DoctorEnv, src Source, h Entry, projDir string) (string, bool) {
+func CheckProgram(r *EntryReport, env DoctorEnv, src Source, h Entry, projDir string) (string, bool) {
 	prog := expandProgram(h.Program, projDir, env.Host)
 	switch {
 	case prog == "":
-		r.warn("cannot tell where the program is", installFix(src))
+		r.Warn("cannot tell where the program is", InstallFix(src))
 	case !strings.ContainsAny(prog, `/\`):
 		if found, err := exec.LookPath(prog); err != nil {
-			r.fail(fmt.Sprintf("%q is not on PATH", prog), installFix(src)+" to register an absolute path")
+			r.Fail(fmt.Sprintf("%q is not on PATH", prog), InstallFix(src)+" to register an absolute path")
 		} else {
-			r.warn(fmt.Sprintf("found through this shell's PATH (%s); Claude Code's PATH may differ", found), installFix(src)+" to register an absolute path")
+			r.Warn(fmt.Sprintf("found through this shell's PATH (%s); Claude Code's PATH may differ", found), InstallFix(src)+" to register an absolute path")
 		}
 	default:
 		st, err := os.Stat(prog)
 		switch {
 		case err != nil:
-			r.fail(fmt.Sprintf("%s does not exist", prog), installFix(src)+" to point it at "+orUnknown(env.Exe))
+			r.Fail(fmt.Sprintf("%s does not exist", prog), InstallFix(src)+" to point it at "+orUnknown(env.Exe))
 		case st.IsDir():
-			r.fail(fmt.Sprintf("%s is a folder", prog), installFix(src))
+			r.Fail(fmt.Sprintf("%s is a folder", prog), InstallFix(src))
 		case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
-			r.fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+health.ShellQuote(prog))
+			r.Fail(fmt.Sprintf("%s is not executable", prog), "chmod +x "+health.ShellQuote(prog))
 		default:
 			return prog, true
 		}
@@ -128,21 +149,21 @@ func checkProgram(r *entryReport, env DoctorEnv, src Source, h Entry, projDir st
 
 // checkTimeout fails a timeout the client would misread or that cuts the
 // hook short.
-func checkTimeout(r *entryReport, src Source, h Entry) {
+func checkTimeout(r *EntryReport, src Source, h Entry) {
 	if h.Timeout == "" {
 		return
 	}
 	t, ok := h.TimeoutSeconds()
-	writes := fmt.Sprintf("%s (it writes %d)", installFix(src), specTimeout(h.Event))
+	writes := fmt.Sprintf("%s (it writes %d)", InstallFix(src), specTimeout(h.Event))
 	switch {
 	case !ok:
-		r.fail("the timeout is not a number", writes)
+		r.Fail("the timeout is not a number", writes)
 	case t >= 1000:
-		r.fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", h.Timeout, time.Duration(t*float64(time.Second)).Round(time.Minute)), writes)
+		r.Fail(fmt.Sprintf("timeout %s looks like milliseconds; Claude Code reads seconds (%s)", h.Timeout, time.Duration(t*float64(time.Second)).Round(time.Minute)), writes)
 	case t <= 0:
-		r.fail("the timeout is not positive", writes)
+		r.Fail("the timeout is not positive", writes)
 	case h.Sub == "precompact" && t < 5:
-		r.fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", h.Timeout), writes)
+		r.Fail(fmt.Sprintf("timeout %s s is too short: the snapshot may be cut off", h.Timeout), writes)
 	}
 }
 
@@ -255,7 +276,7 @@ func (env DoctorEnv) argProblem(args []string, file string) health.Result {
 	return env.ArgProblem(args, file)
 }
 
-func sameFile(a, b string) bool {
+func SameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)

@@ -20,15 +20,15 @@ import (
 // file, or unreadable.
 func settingsReadProblem(src Source, err error) health.Result {
 	c := health.Result{Status: health.Fail, Text: fmt.Sprintf("%s %s cannot be read: %v", src.Label, src.Path, err)}
-	c.Fix = unreadableFix(src.Path, err) + ", then " + installFix(src)
+	c.Fix = UnreadableFix(src.Path, err) + ", then " + InstallFix(src)
 	return c
 }
 
-// unreadableFix mends a file that cannot be read as a settings file
+// UnreadableFix mends a file that cannot be read as a settings file
 // (IN-22) without losing anything in it: a link, a FIFO, a socket or a
 // device goes (rm removes a link, not its target); a folder or a file too
 // large is moved aside; a file the user may not read gets the permission.
-func unreadableFix(path string, err error) string {
+func UnreadableFix(path string, err error) string {
 	q := health.ShellQuote(path)
 	if errors.Is(err, fs.ErrPermission) {
 		return "chmod u+r " + q

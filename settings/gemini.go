@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-
-	"github.com/tailscale/hujson"
 )
 
 // geminiClient is Gemini CLI (specs/install.md IN-56 to IN-60):
@@ -23,9 +21,9 @@ var geminiClient = Client{
 	Comments:    true,
 	FileNoun:    "settings",
 	Watch:       []string{"BeforeAgent"},
-	hooks:       GeminiHooks,
-	timeoutUnit: 1000,
-	path: func(scope string, h Host) (string, error) {
+	Hooks:       GeminiHooks,
+	TimeoutUnit: 1000,
+	Path: func(scope string, h Host) (string, error) {
 		if scope == ScopeUser {
 			dir, err := GeminiHome(h)
 			if err != nil {
@@ -52,21 +50,6 @@ var GeminiHooks = []Hook{
 	{Event: "BeforeAgent", Sub: "watch", Timeout: 10000},
 }
 
-// HooksFor are the registrations install writes for client a, in order:
-// the client's own list, else those of Hooks it fires.
-func HooksFor(a Agent) []Hook {
-	if h := ClientOf(a).hooks; h != nil {
-		return h
-	}
-	var out []Hook
-	for _, h := range Hooks {
-		if h.For(a) {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 // GeminiHome is the folder Gemini CLI keeps its settings and chats in:
 // $GEMINI_CLI_HOME/.gemini, else ~/.gemini.
 func GeminiHome(h Host) (string, error) {
@@ -91,39 +74,6 @@ func GeminiHome(h Host) (string, error) {
 	return filepath.Join(home, ".gemini"), nil
 }
 
-// unit is how a's hooks count their timeout: 1 for seconds, 1000 for
-// Gemini CLI's milliseconds.
-func (a Agent) unit() float64 {
-	if u := ClientOf(a).timeoutUnit; u > 0 {
-		return u
-	}
-	return 1
-}
-
-// timeoutText says a timeout as the client counts it.
-func (a Agent) timeoutText(t int) string {
-	if a.unit() == 1000 {
-		return fmt.Sprintf("%dms", t)
-	}
-	return fmt.Sprintf("%ds", t)
-}
-
-// plausibleTimeout reports whether a user's timeout for sub is one install
-// keeps, counted in the client's unit (IN-58: a Gemini timeout of 60 is
-// 60 ms, which would cut precompact off).
-func (a Agent) plausibleTimeout(sub string, v hujson.ValueTrimmed) bool {
-	t, ok := numberOf(v)
-	if !ok {
-		return false
-	}
-	t /= a.unit()
-	lo := float64(minPostcompactTimeout)
-	if sub == "precompact" {
-		lo = minPrecompactTimeout
-	}
-	return t >= lo && t <= maxHookTimeout
-}
-
 func init() {
-	geminiClient.doctor = clientChecks{entry: checkGeminiEntry, coverage: checkGeminiCoverage}
+	geminiClient.Doctor = ClientChecks{Entry: checkGeminiEntry, Coverage: checkGeminiCoverage}
 }

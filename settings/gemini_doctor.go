@@ -23,7 +23,7 @@ func checkGeminiEntry(env DoctorEnv, src Source, h Entry, projDir string) health
 	if h.Timeout != "" {
 		timeout = "timeout " + h.Timeout + " ms"
 	}
-	r := &entryReport{res: health.Result{Status: health.OK, Text: fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, h.Command, timeout)}, inst: installFix(src)}
+	r := NewEntryReport(fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, h.Command, timeout), src)
 	var spec *Hook
 	for i, s := range GeminiHooks {
 		if s.Event == h.Event && s.Sub == h.Sub {
@@ -31,35 +31,32 @@ func checkGeminiEntry(env DoctorEnv, src Source, h Entry, projDir string) health
 		}
 	}
 	if spec == nil {
-		r.warn(fmt.Sprintf("compact-guard %s is not meant for Gemini CLI's %s", h.Sub, h.Event), "remove it from "+src.Path)
-		return finishCheck(r.res, r.whys, r.fixes)
+		r.Warn(fmt.Sprintf("compact-guard %s is not meant for Gemini CLI's %s", h.Sub, h.Event), "remove it from "+src.Path)
+		return r.Finish()
 	}
-	if prog, ok := checkProgram(r, env, src, h, projDir); ok && env.Exe != "" && !sameFile(prog, env.Exe) {
-		r.warn("another compact-guard than this one ("+env.Exe+")", r.inst+" to use this one")
+	if prog, ok := CheckProgram(r, env, src, h, projDir); ok && env.Exe != "" && !SameFile(prog, env.Exe) {
+		r.Warn("another compact-guard than this one ("+env.Exe+")", r.Inst()+" to use this one")
 	}
 	// Gemini CLI 0.61.0 compares a trigger matcher as one exact string.
 	switch m := strings.TrimSpace(h.Matcher); {
 	case m == "" || m == "*":
 	case spec.Event == "PreCompress" && (m == "auto" || m == "manual"):
-		r.warn(fmt.Sprintf("matcher %q: Gemini CLI runs it for %s compressions only", m, m), r.inst)
+		r.Warn(fmt.Sprintf("matcher %q: Gemini CLI runs it for %s compressions only", m, m), r.Inst())
 	case spec.Event == "PreCompress":
-		r.fail(fmt.Sprintf("matcher %q matches neither \"auto\" nor \"manual\": Gemini CLI compares it as one exact string", m), r.inst)
+		r.Fail(fmt.Sprintf("matcher %q matches neither \"auto\" nor \"manual\": Gemini CLI compares it as one exact string", m), r.Inst())
 	}
 	if h.Timeout != "" {
 		t, ok := h.TimeoutSeconds() // the number as written: milliseconds here
 		switch {
 		case !ok || t <= 0:
-			r.fail("the timeout is not a positive number", r.inst)
+			r.Fail("the timeout is not a positive number", r.Inst())
 		case spec.Sub == "precompact" && t < 5000:
-			r.fail(fmt.Sprintf("timeout %s ms is too short: Gemini CLI counts milliseconds, and the snapshot may be cut off", h.Timeout), r.inst)
+			r.Fail(fmt.Sprintf("timeout %s ms is too short: Gemini CLI counts milliseconds, and the snapshot may be cut off", h.Timeout), r.Inst())
 		case t < 1000:
-			r.fail(fmt.Sprintf("timeout %s ms: Gemini CLI counts milliseconds", h.Timeout), r.inst)
+			r.Fail(fmt.Sprintf("timeout %s ms: Gemini CLI counts milliseconds", h.Timeout), r.Inst())
 		}
 	}
-	if r.needInstall {
-		r.fixes = append([]string{r.inst + strings.Join(r.installNotes, "")}, r.fixes...)
-	}
-	return finishCheck(r.res, r.whys, r.fixes)
+	return r.Finish()
 }
 
 // checkGeminiCoverage reports a registration missing from every file

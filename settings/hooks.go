@@ -11,8 +11,9 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// ourSubcommands are the sub-commands that make a hook entry ours.
-var ourSubcommands = map[string]bool{"precompact": true, "postcompact": true, "watch": true, CopilotSub: true}
+// ourSubcommands are the sub-commands that make a hook entry ours; a
+// client that runs one of its own adds it when it registers (Client.Sub).
+var ourSubcommands = map[string]bool{"precompact": true, "postcompact": true, "watch": true}
 
 // globalValueFlags are the global flags that take a separate value, which
 // may stand between the program and its sub-command.
@@ -126,8 +127,8 @@ func entryOf(h *hujson.Object, self string) (Entry, bool) {
 			e.ExecArgs = append(e.ExecArgs, s)
 		}
 	}
-	e.cmd, ok = parseHookCommand(e.Command, e.ExecArgs)
-	if !ok || e.cmd.Sub == "" || !isOurProgram(e.cmd.Program, self) {
+	e.cmd, ok = ParseHookCommand(e.Command, e.ExecArgs)
+	if !ok || e.cmd.Sub == "" || !IsOurProgram(e.cmd.Program, self) {
 		return Entry{}, false
 	}
 	e.Program, e.Args, e.Sub = e.cmd.Program, e.cmd.Args, e.cmd.Sub
@@ -509,4 +510,52 @@ func (d *Document) Uninstall(self string) []Change {
 	}
 	d.removeHandlers(drop)
 	return changes
+}
+
+// HooksFor are the registrations install writes for client a, in order:
+// the client's own list, else those of Hooks it fires.
+func HooksFor(a Agent) []Hook {
+	if h := ClientOf(a).Hooks; h != nil {
+		return h
+	}
+	var out []Hook
+	for _, h := range Hooks {
+		if h.For(a) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// unit is how a's hooks count their timeout: 1 for seconds, 1000 for
+// Gemini CLI's milliseconds.
+func (a Agent) unit() float64 {
+	if u := ClientOf(a).TimeoutUnit; u > 0 {
+		return u
+	}
+	return 1
+}
+
+// timeoutText says a timeout as the client counts it.
+func (a Agent) timeoutText(t int) string {
+	if a.unit() == 1000 {
+		return fmt.Sprintf("%dms", t)
+	}
+	return fmt.Sprintf("%ds", t)
+}
+
+// plausibleTimeout reports whether a user's timeout for sub is one install
+// keeps, counted in the client's unit (IN-58: a Gemini timeout of 60 is
+// 60 ms, which would cut precompact off).
+func (a Agent) plausibleTimeout(sub string, v hujson.ValueTrimmed) bool {
+	t, ok := numberOf(v)
+	if !ok {
+		return false
+	}
+	t /= a.unit()
+	lo := float64(minPostcompactTimeout)
+	if sub == "precompact" {
+		lo = minPrecompactTimeout
+	}
+	return t >= lo && t <= maxHookTimeout
 }

@@ -90,7 +90,7 @@ func parse(data []byte, comments bool) (*Document, error) {
 	}
 	check := data
 	if comments {
-		check = stripComments(data)
+		check = StripComments(data)
 	}
 	if err := strictJSON(check); err != nil {
 		return nil, err

@@ -12,18 +12,18 @@ var qwenClient = Client{
 	Comments: true,
 	FileNoun: "settings",
 	Watch:    []string{"UserPromptSubmit", "SessionStart"},
-	path:     homeAndProject("QWEN_HOME", ".qwen", "settings.json"),
+	Path:     HomeAndProject("QWEN_HOME", ".qwen", "settings.json"),
 }
 
 // QwenHome is $QWEN_HOME, else ~/.qwen.
 func QwenHome(h Host) (string, error) {
-	return homeDir(h, "QWEN_HOME", ".qwen")
+	return HomeDir(h, "QWEN_HOME", ".qwen")
 }
 
 // On Qwen Code watch hands over the late pointer only (specs/watch.md
 // WA-1), so that is what doctor says is lost without its registrations.
 func init() {
-	qwenClient.doctor = clientChecks{watchLoss: map[string]string{
+	qwenClient.Doctor = ClientChecks{WatchLoss: map[string]string{
 		"UserPromptSubmit": "no pointer handed over late",
 		"SessionStart":     "a resumed session is not noted, so a pointer lost with the process that compacted is not handed over",
 	}}

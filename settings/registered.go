@@ -19,24 +19,25 @@ import (
 // known.
 func Registered(h Host, self string, extra ...string) []string {
 	type file struct {
-		path  string
-		agent Agent
+		path     string
+		comments bool
 	}
 	var files []file
 	for _, a := range Agents {
 		for _, scope := range a.Scopes() {
 			if p, err := AgentPathFor(a, scope, "", h); err == nil {
-				files = append(files, file{p, a})
+				files = append(files, file{p, a.Comments()})
 			}
 		}
 	}
 	for _, p := range pluginHookFiles(h) {
-		files = append(files, file{p, AgentClaude})
+		files = append(files, file{p, false})
 	}
 	for _, p := range extra {
 		// A --settings file may be any client's: comments are allowed
-		// when that client is Qwen Code, so reading with them is safe.
-		files = append(files, file{p, AgentQwen})
+		// when that client reads its file with them, so reading with
+		// them is safe.
+		files = append(files, file{p, true})
 	}
 	var out []string
 	for _, f := range files {
@@ -47,7 +48,7 @@ func Registered(h Host, self string, extra ...string) []string {
 		if err == nil && !ok {
 			continue
 		}
-		if d, perr := ParseFor(f.agent, data); err == nil && perr == nil && len(d.Entries(self)) == 0 {
+		if d, perr := parse(data, f.comments); err == nil && perr == nil && len(d.Entries(self)) == 0 {
 			continue
 		}
 		out = append(out, f.path)

@@ -14,13 +14,13 @@
 // events it fires).
 //
 // Adding a client: write <client>.go with its Client value (and, when its
-// files are not the home-and-project pair homeAndProject describes, its
+// files are not the home-and-project pair HomeAndProject describes, its
 // path function), add its Agent constant and one row to the clients table
 // in clients.go. install, uninstall, --agent, its help and completion then
 // know it, and doctor checks its files, entries and coverage. A check only
 // that client needs (Claude Code's plugins, Codex's trust in config.toml)
 // goes beside it, in <client>_doctor.go, set on its Client's doctor in an
-// init function (doctor.go, clientChecks).
+// init function (doctor.go, ClientChecks).
 //
 // doctor's checks of the hooks files live here (doctor*.go, Check): each
 // returns health.Result lines, which cmd prints.

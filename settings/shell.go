@@ -170,9 +170,9 @@ type parsedCommand struct {
 	static bool
 }
 
-// parseHookCommand takes apart a handler's command: shell form, or exec
+// ParseHookCommand takes apart a handler's command: shell form, or exec
 // form when args is not nil.
-func parseHookCommand(command string, args []string) (parsedCommand, bool) {
+func ParseHookCommand(command string, args []string) (parsedCommand, bool) {
 	var pc parsedCommand
 	if args != nil {
 		// Exec form: command is the program itself, unquoted.
@@ -205,10 +205,10 @@ func parseHookCommand(command string, args []string) (parsedCommand, bool) {
 	return pc, true
 }
 
-// isOurProgram reports whether a hook's program is compact-guard: its base
+// IsOurProgram reports whether a hook's program is compact-guard: its base
 // name is compact-guard (compact-guard.exe), or it is the running binary
 // under another name.
-func isOurProgram(program, self string) bool {
+func IsOurProgram(program, self string) bool {
 	base := program
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]

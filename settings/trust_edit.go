@@ -25,6 +25,10 @@ type TrustEdit struct {
 	Backups string
 	// Trace is what the edit records of itself or takes back (IN-76).
 	Trace TraceMode
+	// Agent is the client whose hooks files the trust's keys name, read
+	// as that client reads them when the edit asks whether a file still
+	// holds compact-guard's entries.
+	Agent Agent
 }
 
 // TrustResult says what a TrustEdit did.
@@ -100,7 +104,7 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 		ts.had = true
 	}
 	if after, err := parseTOML(out); err == nil {
-		ts.inUse = after.trustsInstalled()
+		ts.inUse = after.trustsInstalled(e.Agent)
 	}
 	newName := sf.Path
 	if ts.prior != nil && !isSymlink(e.Path) {
@@ -153,9 +157,9 @@ func (e TrustEdit) Apply() (*TrustResult, error) {
 }
 
 // trustsInstalled reports whether a [hooks.state] table's key names a
-// hooks file (the key's part before its event, group and handler) that
-// still holds an entry of compact-guard's.
-func (d *tomlDoc) trustsInstalled() bool {
+// hooks file of client a (the key's part before its event, group and
+// handler) that still holds an entry of compact-guard's.
+func (d *tomlDoc) trustsInstalled(a Agent) bool {
 	for k := range d.state {
 		parts := strings.Split(k, ":")
 		if len(parts) < 4 {
@@ -165,7 +169,7 @@ func (d *tomlDoc) trustsInstalled() bool {
 		if err != nil || !ok {
 			continue
 		}
-		if doc, err := ParseFor(AgentCodex, data); err == nil && len(doc.Entries("")) > 0 {
+		if doc, err := ParseFor(a, data); err == nil && len(doc.Entries("")) > 0 {
 			return true
 		}
 	}
