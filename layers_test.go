@@ -27,8 +27,11 @@ var layers = map[string]int{
 	"restore/residue": 9,
 	"restore":         10,
 	"settings":        11, "restore/audit": 11,
-	"cmd":       12,
-	"packaging": 13, ".": 13, "snapshot/redact/redactgen": 13,
+	"agent":         12,
+	"clients/codex": 14, "clients/qwen": 14, "clients/copilot": 14, "clients/gemini": 14,
+	"clients":   15,
+	"cmd":       16,
+	"packaging": 17, ".": 17, "snapshot/redact/redactgen": 17,
 }
 
 // TestLayers proves that no package imports one of its own layer or above

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
-	"github.com/compact-guard/compact-guard/settings"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -32,8 +32,8 @@ func sessionAgent(p Payload, f *transcript.File) string {
 	case base == "events.jsonl" && strings.Contains(path, "/session-state/"):
 		// Copilot CLI's, before the client wrote its first line (TR-65).
 		return string(transcript.FormatCopilot)
-	case gemini.IsChatPath(p.TranscriptPath) || p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent":
-		return string(settings.AgentGemini) // TR-81: Gemini CLI's chat, or its events
+	case geminireader.IsChatPath(p.TranscriptPath) || p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent":
+		return string(gemini.Name) // TR-81: Gemini CLI's chat, or its events
 	case p.TurnID != "":
 		return string(transcript.FormatCodex)
 	}

@@ -10,6 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/copilot"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	"github.com/compact-guard/compact-guard/clients/qwen"
 	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/restore/residue"
 	"github.com/compact-guard/compact-guard/settings"
@@ -146,14 +150,14 @@ func (o *AuditOptions) sources(projects string) []audit.Source {
 		}
 	}
 	add(settings.AgentClaude, projects, nil)
-	codex, err := settings.CodexHome(o.Host)
-	add(settings.AgentCodex, filepath.Join(codex, "sessions"), err)
-	qwen, err := settings.QwenHome(o.Host)
-	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
-	copilot, err := settings.CopilotHome(o.Host)
-	add(settings.AgentCopilot, filepath.Join(copilot, "session-state"), err) // AU-21
-	gem, err := settings.GeminiHome(o.Host)
-	add(settings.AgentGemini, filepath.Join(gem, "tmp"), err)
+	cx, err := codex.Home(o.Host)
+	add(codex.Name, filepath.Join(cx, "sessions"), err)
+	qw, err := qwen.Home(o.Host)
+	add(qwen.Name, filepath.Join(qw, "projects"), err)
+	cp, err := copilot.Home(o.Host)
+	add(copilot.Name, filepath.Join(cp, "session-state"), err) // AU-21
+	gem, err := gemini.Home(o.Host)
+	add(gemini.Name, filepath.Join(gem, "tmp"), err)
 	return out
 }
 

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // checkCopilot is doctor's settings check for Copilot CLI, as doctor runs it.
 func checkCopilot(opts *DoctorOptions, exe string) []health.Result {
-	return settings.Check(settings.DoctorEnv{Host: opts.Host, Agent: settings.AgentCopilot, Exe: exe})
+	return settings.Check(settings.DoctorEnv{Host: opts.Host, Agent: copilot.Name, Exe: exe})
 }
 
 func copilotDoctorText(cs []health.Result) string {

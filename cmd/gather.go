@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
 	"github.com/compact-guard/compact-guard/snapshot/redact"
@@ -177,7 +177,7 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		out.layout.incomplete = true
 		return out
 	}
-	if gemini.IsChatPath(st.path) {
+	if geminireader.IsChatPath(st.path) {
 		return readGeminiTranscript(readCtx, st) // PC-45
 	}
 	f := openTranscriptSettled(readCtx, scanCtx, st, &out)

@@ -11,7 +11,8 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/settings"
@@ -37,7 +38,7 @@ const (
 // isGeminiHook reports a hook run by Gemini CLI: its events, or its chat
 // file as the transcript.
 func isGeminiHook(p Payload) bool {
-	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || gemini.IsChatPath(p.TranscriptPath)
+	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || geminireader.IsChatPath(p.TranscriptPath)
 }
 
 // geminiSkip says whether a PreCompress can compress nothing, so that no
@@ -48,7 +49,7 @@ func geminiSkip(opts *PrecompactOptions, p Payload) (why string, skip bool) {
 	if p.HookEventName != "PreCompress" || p.Trigger != "auto" {
 		return "", false
 	}
-	tokens, model, ok := gemini.LastFill(p.TranscriptPath)
+	tokens, model, ok := geminireader.LastFill(p.TranscriptPath)
 	if !ok {
 		return "", false
 	}
@@ -80,7 +81,7 @@ func geminiThreshold(getenv func(string) string, cwd string) float64 {
 	}
 	host := settings.DefaultHost()
 	host.Getenv = getenv
-	if home, err := settings.GeminiHome(host); err == nil {
+	if home, err := gemini.Home(host); err == nil {
 		files = append(files, filepath.Join(home, "settings.json"))
 	}
 	for _, f := range files {
@@ -108,7 +109,7 @@ func geminiThreshold(getenv func(string) string, cwd string) float64 {
 // another client's (PC-45): whole (its facts are the session's), the
 // edits' relative paths made absolute against the payload's cwd.
 func readGeminiTranscript(ctx context.Context, st *transcriptStep) (out transcriptOutcome) {
-	out.agent = string(settings.AgentGemini)
+	out.agent = string(gemini.Name)
 	out.facts = &transcript.Facts{}
 	out.layout.segmentStart = -1
 	out.layout.readTo = new(int64(0))
@@ -120,7 +121,7 @@ func readGeminiTranscript(ctx context.Context, st *transcriptStep) (out transcri
 	}
 	out.layout.size = fi.Size()
 	st.size.Store(fi.Size())
-	chat, err := gemini.Read(ctx, st.path, gemini.Options{Cwd: st.cwd, MaxBytes: fi.Size()})
+	chat, err := geminireader.Read(ctx, st.path, geminireader.Options{Cwd: st.cwd, MaxBytes: fi.Size()})
 	if chat != nil {
 		out.facts = chat.Facts
 		if u := out.facts.Usage; u != nil && u.Window == 0 {
@@ -150,7 +151,7 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
 	defer cancel()
-	chat, err := gemini.Read(ctx, p.TranscriptPath, gemini.Options{Cwd: p.Cwd})
+	chat, err := geminireader.Read(ctx, p.TranscriptPath, geminireader.Options{Cwd: p.Cwd})
 	if err != nil {
 		entry.Warnings = append(entry.Warnings, "reading the chat: "+err.Error())
 	}

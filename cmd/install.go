@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 )
 
@@ -78,7 +80,7 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func installRun(opts *InstallOptions) error {
-	if opts.Agent == settings.AgentCopilot {
+	if opts.Agent == copilot.Name {
 		return copilotInstall(opts) // IN-41
 	}
 	exe, err := opts.Executable()
@@ -131,7 +133,7 @@ func installRun(opts *InstallOptions) error {
 			before := d.Handlers(exe)
 			changes, err := d.Install(exe, client, carry)
 			notes = d.CarryNotes()
-			if err == nil && opts.Agent == settings.AgentCodex {
+			if err == nil && opts.Agent == codex.Name {
 				plan = settings.PlanTrust(path, before, d.Handlers(exe))
 			}
 			foreign = unmanagedEntries(d, exe)
@@ -182,7 +184,7 @@ func installRun(opts *InstallOptions) error {
 // reports whether the trust changed. Other clients run their hooks as the
 // file says.
 func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (bool, error) {
-	if opts.Agent != settings.AgentCodex {
+	if opts.Agent != codex.Name {
 		return false, nil
 	}
 	tr, err := trustCodexHooks(opts, plan, settings.TraceInstall)
@@ -206,7 +208,7 @@ func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (b
 // trustCodexHooks carries out plan in Codex's config.toml (IN-20) and
 // prints what changed.
 func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan, mode settings.TraceMode) (*settings.TrustResult, error) {
-	home, err := settings.CodexHome(opts.Host)
+	home, err := codex.Home(opts.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -284,10 +286,10 @@ func noteForeign(opts *SettingsOptions, path string, entries []settings.Entry, v
 // checkCodexConfig refuses, before the hooks file is changed, a Codex
 // config.toml that the trust edit could not read or parse (IN-22).
 func checkCodexConfig(opts *SettingsOptions) error {
-	if opts.Agent != settings.AgentCodex {
+	if opts.Agent != codex.Name {
 		return nil
 	}
-	home, err := settings.CodexHome(opts.Host)
+	home, err := codex.Home(opts.Host)
 	if err != nil {
 		return err
 	}
@@ -301,10 +303,10 @@ func checkCodexConfig(opts *SettingsOptions) error {
 // says, every entry's, named on stderr.
 func carryFor(opts *SettingsOptions, path string) (settings.Carry, string, error) {
 	carry := settings.Carry{Own: opts.Settings == "" && opts.Scope == settings.ScopeUser}
-	if opts.Agent != settings.AgentCodex {
+	if opts.Agent != codex.Name {
 		return carry, "", nil
 	}
-	home, err := settings.CodexHome(opts.Host)
+	home, err := codex.Home(opts.Host)
 	if err != nil {
 		return carry, "", err
 	}
@@ -329,7 +331,7 @@ func noteCarried(opts *SettingsOptions, path, cfgPath string, notes []settings.C
 		case !n.Kept:
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry %s is not trusted as it stands in %s, and a hooks file that is not your own may come from anyone: install writes its own handler in its place, without %s (it carries such a file's flags only from a handler config.toml already trusts)\n",
 				path, n.Event, strconv.Quote(n.Command), cfgPath, words)
-		case opts.Agent == settings.AgentCodex:
+		case opts.Agent == codex.Name:
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s: %s trusts that exact handler, so check that they are yours (compact-guard doctor --agent codex)\n",
 				path, n.Event, words, cfgPath)
 		default:

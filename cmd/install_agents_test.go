@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/qwen"
 	"github.com/compact-guard/compact-guard/settings"
 )
 
@@ -69,7 +71,7 @@ func TestInstallCodex(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	doc, err := settings.ParseFor(settings.AgentCodex, instRead(t, hooks))
+	doc, err := settings.ParseFor(codex.Name, instRead(t, hooks))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestInstallQwen(t *testing.T) {
 		t.Errorf("qwen install touched trust:\n%s", out)
 	}
 	// watch for the late pointer alone: the prompt and the resume.
-	doc, err := settings.ParseFor(settings.AgentQwen, instRead(t, p))
+	doc, err := settings.ParseFor(qwen.Name, instRead(t, p))
 	if err != nil {
 		t.Fatal(err)
 	}

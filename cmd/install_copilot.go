@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -49,7 +50,7 @@ func copilotInstall(opts *SettingsOptions) error {
 	if isTemporaryBuild(exe) {
 		return fmt.Errorf("refusing to register %s: it is a temporary build that disappears when 'go run' ends; build it first with 'go build -o ~/.local/bin/compact-guard .'", exe)
 	}
-	path, err := settings.CopilotPath(opts.Scope, opts.Settings, opts.Host)
+	path, err := copilot.CopilotPath(opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
@@ -57,14 +58,14 @@ func copilotInstall(opts *SettingsOptions) error {
 	if err := copilotWithin(path, project); err != nil {
 		return err
 	}
-	old, err := settings.ReadCopilotHooks(path)
+	old, err := copilot.ReadCopilotHooks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left untouched", path, err)
 	}
-	want := settings.CopilotFile(exe)
+	want := copilot.CopilotFile(exe)
 	out := opts.IO.Out
 	if old != nil {
-		st, perr := settings.ReadCopilotFile(old, exe)
+		st, perr := copilot.ReadCopilotFile(old, exe)
 		switch {
 		case perr != nil:
 			return fmt.Errorf("%s: %w; left untouched", path, perr)
@@ -93,11 +94,11 @@ func copilotInstall(opts *SettingsOptions) error {
 	if err := snapshot.WriteFileAtomic(path, want, perm); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s %s: PreCompact, UserPromptSubmit and PostToolUse run %s\n", verb, path, settings.Command(exe, settings.CopilotSub))
+	fmt.Fprintf(out, "%s %s: PreCompact, UserPromptSubmit and PostToolUse run %s\n", verb, path, settings.Command(exe, copilot.CopilotSub))
 	if project != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope user keeps them personal\n", filepath.Base(path))
-		if !settings.CopilotTrusted(opts.Host, project) {
-			fmt.Fprintf(opts.IO.ErrOut, "note: Copilot CLI runs a project's hooks only in a folder it trusts: answer yes when it asks about %s, or add it to \"trustedFolders\" in %s\n", project, settings.CopilotConfigPath(opts.Host))
+		if !copilot.CopilotTrusted(opts.Host, project) {
+			fmt.Fprintf(opts.IO.ErrOut, "note: Copilot CLI runs a project's hooks only in a folder it trusts: answer yes when it asks about %s, or add it to \"trustedFolders\" in %s\n", project, copilot.CopilotConfigPath(opts.Host))
 		}
 	}
 	fmt.Fprintf(out, "check the setup with: compact-guard doctor --agent copilot\n")
@@ -106,11 +107,11 @@ func copilotInstall(opts *SettingsOptions) error {
 
 func copilotUninstall(opts *SettingsOptions) error {
 	self, _ := opts.Executable()
-	path, err := settings.CopilotPath(opts.Scope, opts.Settings, opts.Host)
+	path, err := copilot.CopilotPath(opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
-	old, err := settings.ReadCopilotHooks(path)
+	old, err := copilot.ReadCopilotHooks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left untouched", path, err)
 	}
@@ -119,7 +120,7 @@ func copilotUninstall(opts *SettingsOptions) error {
 		fmt.Fprintf(out, "no compact-guard hooks file at %s: nothing to remove\n", path)
 		return nil
 	}
-	st, perr := settings.ReadCopilotFile(old, self)
+	st, perr := copilot.ReadCopilotFile(old, self)
 	switch {
 	case perr != nil:
 		return fmt.Errorf("%s: %w; left untouched", path, perr)

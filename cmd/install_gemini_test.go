@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/compact-guard/compact-guard/clients/gemini"
 	"github.com/compact-guard/compact-guard/settings"
 )
 
@@ -44,7 +45,7 @@ func TestInstallGemini(t *testing.T) {
 			if !strings.Contains(out, "updated "+p) || !strings.Contains(out, "timeout 60000ms") {
 				t.Errorf("IN-57 out:\n%s", out)
 			}
-			doc, err := settings.ParseFor(settings.AgentGemini, []byte(got))
+			doc, err := settings.ParseFor(gemini.Name, []byte(got))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
@@ -57,7 +59,7 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func uninstallRun(opts *UninstallOptions) error {
-	if opts.Agent == settings.AgentCopilot {
+	if opts.Agent == copilot.Name {
 		return copilotUninstall(opts) // IN-46
 	}
 	self, _ := opts.Executable() // recognition by name still works without it
@@ -83,7 +85,7 @@ func uninstallRun(opts *UninstallOptions) error {
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(self)
 			changes := d.Uninstall(self)
-			if opts.Agent == settings.AgentCodex {
+			if opts.Agent == codex.Name {
 				plan = settings.PlanTrust(path, before, d.Handlers(self))
 			}
 			foreign = d.Entries(self)
@@ -109,7 +111,7 @@ func uninstallRun(opts *UninstallOptions) error {
 	}
 	printTrace(out, res.Trace)
 	files := []string{res.Path}
-	if opts.Agent == settings.AgentCodex && !plan.Empty() {
+	if opts.Agent == codex.Name && !plan.Empty() {
 		tr, err := trustCodexHooks(opts, plan, settings.TraceUninstall)
 		if err != nil {
 			return err

@@ -10,20 +10,18 @@ import (
 // Agent names a client whose hooks compact-guard registers (IN-19).
 type Agent string
 
-// The clients compact-guard registers with.
-const (
-	AgentClaude Agent = "claude"
-	AgentCodex  Agent = "codex"
-	AgentQwen   Agent = "qwen"
-	AgentGemini Agent = "gemini"
-)
+// AgentClaude is Claude Code, the baseline: the client compact-guard was
+// made for, whose hooks every other client's are measured against. The
+// others are named by their folders under clients/.
+const AgentClaude Agent = "claude"
 
 // Client is what compact-guard knows of one client's configuration: its
 // name, where its hooks file of each scope is and how it reads it, the
-// watch events it fires, and the doctor checks only it needs. Each client's
-// value lives in its own file (claude.go, codex.go, qwen.go); clients is
-// the one table that lists them.
+// watch events it fires, and the doctor checks only it needs. Claude Code's
+// value is claude.go's; every other client's lives in its folder under
+// clients/, which registers it (Register).
 type Client struct {
+	// Agent is the client's name on --agent.
 	Agent Agent
 	// Title is the client's name for people.
 	Title string
@@ -60,7 +58,7 @@ type Client struct {
 // Code's, the baseline, and then each that Register added (a client's
 // folder under clients/ defines its Client; the clients package registers
 // them all, in one place).
-var clients = []*Client{&claudeClient, &codexClient, &qwenClient, &copilotClient, &geminiClient}
+var clients = []*Client{&claudeClient}
 
 // Register adds c to the table of clients after those registered before
 // it; its Agent names it on --agent. It is called while the program

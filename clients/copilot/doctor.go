@@ -1,4 +1,4 @@
-package settings
+package copilot
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/settings"
+
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
@@ -16,7 +18,7 @@ import (
 // compact-guard's Copilot hooks files of both scopes, the project's trust,
 // the plugin, and Claude Code's entries that Copilot runs too.
 
-func init() { copilotClient.Doctor = ClientChecks{Whole: checkCopilot} }
+func init() { Settings.Doctor = settings.ClientChecks{Whole: checkCopilot} }
 
 // maxCopilotFile bounds what is read of a Copilot hooks or config file.
 const maxCopilotFile = 1 << 20
@@ -28,7 +30,7 @@ func ReadCopilotHooks(path string) ([]byte, error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		return nil, fmt.Errorf("a symlink, not a file compact-guard writes")
 	}
-	data, _, err := ReadFile(path)
+	data, _, err := settings.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -42,8 +44,8 @@ func ReadCopilotHooks(path string) ([]byte, error) {
 }
 
 // CopilotConfigPath is Copilot's config.json, which holds trustedFolders.
-func CopilotConfigPath(h Host) string {
-	home, err := CopilotHome(h)
+func CopilotConfigPath(h settings.Host) string {
+	home, err := Home(h)
 	if err != nil {
 		return "~/.copilot/config.json"
 	}
@@ -52,7 +54,7 @@ func CopilotConfigPath(h Host) string {
 
 // CopilotTrusted reports whether Copilot CLI trusts project: config.json's
 // trustedFolders holds it or a folder above it.
-func CopilotTrusted(h Host, project string) bool {
+func CopilotTrusted(h settings.Host, project string) bool {
 	data, err := ReadCopilotHooks(CopilotConfigPath(h))
 	if err != nil || data == nil {
 		return false
@@ -60,7 +62,7 @@ func CopilotTrusted(h Host, project string) bool {
 	var cfg struct {
 		TrustedFolders []string `json:"trustedFolders"`
 	}
-	if json.Unmarshal(StripComments(data), &cfg) != nil {
+	if json.Unmarshal(settings.StripComments(data), &cfg) != nil {
 		return false
 	}
 	for _, t := range cfg.TrustedFolders {
@@ -75,7 +77,7 @@ func CopilotTrusted(h Host, project string) bool {
 // checkCopilot is doctor's check of Copilot CLI's hooks (DR-41 to DR-43,
 // PL-13, PL-14): its files are not in Claude Code's format, so it replaces
 // Check's steps.
-func checkCopilot(env DoctorEnv) []health.Result {
+func checkCopilot(env settings.DoctorEnv) []health.Result {
 	out, filesGuard := checkCopilotFiles(env)
 	plugins, pluginGuard := checkCopilotPlugins(env, filesGuard)
 	out = append(out, plugins...)
@@ -90,9 +92,9 @@ func checkCopilot(env DoctorEnv) []health.Result {
 
 // checkCopilotFiles judges compact-guard's own hooks file in each scope
 // (DR-41), and reports whether one of them guards Copilot.
-func checkCopilotFiles(env DoctorEnv) (out []health.Result, guarded bool) {
+func checkCopilotFiles(env settings.DoctorEnv) (out []health.Result, guarded bool) {
 	exe := env.Exe
-	for _, scope := range []string{ScopeUser, ScopeProject} {
+	for _, scope := range []string{settings.ScopeUser, settings.ScopeProject} {
 		path, err := CopilotPath(scope, "", env.Host)
 		if err != nil {
 			out = append(out, health.Result{Status: health.Warn, Text: fmt.Sprintf("Copilot CLI %s hooks: %v", scope, err)})
@@ -115,7 +117,7 @@ func checkCopilotFiles(env DoctorEnv) (out []health.Result, guarded bool) {
 			continue
 		}
 		fix := "run 'compact-guard install --agent copilot --scope " + scope + "'"
-		if scope == ScopeProject {
+		if scope == settings.ScopeProject {
 			fix += " in the project folder"
 		}
 		var missing []string
@@ -136,7 +138,7 @@ func checkCopilotFiles(env DoctorEnv) (out []health.Result, guarded bool) {
 			out = append(out, health.Result{Status: health.OK, Text: label + ": PreCompact, UserPromptSubmit, PostToolUse"})
 		}
 		guarded = true
-		if scope == ScopeProject {
+		if scope == settings.ScopeProject {
 			if proj := filepath.Dir(filepath.Dir(filepath.Dir(path))); !CopilotTrusted(env.Host, proj) {
 				out = append(out, health.Result{Status: health.Warn, Text: fmt.Sprintf("Copilot CLI does not trust %s (%s): it runs no hook of its .github/hooks", proj, CopilotConfigPath(env.Host)),
 					Fix: "start copilot in it and trust the folder when asked"})
@@ -149,7 +151,7 @@ func checkCopilotFiles(env DoctorEnv) (out []health.Result, guarded bool) {
 // checkCopilotPlugins judges the Claude Code plugin enabled in Copilot
 // (PL-13), and reports whether it guards Copilot; with a hooks file too
 // (filesGuard), each compaction gets two snapshots.
-func checkCopilotPlugins(env DoctorEnv, filesGuard bool) (out []health.Result, guarded bool) {
+func checkCopilotPlugins(env settings.DoctorEnv, filesGuard bool) (out []health.Result, guarded bool) {
 	plugins, perr := CopilotPlugins(env.Host)
 	if perr != nil {
 		out = append(out, health.Result{Status: health.Warn, Text: "Copilot CLI plugins: " + perr.Error()})
@@ -182,9 +184,9 @@ func checkCopilotPlugins(env DoctorEnv, filesGuard bool) (out []health.Result, g
 
 // checkClaudeEntriesUnderCopilot notes compact-guard's Claude Code entries
 // that Copilot runs too, where they do nothing (DR-42).
-func checkClaudeEntriesUnderCopilot(env DoctorEnv) (out []health.Result) {
+func checkClaudeEntriesUnderCopilot(env settings.DoctorEnv) (out []health.Result) {
 	exe := env.Exe
-	if proj, err := ProjectDir(env.Host); err == nil {
+	if proj, err := settings.ProjectDir(env.Host); err == nil {
 		for _, name := range []string{"settings.json", "settings.local.json"} {
 			p := filepath.Join(proj, ".claude", name)
 			data, err := ReadCopilotHooks(p)

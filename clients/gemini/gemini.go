@@ -1,12 +1,17 @@
-package settings
+package gemini
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/compact-guard/compact-guard/settings"
 )
 
-// geminiClient is Gemini CLI (specs/install.md IN-56 to IN-60):
+// Name is Gemini CLI's name on --agent and in the records of its sessions.
+const Name settings.Agent = "gemini"
+
+// Settings is Gemini CLI's settings files (specs/install.md IN-56 to IN-60):
 // $GEMINI_CLI_HOME/.gemini/settings.json (the variable replaces the home
 // folder), else ~/.gemini/settings.json, and <project>/.gemini/
 // settings.json, read with comments stripped. Its events are its own, its
@@ -14,18 +19,18 @@ import (
 // HookPlanner: "manual|auto" matches nothing), so its registrations are a
 // list of their own with no matcher; doctor judges them by those rules
 // (gemini_doctor.go).
-var geminiClient = Client{
-	Agent:       AgentGemini,
+var Settings = settings.Client{
+	Agent:       Name,
 	Title:       "Gemini CLI",
-	Scopes:      []string{ScopeUser, ScopeProject},
+	Scopes:      []string{settings.ScopeUser, settings.ScopeProject},
 	Comments:    true,
 	FileNoun:    "settings",
 	Watch:       []string{"BeforeAgent"},
 	Hooks:       GeminiHooks,
 	TimeoutUnit: 1000,
-	Path: func(scope string, h Host) (string, error) {
-		if scope == ScopeUser {
-			dir, err := GeminiHome(h)
+	Path: func(scope string, h settings.Host) (string, error) {
+		if scope == settings.ScopeUser {
+			dir, err := Home(h)
 			if err != nil {
 				return "", err
 			}
@@ -45,14 +50,14 @@ var geminiClient = Client{
 // BeforeAgent, whose additionalContext joins the turn's prompt, runs watch,
 // which hands over the pointer once the chat shows the compression
 // (WA-36). Timeout is in milliseconds.
-var GeminiHooks = []Hook{
+var GeminiHooks = []settings.Hook{
 	{Event: "PreCompress", Sub: "precompact", Timeout: 60000},
 	{Event: "BeforeAgent", Sub: "watch", Timeout: 10000},
 }
 
-// GeminiHome is the folder Gemini CLI keeps its settings and chats in:
+// Home is the folder Gemini CLI keeps its settings and chats in:
 // $GEMINI_CLI_HOME/.gemini, else ~/.gemini.
-func GeminiHome(h Host) (string, error) {
+func Home(h settings.Host) (string, error) {
 	getenv := h.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -75,5 +80,5 @@ func GeminiHome(h Host) (string, error) {
 }
 
 func init() {
-	geminiClient.Doctor = ClientChecks{Entry: checkGeminiEntry, Coverage: checkGeminiCoverage}
+	Settings.Doctor = settings.ClientChecks{Entry: checkGeminiEntry, Coverage: checkGeminiCoverage}
 }

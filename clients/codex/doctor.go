@@ -1,4 +1,4 @@
-package settings
+package codex
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/compact-guard/compact-guard/settings"
 
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
@@ -19,9 +21,9 @@ import (
 // Codex CLI's own doctor checks: only the handlers install can trust count
 // for coverage, and config.toml must trust each of them (DR-15, DR-18).
 func init() {
-	codexClient.Doctor = ClientChecks{
+	Settings.Doctor = settings.ClientChecks{
 		Counted: runnable,
-		Last:    func(env DoctorEnv) []health.Result { return checkCodexTrust(env) },
+		Last:    func(env settings.DoctorEnv) []health.Result { return checkCodexTrust(env) },
 	}
 }
 
@@ -31,19 +33,19 @@ func init() {
 // the file says now; a handler that names compact-guard but is not one
 // install writes is not trusted; a project's file is in a trusted project.
 // Codex skips an untrusted or changed hook without a word.
-func checkCodexTrust(env DoctorEnv) []health.Result {
+func checkCodexTrust(env settings.DoctorEnv) []health.Result {
 	h, exe := env.Host, env.Exe
-	home, err := CodexHome(h)
+	home, err := Home(h)
 	if err != nil {
 		return []health.Result{{Status: health.Fail, Text: "Codex trust: " + err.Error()}}
 	}
 	path := filepath.Join(home, "config.toml")
-	data, _, err := ReadFile(path)
+	data, _, err := settings.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
-			Fix: UnreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
+			Fix: settings.UnreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
 	}
-	cfg, err := ReadCodexConfig(data)
+	cfg, err := settings.ReadCodexConfig(data)
 	if err != nil {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
 			Fix: "correct " + path + " by hand: Codex does not start with a config it cannot parse"}}
@@ -53,12 +55,12 @@ func checkCodexTrust(env DoctorEnv) []health.Result {
 		out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: features.hooks is false: Codex runs no hook", path),
 			Fix: "remove 'hooks = false' from [features] in " + path})
 	}
-	for _, src := range DefaultSources(AgentCodex, h) {
-		data, _, err := ReadFile(src.Path)
+	for _, src := range settings.DefaultSources(Name, h) {
+		data, _, err := settings.ReadFile(src.Path)
 		if err != nil {
 			continue // checkSettings reports it
 		}
-		doc, err := ParseFor(AgentCodex, data)
+		doc, err := settings.ParseFor(Name, data)
 		if err != nil {
 			continue
 		}
@@ -69,7 +71,7 @@ func checkCodexTrust(env DoctorEnv) []health.Result {
 				out = append(out, c)
 			}
 		}
-		if ours && src.Scope == ScopeProject {
+		if ours && src.Scope == settings.ScopeProject {
 			if proj := filepath.Dir(filepath.Dir(src.Path)); !cfg.TrustsProject(proj) {
 				out = append(out, health.Result{Status: health.Fail, Text: fmt.Sprintf("%s is in a project Codex does not trust: it does not load it", src.Path),
 					Fix: fmt.Sprintf("trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s", proj, proj, path)})
@@ -82,7 +84,7 @@ func checkCodexTrust(env DoctorEnv) []health.Result {
 // codexHandlerTrust judges one handler of a Codex hooks file against
 // config.toml; ok is false when there is nothing to say (a handler that
 // does not name compact-guard).
-func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, defaultKeep int) (health.Result, bool) {
+func codexHandlerTrust(src settings.Source, cfgPath string, cfg *settings.CodexConfig, x settings.Handler, defaultKeep int) (health.Result, bool) {
 	key := x.TrustKey(src.Path)
 	st, has := cfg.Hooks.State[key]
 	hashed := has && st.TrustedHash == x.TrustHash()
@@ -94,7 +96,7 @@ func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, 
 		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] changed since it was trusted in %s: Codex skips it as modified", x.Event, key, cfgPath), Fix: trustFix(src, x)}, true
 	case x.Exact && !runs:
 		return health.Result{Status: health.Fail, Text: fmt.Sprintf("%s [%s] is disabled in %s", x.Event, key, cfgPath), Fix: "remove 'enabled = false' from its [hooks.state] table"}, true
-	case x.Exact && src.Scope == ScopeProject && len(x.Flags()) > 0:
+	case x.Exact && src.Scope == settings.ScopeProject && len(x.Flags()) > 0:
 		return projectFlagsCheck(src, cfgPath, key, x, defaultKeep), true
 	case x.Exact:
 		return health.Result{Status: health.OK, Text: fmt.Sprintf("%s [%s] trusted in %s", x.Event, key, cfgPath)}, true
@@ -109,7 +111,7 @@ func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, 
 		}
 		return health.Result{Status: health.Fail,
 			Text: fmt.Sprintf("%s [%s] %q is trusted in %s, but it is not a handler install writes (%s): Codex runs it", x.Event, key, x.Command, cfgPath, why),
-			Fix:  InstallFix(src) + " (it removes that trust), or remove the [hooks.state." + fmt.Sprintf("%q", key) + "] table from " + cfgPath}, true
+			Fix:  settings.InstallFix(src) + " (it removes that trust), or remove the [hooks.state." + fmt.Sprintf("%q", key) + "] table from " + cfgPath}, true
 	case x.Ours && x.Unmanaged != "":
 		return health.Result{Status: health.Warn,
 			Text: fmt.Sprintf("%s [%s] %q is not trusted, and install trusts only the handlers it writes (%s): Codex skips it", x.Event, key, x.Command, x.Unmanaged),
@@ -123,8 +125,8 @@ func codexHandlerTrust(src Source, cfgPath string, cfg *CodexConfig, x Handler, 
 // runnable are the registrations that can run on agent: on Codex only
 // those install writes or can make its own, since Codex runs no hook it
 // does not trust and install trusts only its own (IN-21).
-func runnable(regs []Registration) []Registration {
-	var out []Registration
+func runnable(regs []settings.Registration) []settings.Registration {
+	var out []settings.Registration
 	for _, r := range regs {
 		if r.Entry.Unmanaged == "" {
 			out = append(out, r)
@@ -137,9 +139,9 @@ func runnable(regs []Registration) []Registration {
 // not run as it stands: for a project's handler with flags it says that
 // install writes its own handler without them (IN-31), since a project's
 // flags are carried over only from a handler config.toml trusts.
-func trustFix(src Source, x Handler) string {
-	fix := InstallFix(src)
-	if flags := flagTexts(x.Flags()); src.Scope == ScopeProject && flags != "" {
+func trustFix(src settings.Source, x settings.Handler) string {
+	fix := settings.InstallFix(src)
+	if flags := flagTexts(x.Flags()); src.Scope == settings.ScopeProject && flags != "" {
 		fix += " (it writes its own handler there, without " + flags + ")"
 	}
 	return fix
@@ -150,7 +152,7 @@ func trustFix(src Source, x Handler) string {
 // versions before IN-31 trusted a committed handler's flags along with it.
 // A flag that loses or leaks the user's snapshots beyond this project
 // fails; any other is a warning.
-func projectFlagsCheck(src Source, cfgPath, key string, x Handler, defaultKeep int) health.Result {
+func projectFlagsCheck(src settings.Source, cfgPath, key string, x settings.Handler, defaultKeep int) health.Result {
 	flags := x.Flags()
 	var risks []string
 	for _, f := range flags {
@@ -173,7 +175,7 @@ func projectFlagsCheck(src Source, cfgPath, key string, x Handler, defaultKeep i
 // repoFlagRisk says what flag f, given by a project's file, does to the
 // user's snapshots beyond that project (DR-26), "" for a flag that loses
 // and leaks nothing.
-func repoFlagRisk(f Flag, defaultKeep int) string {
+func repoFlagRisk(f settings.Flag, defaultKeep int) string {
 	switch f.Name {
 	case "--keep":
 		n, err := strconv.Atoi(f.Value)
@@ -197,7 +199,7 @@ func repoFlagRisk(f Flag, defaultKeep int) string {
 }
 
 // flagTexts lists flags as the command writes them.
-func flagTexts(flags []Flag) string {
+func flagTexts(flags []settings.Flag) string {
 	texts := make([]string, len(flags))
 	for i, f := range flags {
 		texts[i] = f.Text

@@ -1,8 +1,10 @@
-package settings
+package gemini
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/compact-guard/compact-guard/settings"
 
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
@@ -14,7 +16,7 @@ import (
 
 // checkGeminiEntry judges one entry of ours in a Gemini CLI settings file
 // (DR-46).
-func checkGeminiEntry(env DoctorEnv, src Source, h Entry, projDir string) health.Result {
+func checkGeminiEntry(env settings.DoctorEnv, src settings.Source, h settings.Entry, projDir string) health.Result {
 	matcher := h.Matcher
 	if !h.HasMatcher {
 		matcher = "*"
@@ -23,8 +25,8 @@ func checkGeminiEntry(env DoctorEnv, src Source, h Entry, projDir string) health
 	if h.Timeout != "" {
 		timeout = "timeout " + h.Timeout + " ms"
 	}
-	r := NewEntryReport(fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, h.Command, timeout), src)
-	var spec *Hook
+	r := settings.NewEntryReport(fmt.Sprintf("  %s [%s] runs %s (%s)", h.Event, matcher, h.Command, timeout), src)
+	var spec *settings.Hook
 	for i, s := range GeminiHooks {
 		if s.Event == h.Event && s.Sub == h.Sub {
 			spec = &GeminiHooks[i]
@@ -34,7 +36,7 @@ func checkGeminiEntry(env DoctorEnv, src Source, h Entry, projDir string) health
 		r.Warn(fmt.Sprintf("compact-guard %s is not meant for Gemini CLI's %s", h.Sub, h.Event), "remove it from "+src.Path)
 		return r.Finish()
 	}
-	if prog, ok := CheckProgram(r, env, src, h, projDir); ok && env.Exe != "" && !SameFile(prog, env.Exe) {
+	if prog, ok := settings.CheckProgram(r, env, src, h, projDir); ok && env.Exe != "" && !settings.SameFile(prog, env.Exe) {
 		r.Warn("another compact-guard than this one ("+env.Exe+")", r.Inst()+" to use this one")
 	}
 	// Gemini CLI 0.61.0 compares a trigger matcher as one exact string.
@@ -63,7 +65,7 @@ func checkGeminiEntry(env DoctorEnv, src Source, h Entry, projDir string) health
 // (DR-47): without PreCompress no snapshot is taken, without BeforeAgent
 // the pointer never reaches the model (Gemini CLI has no event after a
 // compression).
-func checkGeminiCoverage(regs []Registration) []health.Result {
+func checkGeminiCoverage(regs []settings.Registration) []health.Result {
 	var out []health.Result
 	for _, s := range GeminiHooks {
 		n := 0

@@ -1,4 +1,4 @@
-package settings
+package copilot
 
 import (
 	"bytes"
@@ -10,7 +10,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/compact-guard/compact-guard/settings"
 )
+
+// Name is GitHub Copilot CLI.
+const Name settings.Agent = "copilot"
 
 // GitHub Copilot CLI (specs/install.md IN-41 to IN-48). Copilot reads every
 // *.json of .github/hooks/ (a trusted project) and of $COPILOT_HOME/hooks/
@@ -20,20 +25,17 @@ import (
 // uninstall removes exactly it. Events are named in PascalCase, for which
 // Copilot passes Claude Code's snake_case payload fields.
 
-// AgentCopilot is GitHub Copilot CLI.
-const AgentCopilot Agent = "copilot"
-
-// copilotClient is GitHub Copilot CLI: compact-guard's own hooks file in
+// Settings is GitHub Copilot CLI's hooks files: compact-guard's own hooks file in
 // $COPILOT_HOME/hooks/ (else ~/.copilot/hooks/) or <project>/.github/hooks/
 // (CopilotPath); no watch events (the Copilot hook, "compact-guard
 // copilot", does what watch would); doctor's check is its own
 // (copilot_doctor.go).
-var copilotClient = Client{
-	Agent:    AgentCopilot,
+var Settings = settings.Client{
+	Agent:    Name,
 	Title:    "GitHub Copilot CLI",
-	Scopes:   []string{ScopeUser, ScopeProject},
+	Scopes:   []string{settings.ScopeUser, settings.ScopeProject},
 	FileNoun: "hooks",
-	Path:     func(scope string, h Host) (string, error) { return CopilotPath(scope, "", h) },
+	Path:     func(scope string, h settings.Host) (string, error) { return CopilotPath(scope, "", h) },
 	Sub:      CopilotSub,
 }
 
@@ -52,26 +54,26 @@ type CopilotEvent struct {
 // CopilotEvents are the registrations, in the file's order (IN-41).
 var CopilotEvents = []CopilotEvent{{"PreCompact", 60}, {"UserPromptSubmit", 15}, {"PostToolUse", 15}}
 
-// CopilotHome is $COPILOT_HOME, else ~/.copilot.
-func CopilotHome(h Host) (string, error) {
-	return HomeDir(h, "COPILOT_HOME", ".copilot")
+// Home is $COPILOT_HOME, else ~/.copilot.
+func Home(h settings.Host) (string, error) {
+	return settings.HomeDir(h, "COPILOT_HOME", ".copilot")
 }
 
 // CopilotPath is the hooks file of scope (IN-42): user
 // $COPILOT_HOME/hooks/compact-guard.json, project
 // <cwd>/.github/hooks/compact-guard.json; an explicit path wins.
-func CopilotPath(scope, explicit string, h Host) (string, error) {
+func CopilotPath(scope, explicit string, h settings.Host) (string, error) {
 	if explicit != "" {
 		return filepath.Abs(explicit)
 	}
 	switch scope {
-	case ScopeUser:
-		home, err := CopilotHome(h)
+	case settings.ScopeUser:
+		home, err := Home(h)
 		if err != nil {
 			return "", err
 		}
 		return filepath.Join(home, "hooks", CopilotFileName), nil
-	case ScopeProject:
+	case settings.ScopeProject:
 		wd, err := h.Getwd()
 		if err != nil {
 			return "", err
@@ -103,7 +105,7 @@ func CopilotFile(exe string) []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n  \"version\": 1,\n  \"hooks\": {\n")
 	for i, e := range CopilotEvents {
-		h := copilotHandler{Type: "command", Bash: Command(exe, CopilotSub), PowerShell: psCommand(exe), TimeoutSec: e.Timeout}
+		h := copilotHandler{Type: "command", Bash: settings.Command(exe, CopilotSub), PowerShell: psCommand(exe), TimeoutSec: e.Timeout}
 		var entry bytes.Buffer
 		enc := json.NewEncoder(&entry)
 		enc.SetEscapeHTML(false) // & stays &, as people write it
@@ -164,8 +166,8 @@ func ReadCopilotFile(data []byte, exe string) (CopilotFileState, error) {
 				foreign = true
 				continue
 			}
-			pc, ok := ParseHookCommand(h.Bash, nil)
-			if ok && IsOurProgram(pc.Program, exe) && pc.Sub == CopilotSub && len(pc.Args) == 1 {
+			pc, ok := settings.ParseHookCommand(h.Bash, nil)
+			if ok && settings.IsOurProgram(pc.Program, exe) && pc.Sub == CopilotSub && len(pc.Args) == 1 {
 				ours = true
 				if !slices.Contains(st.Programs, pc.Program) {
 					st.Programs = append(st.Programs, pc.Program)
@@ -191,7 +193,7 @@ func ReadCopilotFile(data []byte, exe string) (CopilotFileState, error) {
 // .claude/settings.json and .claude/settings.local.json): they do nothing
 // there (postcompact PO-28), which doctor --agent copilot says (DR-41).
 func ClaudeEntriesUnderCopilot(data []byte, exe string) []string {
-	d, err := ParseFor(AgentClaude, data)
+	d, err := settings.ParseFor(settings.AgentClaude, data)
 	if err != nil {
 		return nil
 	}
@@ -220,8 +222,8 @@ type CopilotPlugin struct {
 // marketplace of source "directory" (extraKnownMarketplaces) is loaded live
 // from it, its marketplace.json naming the plugin's folder; a plugin
 // installed from elsewhere is looked for under installed-plugins/.
-func CopilotPlugins(h Host) ([]CopilotPlugin, error) {
-	home, err := CopilotHome(h)
+func CopilotPlugins(h settings.Host) ([]CopilotPlugin, error) {
+	home, err := Home(h)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +243,7 @@ func CopilotPlugins(h Host) ([]CopilotPlugin, error) {
 			} `json:"source"`
 		} `json:"extraKnownMarketplaces"`
 	}
-	if err := json.Unmarshal(StripComments(data), &s); err != nil {
+	if err := json.Unmarshal(settings.StripComments(data), &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(home, "settings.json"), err)
 	}
 	var out []CopilotPlugin
