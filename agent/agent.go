@@ -6,7 +6,10 @@
 package agent
 
 import (
+	"github.com/compact-guard/compact-guard/restore"
+	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/settings"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // Client is one client as the shared code sees it.
@@ -15,6 +18,19 @@ type Client struct {
 	// are and how the client reads them, what install writes, doctor's
 	// checks of its own.
 	Settings *settings.Client
+	// Format is the format of its transcripts: its reader's row of
+	// transcript's readers table.
+	Format transcript.Format
+	// Order is when it writes a compaction's boundary relative to the
+	// hooks that run selection, as measured (SS-15).
+	Order selectsnap.Order
+	// NoContextRecorded is set when its transcript records no hook
+	// context (Qwen Code): whether a pointer reached the model is judged
+	// without it (SS-17, AU-16).
+	NoContextRecorded bool
+	// EscapesBrackets is set when it escapes "<" and ">" in a hook's
+	// context, so quotes are marked "| " instead of "> " (PO-38).
+	EscapesBrackets bool
 }
 
 // Name is the client's name on --agent and in its sessions' records.
@@ -22,7 +38,7 @@ func (c *Client) Name() settings.Agent { return c.Settings.Agent }
 
 // claude is Claude Code's row, the baseline the shared code is written
 // for.
-var claude = &Client{Settings: settings.ClientOf(settings.AgentClaude)}
+var claude = &Client{Settings: settings.ClientOf(settings.AgentClaude), Format: transcript.FormatClaude}
 
 // all is the table of clients, Claude Code's first, then each registered
 // in the order help names them.
@@ -35,6 +51,14 @@ func Register(cs ...*Client) {
 	for _, c := range cs {
 		all = append(all, c)
 		settings.Register(c.Settings)
+		name := string(c.Name())
+		selectsnap.Orders[name] = c.Order
+		if c.NoContextRecorded {
+			selectsnap.NoContextRecorded[c.Format] = true
+		}
+		if c.EscapesBrackets {
+			restore.EscapesBrackets[name] = true
+		}
 	}
 }
 

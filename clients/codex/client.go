@@ -1,9 +1,17 @@
 package codex
 
-import "github.com/compact-guard/compact-guard/agent"
+import (
+	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/transcript"
+)
 
-// Client is what the shared code asks of this client (agent.Client); the
+// Client is what the shared code asks of Codex CLI (agent.Client); the
 // clients package registers it.
 var Client = &agent.Client{
 	Settings: &Settings,
+	Format:   transcript.Format(Name),
+	// Codex CLI writes the compaction's boundary before PostCompact and
+	// SessionStart(compact) start (measured with 0.169.0, SS-15).
+	Order: selectsnap.Order{BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},
 }

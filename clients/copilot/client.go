@@ -1,9 +1,13 @@
 package copilot
 
-import "github.com/compact-guard/compact-guard/agent"
+import (
+	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/transcript"
+)
 
-// Client is what the shared code asks of this client (agent.Client); the
-// clients package registers it.
+// Client is what the shared code asks of GitHub Copilot CLI
+// (agent.Client); the clients package registers it.
 var Client = &agent.Client{
 	Settings: &Settings,
+	Format:   transcript.Format(Name),
 }
