@@ -31,6 +31,26 @@ type Client struct {
 	// EscapesBrackets is set when it escapes "<" and ">" in a hook's
 	// context, so quotes are marked "| " instead of "> " (PO-38).
 	EscapesBrackets bool
+	// Trust is set for a client that runs only the hooks a config file of
+	// its own trusts (Codex CLI, IN-20): install and uninstall then record
+	// and take back that trust as well.
+	Trust *Trust
+}
+
+// Trust is how install and uninstall keep the trust of a client that runs
+// only the hooks its config file trusts (IN-20 to IN-22, IN-31); the edit
+// itself is settings' (PlanTrust, TrustEdit).
+type Trust struct {
+	// Who is the client as install's lines name it ("Codex").
+	Who string
+	// Config is the file the trust is recorded in.
+	Config func(h settings.Host) (string, error)
+	// Trusts reads config and tells the handlers of the hooks file at path
+	// it trusts as they stand, whose flags install carries over (IN-31).
+	Trusts func(config, path string) (func(settings.Handler) bool, error)
+	// ProjectNote is what install says when config does not trust the
+	// project whose hooks file is path, "" when it does or cannot tell.
+	ProjectNote func(config, path string) string
 }
 
 // Name is the client's name on --agent and in its sessions' records.

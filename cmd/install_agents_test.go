@@ -75,7 +75,7 @@ func TestInstallCodex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := settings.ReadCodexConfig(instRead(t, cfg))
+	c, err := settings.ReadTrustConfig(instRead(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestInstallCodexProject(t *testing.T) {
 	if !strings.Contains(errOut, "only in a trusted project") {
 		t.Errorf("no note on project trust: %q", errOut)
 	}
-	c, _ := settings.ReadCodexConfig(instRead(t, cfg))
+	c, _ := settings.ReadTrustConfig(instRead(t, cfg))
 	if len(c.Hooks.State) != 3 {
 		t.Errorf("state %v", c.Hooks.State)
 	}

@@ -31,13 +31,13 @@ func codexTrust(t *testing.T, cfg, path string, h settings.Handler) {
 }
 
 // codexHandlers reads a Codex hooks file's handlers and config.toml.
-func codexHandlers(t *testing.T, d *docEnv, hooks, cfg string) ([]settings.Handler, *settings.CodexConfig) {
+func codexHandlers(t *testing.T, d *docEnv, hooks, cfg string) ([]settings.Handler, *settings.TrustConfig) {
 	t.Helper()
 	doc, err := settings.ParseFor(codex.Name, instRead(t, hooks))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := settings.ReadCodexConfig(instRead(t, cfg))
+	c, err := settings.ReadTrustConfig(instRead(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestInstallCodexTrustsOnlyWhatItWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := settings.ReadCodexConfig(instRead(t, cfg))
+			c, err := settings.ReadTrustConfig(instRead(t, cfg))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestInstallCodexTrustsOnlyWhatItWrites(t *testing.T) {
 			if code != ExitOK || !strings.Contains(out, "untrusted "+key) {
 				t.Fatalf("install again: exit %d\n%s%s", code, out, errOut)
 			}
-			if c, _ := settings.ReadCodexConfig(instRead(t, cfg)); c.Hooks.State[key].TrustedHash != "" {
+			if c, _ := settings.ReadTrustConfig(instRead(t, cfg)); c.Hooks.State[key].TrustedHash != "" {
 				t.Errorf("the trust is still there:\n%s", instRead(t, cfg))
 			}
 			if report, _ := d.run(); docLine(report, "[FAIL]", key) != "" {

@@ -172,13 +172,3 @@ func backupCount(kept, removed int) string {
 	}
 	return fmt.Sprintf("%d backups kept, at most %d", kept, settings.KeepBackups)
 }
-
-// readCodexConfigFile reads (settings.ReadFile: a regular file, bounded)
-// and decodes Codex's config.toml; a missing file is an empty config.
-func readCodexConfigFile(path string) (*settings.CodexConfig, error) {
-	data, _, err := settings.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return settings.ReadCodexConfig(data)
-}

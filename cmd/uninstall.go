@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -67,7 +67,7 @@ func uninstallRun(opts *UninstallOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCodexConfig(opts); err != nil {
+	if err := checkTrustConfig(opts); err != nil {
 		return err
 	}
 	var plan settings.TrustPlan
@@ -85,7 +85,7 @@ func uninstallRun(opts *UninstallOptions) error {
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(self)
 			changes := d.Uninstall(self)
-			if opts.Agent == codex.Name {
+			if agent.Of(opts.Agent).Trust != nil {
 				plan = settings.PlanTrust(path, before, d.Handlers(self))
 			}
 			foreign = d.Entries(self)
@@ -111,8 +111,8 @@ func uninstallRun(opts *UninstallOptions) error {
 	}
 	printTrace(out, res.Trace)
 	files := []string{res.Path}
-	if opts.Agent == codex.Name && !plan.Empty() {
-		tr, err := trustCodexHooks(opts, plan, settings.TraceUninstall)
+	if t := agent.Of(opts.Agent).Trust; t != nil && !plan.Empty() {
+		tr, err := trustHooks(opts, t, plan, settings.TraceUninstall)
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ type Carry struct {
 	// carried over, and nothing said.
 	Own bool
 	// Trusts, when not nil, reports a handler that the user trusts exactly
-	// as it stands (Codex: CodexTrusts), judged as the file held it before
+	// as it stands (Codex: TrustedHandlers), judged as the file held it before
 	// install's edit: in a file not the user's own, only such a handler's
 	// choices are carried over. nil stands for a client that runs a
 	// project's hooks as the file says, with no trust step install could
@@ -49,10 +49,10 @@ type CarryNote struct {
 // CarryNotes are the notes of the last Install.
 func (d *Document) CarryNotes() []CarryNote { return d.carryNotes }
 
-// CodexTrusts reports, for the hooks file at path (as install names it in
+// TrustedHandlers reports, for the hooks file at path (as install names it in
 // its trust keys), whether config.toml cfg trusts a handler exactly as it
 // stands: its [hooks.state] table holds the handler's current hash.
-func CodexTrusts(cfg *CodexConfig, path string) func(Handler) bool {
+func TrustedHandlers(cfg *TrustConfig, path string) func(Handler) bool {
 	return func(h Handler) bool {
 		st, ok := cfg.Hooks.State[h.TrustKey(path)]
 		return ok && st.TrustedHash != "" && st.TrustedHash == h.TrustHash()

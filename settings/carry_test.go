@@ -84,14 +84,14 @@ func TestCarryJudgesTheFileBeforeTheEdit(t *testing.T) {
   {"matcher": "resume", "hooks": [{"type": "command", "command": "\"/opt/tools/compact-guard\" watch --max-chars 4000", "timeout": 10}]}
 ]}}`
 	d := mustParse(t, in)
-	cfg := &CodexConfig{}
+	cfg := &TrustConfig{}
 	cfg.Hooks.State = map[string]HookState{}
 	for _, h := range d.Handlers(instExe) {
 		if h.Group == 2 {
 			cfg.Hooks.State[h.TrustKey("/p")] = HookState{TrustedHash: h.TrustHash()}
 		}
 	}
-	if _, err := d.Install(instExe, "", Carry{Trusts: CodexTrusts(cfg, "/p")}); err != nil {
+	if _, err := d.Install(instExe, "", Carry{Trusts: TrustedHandlers(cfg, "/p")}); err != nil {
 		t.Fatal(err)
 	}
 	found := 0

@@ -15,8 +15,9 @@ import (
 // the hook and says nothing; a handler changed since it was trusted is
 // "modified" and skipped as well.
 
-// codexDefaultTimeout is the timeout Codex gives a handler that names none.
-const codexDefaultTimeout = 600
+// defaultHandlerTimeout is the timeout Codex gives a handler that names
+// none.
+const defaultHandlerTimeout = 600
 
 // Handler is one hook handler of a hooks file, with its place: the event,
 // the index of its matcher group in the event's list and its own index in
@@ -125,7 +126,7 @@ func (h Handler) TrustKey(path string) string {
 func (h Handler) TrustHash() string {
 	timeout := h.Timeout
 	if timeout <= 0 {
-		timeout = codexDefaultTimeout
+		timeout = defaultHandlerTimeout
 	}
 	var b strings.Builder
 	b.WriteString(`{"event_name":`)

@@ -105,7 +105,7 @@ func TestCodexTrustInstallUninstall(t *testing.T) {
 	if !strings.HasPrefix(string(got), orig+"\n[hooks.state.") {
 		t.Fatalf("config.toml:\n%s", got)
 	}
-	c, err := ReadCodexConfig(got)
+	c, err := ReadTrustConfig(got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestCodexTrustEdits(t *testing.T) {
 	}
 	_, tr := codexEdit(t, dir, false)
 	got, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
-	c, err := ReadCodexConfig(got)
+	c, err := ReadTrustConfig(got)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, got)
 	}

@@ -20,8 +20,9 @@ import (
 // of the [hooks.state."…"] tables it manages and leaves every other byte —
 // comments, order, quoting, blank lines — as it was (IN-20).
 
-// CodexConfig is what compact-guard reads of config.toml.
-type CodexConfig struct {
+// TrustConfig is what compact-guard reads of a config file that records
+// which hooks the client trusts: Codex CLI's config.toml.
+type TrustConfig struct {
 	Features struct {
 		Hooks *bool `toml:"hooks"`
 	} `toml:"features"`
@@ -39,9 +40,9 @@ type HookState struct {
 	Enabled     *bool  `toml:"enabled"`
 }
 
-// ReadCodexConfig decodes config.toml (nil or empty data: an empty config).
-func ReadCodexConfig(data []byte) (*CodexConfig, error) {
-	var c CodexConfig
+// ReadTrustConfig decodes config.toml (nil or empty data: an empty config).
+func ReadTrustConfig(data []byte) (*TrustConfig, error) {
+	var c TrustConfig
 	if err := toml.Unmarshal(data, &c); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
@@ -76,7 +77,7 @@ type stateTable struct {
 
 // parseTOML validates data and locates its hooks.state tables.
 func parseTOML(data []byte) (*tomlDoc, error) {
-	if _, err := ReadCodexConfig(data); err != nil {
+	if _, err := ReadTrustConfig(data); err != nil {
 		return nil, err
 	}
 	d := &tomlDoc{data: data, nl: "\n", state: map[string]*stateTable{}, other: map[string]bool{}}
@@ -404,7 +405,7 @@ func CheckConfig(path string) error {
 
 // TrustsProject reports whether config.toml trusts the project dir
 // or a folder above it: Codex loads a project's .codex/ only then.
-func (cfg *CodexConfig) TrustsProject(dir string) bool {
+func (cfg *TrustConfig) TrustsProject(dir string) bool {
 	for d := dir; ; {
 		if p, ok := cfg.Projects[d]; ok && p.TrustLevel == "trusted" {
 			return true

@@ -45,7 +45,7 @@ func checkCodexTrust(env settings.DoctorEnv) []health.Result {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s cannot be read: %v", path, err),
 			Fix: settings.UnreadableFix(path, err) + ", then run 'compact-guard install --agent codex'"}}
 	}
-	cfg, err := settings.ReadCodexConfig(data)
+	cfg, err := settings.ReadTrustConfig(data)
 	if err != nil {
 		return []health.Result{{Status: health.Fail, Text: fmt.Sprintf("Codex config %s: %v", path, err),
 			Fix: "correct " + path + " by hand: Codex does not start with a config it cannot parse"}}
@@ -84,7 +84,7 @@ func checkCodexTrust(env settings.DoctorEnv) []health.Result {
 // codexHandlerTrust judges one handler of a Codex hooks file against
 // config.toml; ok is false when there is nothing to say (a handler that
 // does not name compact-guard).
-func codexHandlerTrust(src settings.Source, cfgPath string, cfg *settings.CodexConfig, x settings.Handler, defaultKeep int) (health.Result, bool) {
+func codexHandlerTrust(src settings.Source, cfgPath string, cfg *settings.TrustConfig, x settings.Handler, defaultKeep int) (health.Result, bool) {
 	key := x.TrustKey(src.Path)
 	st, has := cfg.Hooks.State[key]
 	hashed := has && st.TrustedHash == x.TrustHash()
