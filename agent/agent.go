@@ -7,6 +7,7 @@ package agent
 
 import (
 	"github.com/compact-guard/compact-guard/restore"
+	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -35,6 +36,15 @@ type Client struct {
 	// its own trusts (Codex CLI, IN-20): install and uninstall then record
 	// and take back that trust as well.
 	Trust *Trust
+	// Sessions is the folder audit reads the client's sessions from
+	// (AU-14); nil: Claude Code's projects, which audit is given.
+	Sessions func(h settings.Host) (string, error)
+	// Pointer says, in the client's terms, what audit knows of whether
+	// compaction c's pointer reached the model (AU-3, AU-15): a whole
+	// verdict when the client's records settle it (snap names the
+	// snapshot), else how the pointer went and a note to add; nil: Claude
+	// Code's words ("pointer delivered").
+	Pointer func(c audit.Compaction, snap string) (verdict, pointer, note string)
 }
 
 // Trust is how install and uninstall keep the trust of a client that runs
@@ -90,6 +100,17 @@ func All() []*Client { return all }
 func Of(a settings.Agent) *Client {
 	for _, c := range all {
 		if c.Name() == a {
+			return c
+		}
+	}
+	return claude
+}
+
+// OfFormat is the client whose transcripts are of format f; Claude Code's
+// for a format no client has.
+func OfFormat(f transcript.Format) *Client {
+	for _, c := range all {
+		if c.Format == f {
 			return c
 		}
 	}

@@ -13,6 +13,8 @@ var Client = &agent.Client{
 	Format:   transcript.Format(Name),
 	// Codex CLI writes the compaction's boundary before PostCompact and
 	// SessionStart(compact) start (measured with 0.169.0, SS-15).
-	Order: selectsnap.Order{BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},
-	Trust: trust,
+	Order:    selectsnap.Order{BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},
+	Trust:    trust,
+	Sessions: sessions,
+	Pointer:  pointer,
 }

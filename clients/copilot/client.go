@@ -10,4 +10,6 @@ import (
 var Client = &agent.Client{
 	Settings: &Settings,
 	Format:   transcript.Format(Name),
+	Sessions: sessions,
+	Pointer:  pointer,
 }

@@ -13,4 +13,6 @@ var Client = &agent.Client{
 	// Gemini CLI escapes "<" and ">" in a hook's context as Qwen Code does
 	// (the same getAdditionalContext, PO-38).
 	EscapesBrackets: true,
+	Sessions:        sessions,
+	Pointer:         pointer,
 }

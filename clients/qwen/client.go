@@ -19,4 +19,6 @@ var Client = &agent.Client{
 	// the context it hands the model (PO-38).
 	NoContextRecorded: true,
 	EscapesBrackets:   true,
+	Sessions:          sessions,
+	Pointer:           pointer,
 }
