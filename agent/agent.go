@@ -6,6 +6,8 @@
 package agent
 
 import (
+	"io"
+
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/selectsnap"
@@ -36,6 +38,10 @@ type Client struct {
 	// its own trusts (Codex CLI, IN-20): install and uninstall then record
 	// and take back that trust as well.
 	Trust *Trust
+	// Own is set for a client whose hooks file is compact-guard's own,
+	// written whole rather than edited in place (Copilot CLI, IN-41 to
+	// IN-48): install and uninstall are then the client's.
+	Own *OwnFile
 	// Sessions is the folder audit reads the client's sessions from
 	// (AU-14); nil: Claude Code's projects, which audit is given.
 	Sessions func(h settings.Host) (string, error)
@@ -104,6 +110,28 @@ func Of(a settings.Agent) *Client {
 		}
 	}
 	return claude
+}
+
+// OwnFile installs and uninstalls a hooks file that is compact-guard's
+// own.
+type OwnFile struct {
+	Install   func(r Request) error
+	Uninstall func(r Request) error
+}
+
+// Request is what install or uninstall was asked, as the client's own
+// install needs it.
+type Request struct {
+	// Exe is the binary to register (install), or the running binary,
+	// "" when unknown (uninstall).
+	Exe string
+	// Scope is --scope; Settings an explicit file (--settings), which
+	// wins over it.
+	Scope, Settings string
+	Host            settings.Host
+	DryRun          bool
+	// Out and ErrOut are where the command's lines and notes go.
+	Out, ErrOut io.Writer
 }
 
 // OfFormat is the client whose transcripts are of format f; Claude Code's

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/agent"
-	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 )
 
@@ -80,15 +79,15 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func installRun(opts *InstallOptions) error {
-	if opts.Agent == copilot.Name {
-		return copilotInstall(opts) // IN-41
-	}
 	exe, err := opts.Executable()
 	if err != nil {
 		return err
 	}
 	if isTemporaryBuild(exe) {
 		return fmt.Errorf("refusing to register %s: it is a temporary build that disappears when 'go run' ends; build it first with 'go build -o ~/.local/bin/compact-guard .'", exe)
+	}
+	if own := agent.Of(opts.Agent).Own; own != nil {
+		return own.Install(opts.request(exe)) // IN-41
 	}
 	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
@@ -177,6 +176,13 @@ func installRun(opts *InstallOptions) error {
 	notePluginsStandDown(opts, res.Path)
 	fmt.Fprintf(out, "check the setup with: compact-guard doctor%s\n", opts.Agent.Flag())
 	return nil
+}
+
+// request is what the client's own install or uninstall is asked (a
+// hooks file of its own, agent.OwnFile), exe the binary to register or
+// the running one.
+func (o *SettingsOptions) request(exe string) agent.Request {
+	return agent.Request{Exe: exe, Scope: o.Scope, Settings: o.Settings, Host: o.Host, DryRun: o.DryRun, Out: o.IO.Out, ErrOut: o.IO.ErrOut}
 }
 
 // installTrust records, for a client that runs only the hooks its config

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/agent"
-	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
@@ -59,10 +58,10 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func uninstallRun(opts *UninstallOptions) error {
-	if opts.Agent == copilot.Name {
-		return copilotUninstall(opts) // IN-46
-	}
 	self, _ := opts.Executable() // recognition by name still works without it
+	if own := agent.Of(opts.Agent).Own; own != nil {
+		return own.Uninstall(opts.request(self)) // IN-46
+	}
 	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 var Client = &agent.Client{
 	Settings: &Settings,
 	Format:   transcript.Format(Name),
+	Own:      ownFile,
 	Sessions: sessions,
 	Pointer:  pointer,
 }

@@ -1,4 +1,4 @@
-package cmd
+package copilot
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/compact-guard/compact-guard/clients/copilot"
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -42,30 +42,30 @@ func copilotWithin(path, project string) error {
 	}
 }
 
-func copilotInstall(opts *SettingsOptions) error {
-	exe, err := opts.Executable()
+// ownFile is install and uninstall of Copilot CLI's hooks file, which is
+// compact-guard's own.
+var ownFile = &agent.OwnFile{Install: install, Uninstall: uninstall}
+
+// install writes compact-guard's hooks file for the binary opts.Exe
+// (IN-41 to IN-45).
+func install(opts agent.Request) error {
+	exe := opts.Exe
+	path, err := CopilotPath(opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
-	if isTemporaryBuild(exe) {
-		return fmt.Errorf("refusing to register %s: it is a temporary build that disappears when 'go run' ends; build it first with 'go build -o ~/.local/bin/compact-guard .'", exe)
-	}
-	path, err := copilot.CopilotPath(opts.Scope, opts.Settings, opts.Host)
-	if err != nil {
-		return err
-	}
-	project := opts.copilotProject()
+	project := copilotProject(opts)
 	if err := copilotWithin(path, project); err != nil {
 		return err
 	}
-	old, err := copilot.ReadCopilotHooks(path)
+	old, err := ReadCopilotHooks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left untouched", path, err)
 	}
-	want := copilot.CopilotFile(exe)
-	out := opts.IO.Out
+	want := CopilotFile(exe)
+	out := opts.Out
 	if old != nil {
-		st, perr := copilot.ReadCopilotFile(old, exe)
+		st, perr := ReadCopilotFile(old, exe)
 		switch {
 		case perr != nil:
 			return fmt.Errorf("%s: %w; left untouched", path, perr)
@@ -94,33 +94,35 @@ func copilotInstall(opts *SettingsOptions) error {
 	if err := snapshot.WriteFileAtomic(path, want, perm); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s %s: PreCompact, UserPromptSubmit and PostToolUse run %s\n", verb, path, settings.Command(exe, copilot.CopilotSub))
+	fmt.Fprintf(out, "%s %s: PreCompact, UserPromptSubmit and PostToolUse run %s\n", verb, path, settings.Command(exe, CopilotSub))
 	if project != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope user keeps them personal\n", filepath.Base(path))
-		if !copilot.CopilotTrusted(opts.Host, project) {
-			fmt.Fprintf(opts.IO.ErrOut, "note: Copilot CLI runs a project's hooks only in a folder it trusts: answer yes when it asks about %s, or add it to \"trustedFolders\" in %s\n", project, copilot.CopilotConfigPath(opts.Host))
+		fmt.Fprintf(opts.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; --scope user keeps them personal\n", filepath.Base(path))
+		if !CopilotTrusted(opts.Host, project) {
+			fmt.Fprintf(opts.ErrOut, "note: Copilot CLI runs a project's hooks only in a folder it trusts: answer yes when it asks about %s, or add it to \"trustedFolders\" in %s\n", project, CopilotConfigPath(opts.Host))
 		}
 	}
 	fmt.Fprintf(out, "check the setup with: compact-guard doctor --agent copilot\n")
 	return nil
 }
 
-func copilotUninstall(opts *SettingsOptions) error {
-	self, _ := opts.Executable()
-	path, err := copilot.CopilotPath(opts.Scope, opts.Settings, opts.Host)
+// uninstall removes compact-guard's hooks file, exactly it (IN-46); self
+// is opts.Exe, the running binary ("" when unknown).
+func uninstall(opts agent.Request) error {
+	self := opts.Exe
+	path, err := CopilotPath(opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
-	old, err := copilot.ReadCopilotHooks(path)
+	old, err := ReadCopilotHooks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left untouched", path, err)
 	}
-	out := opts.IO.Out
+	out := opts.Out
 	if old == nil {
 		fmt.Fprintf(out, "no compact-guard hooks file at %s: nothing to remove\n", path)
 		return nil
 	}
-	st, perr := copilot.ReadCopilotFile(old, self)
+	st, perr := ReadCopilotFile(old, self)
 	switch {
 	case perr != nil:
 		return fmt.Errorf("%s: %w; left untouched", path, perr)
@@ -142,7 +144,7 @@ func copilotUninstall(opts *SettingsOptions) error {
 
 // copilotProject is the project folder for the project scope: the
 // folder holding .github/, "" for the user's file and --settings.
-func (o *SettingsOptions) copilotProject() string {
+func copilotProject(o agent.Request) string {
 	if o.Settings != "" || o.Scope == settings.ScopeUser {
 		return ""
 	}
