@@ -21,9 +21,10 @@ type Client struct {
 	// are and how the client reads them, what install writes, doctor's
 	// checks of its own.
 	Settings *settings.Client
-	// Format is the format of its transcripts: its reader's row of
-	// transcript's readers table.
+	// Format is the format of its transcripts, and Reader its reader
+	// (clients/<name>/reader): their row of transcript's readers table.
 	Format transcript.Format
+	Reader transcript.Reader
 	// Order is when it writes a compaction's boundary relative to the
 	// hooks that run selection, as measured (SS-15).
 	Order selectsnap.Order
@@ -87,6 +88,9 @@ func Register(cs ...*Client) {
 	for _, c := range cs {
 		all = append(all, c)
 		settings.Register(c.Settings)
+		if c.Reader != nil {
+			transcript.Register(c.Format, c.Reader)
+		}
 		name := string(c.Name())
 		selectsnap.Orders[name] = c.Order
 		if c.NoContextRecorded {

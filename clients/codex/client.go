@@ -2,6 +2,7 @@ package codex
 
 import (
 	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/clients/codex/reader"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -11,6 +12,7 @@ import (
 var Client = &agent.Client{
 	Settings: &Settings,
 	Format:   transcript.Format(Name),
+	Reader:   reader.Reader{},
 	// Codex CLI writes the compaction's boundary before PostCompact and
 	// SessionStart(compact) start (measured with 0.169.0, SS-15).
 	Order:    selectsnap.Order{BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},

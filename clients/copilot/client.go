@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/clients/copilot/reader"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -10,6 +11,7 @@ import (
 var Client = &agent.Client{
 	Settings: &Settings,
 	Format:   transcript.Format(Name),
+	Reader:   reader.Reader{},
 	Own:      ownFile,
 	Sessions: sessions,
 	Pointer:  pointer,

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -10,6 +11,7 @@ import (
 var Client = &agent.Client{
 	Settings: &Settings,
 	Format:   transcript.Format(Name),
+	Reader:   reader.Reader{},
 	// Gemini CLI escapes "<" and ">" in a hook's context as Qwen Code does
 	// (the same getAdditionalContext, PO-38).
 	EscapesBrackets: true,

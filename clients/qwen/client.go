@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/clients/qwen/reader"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -11,6 +12,7 @@ import (
 var Client = &agent.Client{
 	Settings: &Settings,
 	Format:   transcript.Format(Name),
+	Reader:   reader.Reader{},
 	// Qwen Code writes the boundary before SessionStart(compact), which it
 	// runs in the background, so it may start after the next responses
 	// (measured with 0.24.4, SS-15).
