@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/clients/copilot"
+	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
 // copilotFixture is the events.jsonl the real Copilot CLI 1.0.102 wrote
@@ -222,5 +225,175 @@ func TestCopilotHookSurvivesAPanic(t *testing.T) {
 	}
 	if log := readLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
 		t.Errorf("the panic is not logged:\n%s", log)
+	}
+}
+
+// spec: PL-33 PL-14
+// Copilot CLI with both the plugin and install's hooks file (issue 28,
+// item 10): the plugin's run (COPILOT_PLUGIN_ROOT holds the running binary)
+// gives way to the user's hooks file when that file is, byte for byte, what
+// install writes for a program that can run: one snapshot per compaction.
+// A project's .github/hooks file (a repository commits it), a file edited
+// by hand (a matcher added), or one whose program is gone does not make it
+// stand down; the hooks file's own run never stands down.
+func TestCopilotPluginGivesWayToTheHooksFile(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	installedBinary := filepath.Join(t.TempDir(), "compact-guard")
+	if err := os.WriteFile(installedBinary, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	installed := string(copilot.CopilotFile(installedBinary))
+	for _, tc := range []struct {
+		name      string
+		file      string // user, project
+		content   string
+		plugin    bool
+		standDown bool
+	}{
+		{"plugin, the user's hooks file: stands down", "user", installed, true, true},
+		{"the user's hooks file's own run: runs", "user", installed, false, false},
+		{"plugin alone: runs", "", "", true, false},
+		{"plugin, a project's hooks file: runs", "project", installed, true, false},
+		{"plugin, the user's file with a matcher added by hand: runs", "user",
+			strings.Replace(installed, `"type":"command",`, `"type":"command","matcher":"manual",`, 1), true, false},
+		{"plugin, the user's file whose program is gone: runs", "user",
+			string(copilot.CopilotFile(filepath.Join(t.TempDir(), "compact-guard"))), true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			home, proj := filepath.Join(tmp, ".copilot"), filepath.Join(tmp, "proj")
+			tr := filepath.Join(home, "session-state", copilotFixtureID, "events.jsonl")
+			if err := os.MkdirAll(filepath.Dir(tr), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			paths := map[string]string{"user": filepath.Join(home, "hooks", "compact-guard.json"),
+				"project": filepath.Join(proj, ".github", "hooks", "compact-guard.json")}
+			if tc.file != "" {
+				if err := os.MkdirAll(filepath.Dir(paths[tc.file]), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(paths[tc.file], []byte(tc.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.MkdirAll(proj, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+			dir := filepath.Join(tmp, "snaps")
+			opts := CopilotOptions{Dir: dir, Getenv: func(k string) string {
+				switch k {
+				case "COPILOT_HOME":
+					return home
+				case "COPILOT_CLI":
+					return "1"
+				case "COPILOT_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT":
+					if tc.plugin {
+						return filepath.Dir(exe)
+					}
+				}
+				return ""
+			}, Now: func() time.Time { return clock }}
+			runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID,
+				"transcript_path": tr, "trigger": "manual", "custom_instructions": "", "cwd": proj})
+			snaps, _ := filepath.Glob(filepath.Join(dir, "snap_*.md"))
+			log := readLog(dir)
+			stood := strings.Contains(log, "stood down: "+paths["user"]+" registers compact-guard for PreCompact")
+			if (len(snaps) == 0) != tc.standDown || stood != tc.standDown {
+				t.Errorf("snapshots %v, stood down %v; want stand-down %v\nlog:\n%s", snaps, stood, tc.standDown, log)
+			}
+		})
+	}
+}
+
+// spec: SS-44
+// A compaction Copilot started and never applied (its PreCompact noted
+// snapshot A; no compaction_complete, or a failed one) — the session went
+// on — then a later compaction with no PreCompact of ours: its boundary is
+// the only one after the note, yet A is not that compaction's. Before
+// issue 28 (item 2) its pointer named A as "taken just before"; a failed
+// complete in another JSON layout was not seen either.
+func TestCopilotStaleNoteNotHandedOn(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	pick := func(typ string) map[string]any {
+		for _, l := range lines {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["type"] == typ {
+				return m
+			}
+		}
+		t.Fatalf("no %s in the fixture", typ)
+		return nil
+	}
+	base := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	event := func(m map[string]any, id string, at time.Duration) string {
+		m["id"], m["timestamp"] = id, base.Add(at).Format("2006-01-02T15:04:05.000Z")
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name     string
+		failed   bool
+		relayout bool
+	}{
+		{"never completed", false, false},
+		{"never completed, another layout", false, true},
+		{"failed, another layout", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			tr := filepath.Join(tmp, "events.jsonl")
+			if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			clock := base
+			opts := CopilotOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: func() time.Time { return clock }}
+			runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID, "transcript_path": tr, "trigger": "auto", "cwd": tmp})
+			var after []string
+			if tc.failed {
+				after = append(after, event(map[string]any{"type": "session.compaction_complete", "data": map[string]any{"success": false, "error": "model error"}, "parentId": "x"}, "f1", time.Second))
+			}
+			after = append(after,
+				event(pick("assistant.message"), "went-on", 5*time.Second), // the session goes on
+				event(pick("session.compaction_start"), "start-2", 10*time.Second),
+				event(pick("session.compaction_complete"), "complete-2", 12*time.Second))
+			write := func(n int) {
+				text := string(data[:copilotBoundary])
+				for _, l := range after[:n] {
+					if tc.relayout {
+						l = string(transcripttest.Relayout([]byte(l), 56))
+					}
+					text += l + "\n"
+				}
+				if err := os.WriteFile(tr, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(len(after) - 2) // up to the response after it
+			clock = base.Add(6 * time.Second)
+			post := map[string]any{"hook_event_name": "PostToolUse", "session_id": copilotFixtureID, "tool_name": "bash", "cwd": tmp}
+			if out := runCopilotHook(t, opts, post); out != "" {
+				t.Fatalf("a pointer before any compaction completed: %q", out)
+			}
+			write(len(after)) // the later compaction, applied
+			clock = base.Add(13 * time.Second)
+			prompt := map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": copilotFixtureID, "prompt": "next", "cwd": tmp}
+			if out := runCopilotHook(t, opts, prompt); out != "" {
+				t.Errorf("the later compaction was handed the abandoned one's snapshot:\n%s", out)
+			}
+		})
 	}
 }

@@ -28,8 +28,9 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
 	}
 	return newSettingsCmd(ios, &cobra.Command{
 		Use:   "install [--scope user|project|local] [--settings PATH] [--dry-run]",
-		Short: "Register compact-guard's hooks in Claude Code's settings",
-		Long: `Merge compact-guard's hooks into a Claude Code settings file:
+		Short: "Register compact-guard's hooks with a client: Claude Code, or --agent codex, qwen, copilot or gemini",
+		Long: `Merge compact-guard's hooks into a Claude Code settings file (the other
+clients' files, with --agent, are listed at the end):
 
   PreCompact   matcher "manual|auto"  "<this binary>" precompact   timeout 60 s
   SessionStart matcher "compact"      "<this binary>" postcompact  timeout 15 s
@@ -359,6 +360,11 @@ func notePluginsStandDown(opts *InstallOptions, path string) {
 		return
 	}
 	for _, id := range settings.RunningPlugins(opts.Host) {
+		if opts.Scope != settings.ScopeUser {
+			// PL-32: a project's file never makes the plugin stand down.
+			fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too, and its hooks do not give way to %s, a file a repository can commit: both run (two snapshots per compaction); --scope user keeps one registration\n", id, path)
+			continue
+		}
 		fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too; while %s registers these hooks, the plugin's hooks stand down (one registration wins: no second snapshot or pointer)\n", id, path)
 	}
 }

@@ -33,9 +33,10 @@ func newCmdUninstall(ios *IO, g *GlobalOptions, runF func(*UninstallOptions) err
 	}
 	return newSettingsCmd(ios, &cobra.Command{
 		Use:   "uninstall [--scope user|project|local] [--settings PATH] [--dry-run]",
-		Short: "Remove compact-guard's hooks from Claude Code's settings",
+		Short: "Remove compact-guard's hooks from a client's settings (Claude Code, or --agent as for install)",
 		Long: `Remove the hook entries install writes ("<compact-guard>" precompact,
-postcompact or watch, with their flags) from a Claude Code settings file,
+postcompact or watch, with their flags) from a Claude Code settings file
+(or, with --agent, another client's file, listed at the end),
 and the matcher groups, event lists and "hooks" object that only this left
 empty. An entry that runs more than compact-guard (compact-guard precompact
 && notify, VAR=value compact-guard ...) is yours: it stays, and uninstall
@@ -103,6 +104,15 @@ func uninstallRun(opts *UninstallOptions) error {
 		fmt.Fprintf(out, "no compact-guard hooks in %s\n", res.Path)
 	case res.Removed:
 		printEdit(out, "removed "+res.Path+" (it held nothing but compact-guard's hooks)", res, opts.DryRun)
+	case res.KeptVacant:
+		// IN-88: no trace proves install created the file; the user's own
+		// "{}" looks the same, so it stays.
+		printEdit(out, "updated "+res.Path, res, opts.DryRun)
+		verb := "kept   "
+		if opts.DryRun {
+			verb = "keeps  "
+		}
+		fmt.Fprintf(out, "%s %s (it holds nothing but {} now; without install's trace, whether install created it is not known)\n", verb, res.Path)
 	case res.Trace != nil && res.Trace.Restored:
 		printEdit(out, "restored "+res.Path+" (byte for byte as install found it)", res, opts.DryRun)
 	default:

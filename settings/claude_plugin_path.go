@@ -52,7 +52,7 @@ func onPath(path, name string) string {
 		if dir == "" {
 			continue
 		}
-		if p := filepath.Join(dir, name); programRuns(p) {
+		if p := filepath.Join(dir, name); ProgramRuns(p) {
 			return p
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // Agent names a client whose hooks compact-guard registers (IN-19).
@@ -251,4 +253,52 @@ func StripComments(data []byte) []byte {
 		}
 	}
 	return out
+}
+
+// HooksFor are the registrations install writes for client a, in order:
+// the client's own list, else those of Hooks it fires.
+func HooksFor(a Agent) []Hook {
+	if h := ClientOf(a).Hooks; h != nil {
+		return h
+	}
+	var out []Hook
+	for _, h := range Hooks {
+		if h.For(a) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// unit is how a's hooks count their timeout: 1 for seconds, 1000 for
+// Gemini CLI's milliseconds.
+func (a Agent) unit() float64 {
+	if u := ClientOf(a).TimeoutUnit; u > 0 {
+		return u
+	}
+	return 1
+}
+
+// timeoutText says a timeout as the client counts it.
+func (a Agent) timeoutText(t int) string {
+	if a.unit() == 1000 {
+		return fmt.Sprintf("%dms", t)
+	}
+	return fmt.Sprintf("%ds", t)
+}
+
+// plausibleTimeout reports whether a user's timeout for sub is one install
+// keeps, counted in the client's unit (IN-58: a Gemini timeout of 60 is
+// 60 ms, which would cut precompact off).
+func (a Agent) plausibleTimeout(sub string, v hujson.ValueTrimmed) bool {
+	t, ok := numberOf(v)
+	if !ok {
+		return false
+	}
+	t /= a.unit()
+	lo := float64(minPostcompactTimeout)
+	if sub == "precompact" {
+		lo = minPrecompactTimeout
+	}
+	return t >= lo && t <= maxHookTimeout
 }
