@@ -43,6 +43,10 @@ type Client struct {
 	// written whole rather than edited in place (Copilot CLI, IN-41 to
 	// IN-48): install and uninstall are then the client's.
 	Own *OwnFile
+	// Layout is how audit finds and judges the client's sessions: where
+	// they lie in its folder, their ids, whether a pointer reached the
+	// model (AU-14 to AU-28).
+	Layout audit.Layout
 	// Sessions is the folder audit reads the client's sessions from
 	// (AU-14); nil: Claude Code's projects, which audit is given.
 	Sessions func(h settings.Host) (string, error)
@@ -92,6 +96,9 @@ func Register(cs ...*Client) {
 			transcript.Register(c.Format, c.Reader)
 		}
 		name := string(c.Name())
+		if c.Layout.Title != "" {
+			audit.Register(c.Format, c.Layout)
+		}
 		selectsnap.Orders[name] = c.Order
 		if c.NoContextRecorded {
 			selectsnap.NoContextRecorded[c.Format] = true

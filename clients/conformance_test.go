@@ -13,6 +13,7 @@ import (
 	_ "github.com/compact-guard/compact-guard/clients"
 	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/restore"
+	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -112,13 +113,16 @@ func TestConformanceQuoteMark(t *testing.T) {
 	}
 }
 
-// spec: IN-19
+// spec: IN-19, AU-14
 // Every client's hooks files are where its scopes say, under the folders
-// its environment names.
+// its environment names; audit knows its sessions by its title.
 func TestConformanceScopes(t *testing.T) {
 	for _, c := range agent.All() {
 		if c.Settings.Title == "" || len(c.Settings.Scopes) == 0 {
 			t.Errorf("%s: no title or no scope", c.Name())
+		}
+		if got := audit.Title(c.Format); got != c.Settings.Title {
+			t.Errorf("%s: audit knows its sessions as %q's, want %q (its Layout)", c.Name(), got, c.Settings.Title)
 		}
 		for _, scope := range c.Settings.Scopes {
 			home, wd := t.TempDir(), t.TempDir()

@@ -17,6 +17,7 @@ var Client = &agent.Client{
 	// SessionStart(compact) start (measured with 0.169.0, SS-15).
 	Order:    selectsnap.Order{BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},
 	Trust:    trust,
+	Layout:   layout,
 	Sessions: sessions,
 	Pointer:  pointer,
 }

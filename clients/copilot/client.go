@@ -13,6 +13,7 @@ var Client = &agent.Client{
 	Format:   transcript.Format(Name),
 	Reader:   reader.Reader{},
 	Own:      ownFile,
+	Layout:   layout,
 	Sessions: sessions,
 	Pointer:  pointer,
 }

@@ -15,6 +15,7 @@ var Client = &agent.Client{
 	// Gemini CLI escapes "<" and ">" in a hook's context as Qwen Code does
 	// (the same getAdditionalContext, PO-38).
 	EscapesBrackets: true,
+	Layout:          layout,
 	Sessions:        sessions,
 	Pointer:         pointer,
 }

@@ -1,10 +1,13 @@
 package qwen
 
 import (
+	"context"
 	"path/filepath"
+	"strings"
 
 	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/settings"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // sessions is the folder audit reads Qwen Code's chats from: its
@@ -31,4 +34,20 @@ func orWord(s, word string) string {
 		return word
 	}
 	return s
+}
+
+// layout is where audit finds Qwen Code's chats:
+// projects/<folder>/chats/<session id>.jsonl (AU-14).
+var layout = audit.Layout{Title: "Qwen Code", Depth: 1, Sub: "chats", Session: func(path string) (string, bool) {
+	return strings.CutSuffix(filepath.Base(path), ".jsonl")
+}, Delivered: delivered}
+
+// delivered judges Qwen Code's record (AU-16): its chat records no hook
+// context, and its SessionStart(compact) hook runs asynchronously, its
+// context reaching the model a request late or, after a headless
+// /compress, not at all (measured, E2E-23, E2E-25). Whether the model saw
+// the pointer is not known; the snapshot compact-guard's delivery record
+// says it handed out is named.
+func delivered(_ context.Context, _ string, _ *transcript.File, _ transcript.Compaction, _ int64, a *audit.Compaction) {
+	a.Delivered, a.Named = "unknown", a.Handed
 }

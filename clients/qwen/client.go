@@ -21,6 +21,7 @@ var Client = &agent.Client{
 	// the context it hands the model (PO-38).
 	NoContextRecorded: true,
 	EscapesBrackets:   true,
+	Layout:            layout,
 	Sessions:          sessions,
 	Pointer:           pointer,
 }

@@ -1,10 +1,12 @@
-package audit
+package copilot
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -32,14 +34,14 @@ func TestCopilotDelivered(t *testing.T) {
 			if err := os.WriteFile(p, []byte(boundary+c.after), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var a Compaction
-			copilotDelivered(p, transcript.Compaction{Offset: 0}, int64(len(boundary+c.after)), &a)
+			var a audit.Compaction
+			delivered(context.Background(), p, nil, transcript.Compaction{Offset: 0}, int64(len(boundary+c.after)), &a)
 			if a.Delivered != c.delivered || a.Named != c.named {
 				t.Errorf("delivered %q named %q, want %q %q", a.Delivered, a.Named, c.delivered, c.named)
 			}
 		})
 	}
-	if sid, ok := clients[transcript.FormatCopilot].session("/h/.copilot/session-state/78095ab7-85ab-4ad8-aadf-55dd6303d151/events.jsonl"); !ok || sid != "78095ab7-85ab-4ad8-aadf-55dd6303d151" {
+	if sid, ok := layout.Session("/h/.copilot/session-state/78095ab7-85ab-4ad8-aadf-55dd6303d151/events.jsonl"); !ok || sid != "78095ab7-85ab-4ad8-aadf-55dd6303d151" {
 		t.Errorf("session %q %v", sid, ok)
 	}
 }

@@ -1,12 +1,15 @@
-package audit
+package copilot
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -16,7 +19,7 @@ import (
 // call come within the first few hundred KB.
 const copilotWindow = 16 << 20
 
-// copilotDelivered judges GitHub Copilot CLI's record (AU-22): Copilot
+// delivered judges GitHub Copilot CLI's record (AU-22): Copilot
 // writes each hook's output into events.jsonl (hook.end, output
 // .additionalContext), and the model gets a userPromptSubmitted's in the
 // prompt (user.message transformedContent, inside <system_reminder>) and a
@@ -24,7 +27,7 @@ const copilotWindow = 16 << 20
 // them after this boundary and before the next that names a snapshot is
 // the pointer; a userPromptSubmitted context counts only when the prompt
 // the model got holds it (Copilot keeps the last hook's only).
-func copilotDelivered(path string, c transcript.Compaction, end int64, a *Compaction) {
+func delivered(_ context.Context, path string, _ *transcript.File, c transcript.Compaction, end int64, a *audit.Compaction) {
 	f, err := os.Open(path)
 	if err != nil {
 		return
@@ -78,3 +81,12 @@ func copilotDelivered(path string, c transcript.Compaction, end int64, a *Compac
 		}
 	}
 }
+
+// layout is where audit finds Copilot CLI's sessions:
+// session-state/<session id>/events.jsonl (AU-21).
+var layout = audit.Layout{Title: "GitHub Copilot CLI", Depth: 1, Session: func(path string) (string, bool) {
+	if filepath.Base(path) != "events.jsonl" {
+		return "", false
+	}
+	return filepath.Base(filepath.Dir(path)), true
+}, Delivered: delivered}
