@@ -27,11 +27,14 @@ var layers = map[string]int{
 	"restore/residue": 9,
 	"restore":         10,
 	"settings":        11, "restore/audit": 11,
-	"agent":         12,
-	"clients/codex": 14, "clients/qwen": 14, "clients/copilot": 14, "clients/gemini": 14,
-	"clients":   15,
-	"cmd":       16,
-	"packaging": 17, ".": 17, "snapshot/redact/redactgen": 17,
+	"hookio": 12,
+	"take":   13, "hookio/hooktest": 13,
+	"handover":      14,
+	"agent":         15,
+	"clients/codex": 16, "clients/qwen": 16, "clients/copilot": 16, "clients/gemini": 16,
+	"clients":   17,
+	"cmd":       18,
+	"packaging": 19, ".": 19, "snapshot/redact/redactgen": 19,
 }
 
 // TestLayers proves that no package imports one of its own layer or above
