@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/clients/gemini"
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -148,7 +149,7 @@ func watchRun(opts *WatchOptions) error {
 	}
 	w.OwnEvent = func(p hookio.Payload, sid string, start time.Time, entry *hookio.Entry) {
 		if p.HookEventName == "BeforeAgent" { // Gemini CLI (WA-36)
-			geminiBeforeAgent(w, p, sid, start, entry)
+			gemini.BeforeAgent(w, p, sid, start, entry)
 		}
 	}
 	return handover.Watch(w)
