@@ -56,6 +56,8 @@ type Client struct {
 	// snapshot), else how the pointer went and a note to add; nil: Claude
 	// Code's words ("pointer delivered").
 	Pointer func(c audit.Compaction, snap string) (verdict, pointer, note string)
+	// Hooks is what its hook runs do differently from Claude Code's.
+	Hooks Hooks
 }
 
 // Trust is how install and uninstall keep the trust of a client that runs

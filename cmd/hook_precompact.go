@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/clients/gemini"
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/take"
@@ -122,10 +122,10 @@ func precompactRun(opts *PrecompactOptions) error {
 // compression that compresses nothing, PC-43), and the window of a chat
 // file that names none.
 func (o *PrecompactOptions) clientOf(p hookio.Payload) take.Client {
-	c := take.Client{Name: sessionAgent(p, nil), ChatWindow: gemini.Limit}
+	c := take.Client{Name: sessionAgent(p, nil), ChatWindow: agent.ChatWindow}
 	if why := pluginStandsDown(p, "precompact", o.Getenv); why != "" {
 		c.SkipOutcome, c.Skip = hookio.OutcomeNone, why // PL-26: no snapshot, no hint
-	} else if why, skip := gemini.Skip(p, o.Getenv); skip { // PC-43
+	} else if why, skip := agent.SkipPreCompact(p, o.Getenv); skip { // PC-43
 		c.SkipOutcome, c.Skip = hookio.OutcomeSkipped, why
 	}
 	return c
