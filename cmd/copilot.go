@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
@@ -66,7 +67,7 @@ type CopilotOptions struct {
 	// precompact runs the PreCompact part (tests swap it).
 	precompact func(*PrecompactOptions) error
 	// waitLimit bounds the wait for the events file (PO-29); 0 is
-	// copilotWaitLimit.
+	// copilot.WaitLimit.
 	waitLimit time.Duration
 }
 
@@ -74,7 +75,7 @@ func (o *CopilotOptions) wait() time.Duration {
 	if o.waitLimit > 0 {
 		return o.waitLimit
 	}
-	return copilotWaitLimit
+	return copilot.WaitLimit
 }
 
 func newCmdCopilotDefault(ios *IO, g *GlobalOptions) *cobra.Command {
@@ -159,7 +160,7 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	if st, lerr := store.Load(p.SessionID); lerr != nil || st == nil || st.Pending == nil {
 		return nil
 	}
-	if tp := copilotTranscript(opts.Getenv, p.SessionID); tp != "" && !waitForOwnHook(ctx, tp, copilotHookType(p.HookEventName), opts.wait()) {
+	if tp := copilotTranscript(opts.Getenv, p.SessionID); tp != "" && !copilot.WaitForOwnHook(ctx, tp, copilotHookType(p.HookEventName), opts.wait()) {
 		entry.Warnings = append(entry.Warnings, "the events file did not show this hook's start within "+opts.wait().String()+": read as it was")
 	}
 	var text, snap string
@@ -377,7 +378,7 @@ func copilotPluginArgs(args []string, getenv func(string) string, in io.Reader) 
 // hook (PO-29).
 func copilotPreCompact(ctx context.Context, opts *CopilotOptions, p hookio.Payload, raw []byte) error {
 	if p.TranscriptPath != "" {
-		waitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
+		copilot.WaitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
 	}
 	return opts.precompact(&PrecompactOptions{
 		IO: &IO{In: bytes.NewReader(raw), Out: io.Discard, ErrOut: opts.IO.ErrOut}, Dir: opts.Dir, Lang: opts.Lang,
