@@ -35,6 +35,10 @@ type Client struct {
 	// EscapesBrackets is set when it escapes "<" and ">" in a hook's
 	// context, so quotes are marked "| " instead of "> " (PO-38).
 	EscapesBrackets bool
+	// WritesLate is set when it queues its transcript's records and writes
+	// them in the background (Qwen Code): the take waits for the file to
+	// settle before reading it (PC-24).
+	WritesLate bool
 	// Trust is set for a client that runs only the hooks a config file of
 	// its own trusts (Codex CLI, IN-20): install and uninstall then record
 	// and take back that trust as well.

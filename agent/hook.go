@@ -64,6 +64,10 @@ func ChatWindow(model string) int64 {
 	return 0
 }
 
+// WritesLate reports whether the client whose transcripts are of format f
+// writes them in the background (Client.WritesLate).
+func WritesLate(f transcript.Format) bool { return OfFormat(f).WritesLate }
+
 // SkipPreCompact says whether some client's PreCompact at p compresses
 // nothing, and why.
 func SkipPreCompact(p hookio.Payload, getenv func(string) string) (why string, skip bool) {

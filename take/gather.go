@@ -62,7 +62,7 @@ func Gather(ctx context.Context, opts *Options, client Client, p hookio.Payload,
 	}
 
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
-		clock: opts.ReadClock, before: opts.BeforeStep, cwd: p.Cwd, chatWindow: client.ChatWindow}
+		clock: opts.ReadClock, before: opts.BeforeStep, cwd: p.Cwd, chatWindow: client.ChatWindow, writesLate: client.WritesLate}
 	if p.HookEventName == "PreCompact" {
 		step.settleClaude = opts.Settle
 	}
@@ -155,8 +155,9 @@ type transcriptStep struct {
 	// cwd is the payload's: a Gemini CLI chat names edited files relative
 	// to it (TR-84).
 	cwd string
-	// chatWindow is Client.ChatWindow.
+	// chatWindow is Client.ChatWindow, writesLate Client.WritesLate.
 	chatWindow func(model string) int64
+	writesLate func(format transcript.Format) bool
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
@@ -230,7 +231,9 @@ func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep,
 		out.layout.incomplete = true
 		return nil
 	}
-	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
+	format, _ := f.Format()
+	late := st.writesLate != nil && st.writesLate(format)
+	if late || format == transcript.FormatClaude && st.settleClaude > 0 {
 		// Qwen Code queues its records and writes them in the background:
 		// the last tool result may not be on disk yet (PC-24). Claude Code
 		// writes what it queued 100 ms later: the newest tool call, its
@@ -240,7 +243,7 @@ func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep,
 		if st.before != nil {
 			st.before(StepSettle)
 		}
-		if format == transcript.FormatQwen {
+		if late {
 			settleTranscript(readCtx, st.path)
 		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
 			out.warnings = append(out.warnings, r.Warning())

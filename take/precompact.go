@@ -12,6 +12,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // Options configures one take: a run of the PreCompact hook, or the
@@ -69,6 +70,10 @@ type Client struct {
 	// that names none: the client's own limit for the model; nil leaves
 	// it unknown.
 	ChatWindow func(model string) int64
+	// WritesLate reports a transcript format whose client queues its
+	// records and writes them in the background, so that the take waits
+	// for the file to settle first (PC-24); nil: none does.
+	WritesLate func(format transcript.Format) bool
 }
 
 // Defaults of the take's options, and of precompact's flags.

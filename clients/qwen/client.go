@@ -24,9 +24,11 @@ var Client = &agent.Client{
 	// the context it hands the model (PO-38).
 	NoContextRecorded: true,
 	EscapesBrackets:   true,
-	Layout:            layout,
-	Sessions:          sessions,
-	Pointer:           pointer,
+	// It queues its records and writes them in the background (PC-24).
+	WritesLate: true,
+	Layout:     layout,
+	Sessions:   sessions,
+	Pointer:    pointer,
 	// A Qwen Code hook is known by its chat under ~/.qwen/projects/…/chats/.
 	Hooks: agent.Hooks{Owns: func(p hookio.Payload) bool {
 		path := filepath.ToSlash(p.TranscriptPath)
