@@ -5,6 +5,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -25,6 +26,11 @@ type Hooks struct {
 	// SkipPreCompact says why a PreCompact compresses nothing, so that no
 	// snapshot is taken (Gemini CLI, PC-43).
 	SkipPreCompact func(p hookio.Payload, getenv func(string) string) (why string, skip bool)
+	// SupersedesAt is the event at which the client runs its PreCompact
+	// hook before every request (Gemini CLI's PreCompress): a snapshot
+	// taken there replaces the session's earlier ones of the segment never
+	// handed out, as only the newest can be the next compression's (PC-47).
+	SupersedesAt string
 	// WatchEvents are watch's runs at events only the client sends, by
 	// event name (Gemini CLI's BeforeAgent, WA-36).
 	WatchEvents map[string]func(w *handover.WatchOptions, p hookio.Payload, sid string, start time.Time, entry *hookio.Entry)
@@ -67,6 +73,13 @@ func ChatWindow(model string) int64 {
 // WritesLate reports whether the client whose transcripts are of format f
 // writes them in the background (Client.WritesLate).
 func WritesLate(f transcript.Format) bool { return OfFormat(f).WritesLate }
+
+// Supersedes reports whether a snapshot of agent's, taken at event,
+// supersedes the session's earlier ones (Hooks.SupersedesAt).
+func Supersedes(agent, event string) bool {
+	at := Of(settings.Agent(agent)).Hooks.SupersedesAt
+	return at != "" && at == event
+}
 
 // SkipPreCompact says whether some client's PreCompact at p compresses
 // nothing, and why.

@@ -103,6 +103,6 @@ func postcompactRun(opts *PostcompactOptions) error {
 // names none, for a snapshot taken at the compaction.
 func handoverClient(sub string, getenv func(string) string) func(hookio.Payload) handover.Client {
 	return func(p hookio.Payload) handover.Client {
-		return handover.Client{Name: sessionAgent(p, nil), StandsDown: pluginStandsDown(p, sub, getenv), ChatWindow: agent.ChatWindow, WritesLate: agent.WritesLate}
+		return handover.Client{Name: sessionAgent(p, nil), StandsDown: pluginStandsDown(p, sub, getenv), ChatWindow: agent.ChatWindow, WritesLate: agent.WritesLate, Supersedes: agent.Supersedes}
 	}
 }

@@ -122,7 +122,7 @@ func precompactRun(opts *PrecompactOptions) error {
 // compression that compresses nothing, PC-43), and the window of a chat
 // file that names none.
 func (o *PrecompactOptions) clientOf(p hookio.Payload) take.Client {
-	c := take.Client{Name: sessionAgent(p, nil), ChatWindow: agent.ChatWindow, WritesLate: agent.WritesLate}
+	c := take.Client{Name: sessionAgent(p, nil), ChatWindow: agent.ChatWindow, WritesLate: agent.WritesLate, Supersedes: agent.Supersedes}
 	if why := pluginStandsDown(p, "precompact", o.Getenv); why != "" {
 		c.SkipOutcome, c.Skip = hookio.OutcomeNone, why // PL-26: no snapshot, no hint
 	} else if why, skip := agent.SkipPreCompact(p, o.Getenv); skip { // PC-43

@@ -74,6 +74,10 @@ type Client struct {
 	// records and writes them in the background, so that the take waits
 	// for the file to settle first (PC-24); nil: none does.
 	WritesLate func(format transcript.Format) bool
+	// Supersedes reports a snapshot of agent's, taken at event, that
+	// replaces the session's earlier ones of the same segment never
+	// handed out (PC-47); nil: none does.
+	Supersedes func(agent, event string) bool
 }
 
 // Defaults of the take's options, and of precompact's flags.
@@ -163,7 +167,7 @@ func Run(opts *Options) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
-	supersedeWithin(saveCtx, opts, store, rec, &entry) // PC-47
+	supersedeWithin(saveCtx, opts, client.Supersedes, store, rec, &entry) // PC-47
 	// PC-27: the summary hint, once the snapshot is saved, within the save
 	// phase; the last thing on stdout, and the only one.
 	hint, hwarn := printHint(saveCtx, opts, rec, payload, perr, sv.mdPath)

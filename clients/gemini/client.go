@@ -21,6 +21,6 @@ var Client = &agent.Client{
 	Layout:          layout,
 	Sessions:        sessions,
 	Pointer:         pointer,
-	Hooks: agent.Hooks{Owns: IsHook, ChatWindow: Limit, SkipPreCompact: Skip,
+	Hooks: agent.Hooks{Owns: IsHook, ChatWindow: Limit, SkipPreCompact: Skip, SupersedesAt: "PreCompress",
 		WatchEvents: map[string]func(*handover.WatchOptions, hookio.Payload, string, time.Time, *hookio.Entry){"BeforeAgent": BeforeAgent}},
 }
