@@ -62,9 +62,6 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
 		clock: opts.ReadClock, before: opts.beforeStep, cwd: p.Cwd}
-	if p.HookEventName == "PreCompact" {
-		step.settleClaude = opts.Settle
-	}
 	tr := readTranscriptWithin(ctx, gatherCtx, total, step)
 	warnings = append(warnings, tr.warnings...)
 
@@ -147,10 +144,6 @@ type transcriptStep struct {
 	clock           func() time.Time
 	before          func(string)
 	size            atomic.Int64
-	// settleClaude is how long a Claude Code transcript must stay
-	// unchanged before it is read (PC-36): precompact's --settle; zero for
-	// the take at SessionStart, whose run waited before selection (PO-C14).
-	settleClaude time.Duration
 	// cwd is the payload's: a Gemini CLI chat names edited files relative
 	// to it (TR-84).
 	cwd string
@@ -180,7 +173,7 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 	if gemini.IsChatPath(st.path) {
 		return readGeminiTranscript(readCtx, st) // PC-45
 	}
-	f := openTranscriptSettled(readCtx, scanCtx, st, &out)
+	f := openTranscriptSettled(readCtx, st, &out)
 	if f == nil {
 		return out
 	}
@@ -217,31 +210,25 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 }
 
 // openTranscriptSettled opens the transcript, and when its client writes it
-// late (Qwen Code, Claude Code with --settle) opens it again once it has
-// settled. It returns nil, with the reason in out, when it cannot be
-// opened.
-func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
+// late in the background (Qwen Code, PC-24) opens it again once it has
+// settled. A Claude Code transcript is read at once (PC-47): what its
+// client writes late, the compaction's later hooks fold in (PO-C17). It
+// returns nil, with the reason in out, when it cannot be opened.
+func openTranscriptSettled(readCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
 	f, err := transcript.Open(st.path)
 	if err != nil {
 		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
 		out.layout.incomplete = true
 		return nil
 	}
-	if format, _ := f.Format(); format == transcript.FormatQwen || format == transcript.FormatClaude && st.settleClaude > 0 {
+	if format, _ := f.Format(); format == transcript.FormatQwen {
 		// Qwen Code queues its records and writes them in the background:
-		// the last tool result may not be on disk yet (PC-24). Claude Code
-		// writes what it queued 100 ms later: the newest tool call, its
-		// result or a whole response may be missing when the hook starts
-		// (PC-36).
+		// the last tool result may not be on disk yet (PC-24).
 		f.Close()
 		if st.before != nil {
 			st.before(stepSettle)
 		}
-		if format == transcript.FormatQwen {
-			settleTranscript(readCtx, st.path)
-		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
-			out.warnings = append(out.warnings, r.warning())
-		}
+		settleTranscript(readCtx, st.path)
 		if f, err = transcript.Open(st.path); err != nil {
 			out.warnings = append(out.warnings, err.Error())
 			out.layout.incomplete = true
@@ -336,11 +323,8 @@ type settled struct {
 	Grew   int64
 }
 
-// warning is what the record says when the wait ended while the
-// transcript still grew (PC-38).
-func (s settled) warning() string {
-	return fmt.Sprintf("transcript: still being written when read (%d bytes came in the %s waited for it to settle); entries written after that are not in the snapshot", s.Grew, s.Waited.Round(time.Millisecond))
-}
+// stepSettle is the name the wait goes by for a test's beforeStep.
+const stepSettle = "waiting for the transcript to settle"
 
 // settle waits until the file at path has not grown for quiet, checking
 // every poll, at most max or until ctx ends.

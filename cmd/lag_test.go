@@ -13,8 +13,8 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
-// spec: PC-36 PO-C14
-// The wait for a transcript to settle, driven by a clock that moves one
+// spec: PC-24
+// The wait for a Qwen Code transcript to settle, driven by a clock that moves one
 // poll per look: it ends a quiet period after the last growth, at the cap
 // while the file still grows, or when the deadline ends it.
 func TestSettler(t *testing.T) {
@@ -59,45 +59,6 @@ func TestSettler(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
-	}
-}
-
-// spec: PC-36
-// precompact reads a Claude Code transcript once it has settled: the tool
-// call and result the client writes after the hook started (Claude Code
-// writes what it queued 100 ms later) are in the snapshot.
-func TestPrecompactReadsWhatCameWhileItWaited(t *testing.T) {
-	t.Parallel()
-	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000f001")
-	s.turn("run the checks")
-	wrote := 0
-	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: newHintWriter(t), ErrOut: os.Stderr},
-		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
-		Settle: claudeSettleQuietMeasured,
-		beforeStep: func(step string) {
-			if step == stepSettle && wrote == 0 {
-				wrote++
-				s.response("go test ./... # written after the hook started")
-			}
-		},
-	}
-	if err := precompactRun(opts); err != nil {
-		t.Fatal(err)
-	}
-	snaps := s.snapshots()
-	if wrote != 1 || len(snaps) != 1 {
-		t.Fatalf("wrote %d times, snapshots %v", wrote, snaps)
-	}
-	if got := s.lastCommand(snaps[0]); got != "go test ./... # written after the hook started" {
-		t.Errorf("the snapshot's last command is %q, want the one written while the hook waited", got)
-	}
-	fi, err := os.Stat(s.tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec := s.record(snaps[0]); rec.Coverage.TranscriptSize != fi.Size() {
-		t.Errorf("coverage %d, transcript %d", rec.Coverage.TranscriptSize, fi.Size())
 	}
 }
 
@@ -234,37 +195,6 @@ func TestPostcompactSwapUnderLag(t *testing.T) {
 	})
 }
 
-// spec: PO-C14 SS-8d SS-21
-// postcompact reads the transcript at SessionStart(compact) once it has
-// settled: the response after the arm that the client writes while the
-// hook runs turns the arm-time snapshot down (SS-8d), and the snapshot taken
-// at the compaction holds its command.
-func TestPostcompactWaitsAtSessionStart(t *testing.T) {
-	t.Parallel()
-	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000f006")
-	s.turn("a long task")
-	s.arm()
-	armed := s.snapshots()
-	s.settle = claudeSettleQuietMeasured
-	waits := 0
-	s.beforeStep = func(step string) {
-		if step == stepSettle {
-			if waits++; waits == 1 {
-				s.response("echo after the arm, written while SessionStart waits")
-			}
-		}
-	}
-	taken := s.wantTaken("swap", s.swap(), armed)
-	if waits != 1 {
-		t.Errorf("waited %d times, want once: at SessionStart, not at PostCompact nor in the take", waits)
-	}
-	if taken != "" {
-		if got := s.lastCommand(taken); got != "echo after the arm, written while SessionStart waits" {
-			t.Errorf("the snapshot taken at the compaction ends with %q", got)
-		}
-	}
-}
-
 // The record's JSON keeps the mark's time to the nanosecond, so that the
 // snapshot's created_at and the mark compare equal.
 func TestWentOnRoundTrip(t *testing.T) {
@@ -280,17 +210,6 @@ func TestWentOnRoundTrip(t *testing.T) {
 	rec := snapshot.Record{CreatedAt: at}
 	if b, _ := json.Marshal(rec); !strings.Contains(string(b), fmt.Sprint(at.Format(time.RFC3339Nano))) {
 		t.Errorf("record %s", b)
-	}
-}
-
-// spec: PC-38
-// A wait that ends at its cap while the file grows says so, with what came
-// in it; a wait that ended quiet says nothing (the settler's cases above).
-func TestSettledWarning(t *testing.T) {
-	got := settled{Waited: 1500 * time.Millisecond, Grew: 4096}.warning()
-	want := "transcript: still being written when read (4096 bytes came in the 1.5s waited for it to settle); entries written after that are not in the snapshot"
-	if got != want {
-		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 
@@ -335,3 +254,4 @@ func TestWentOnUnreadableState(t *testing.T) {
 		})
 	}
 }
+

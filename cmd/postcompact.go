@@ -28,12 +28,9 @@ type PostcompactOptions struct {
 	MaxChars      int
 	StateFileName string
 	Timeout       time.Duration
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before SessionStart(compact) reads it (PO-C14); zero reads it at once.
-	Settle   time.Duration
-	CodePage int
-	Getenv   func(string) string
-	Now      func() time.Time
+	CodePage      int
+	Getenv        func(string) string
+	Now           func() time.Time
 
 	// beforeStep, when set, is called as each step bounded by the deadline
 	// begins, with the step's name: tests make a step hang with it.
@@ -81,7 +78,8 @@ Try it by hand:
 	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters (300 to 9000)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "total deadline; each step has its share of it")
-	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "at SessionStart(compact), read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
+	f.Duration("settle", 0, settleRetired) // PO-C14
+	_ = f.MarkHidden("settle")
 	return c
 }
 
@@ -151,15 +149,17 @@ func postcompactRun(opts *PostcompactOptions) (err error) {
 	if f != nil {
 		size = f.Size()
 	}
+	takeCtx, cancelTake := phase(ctx, total, shareTake)
+	defer cancelTake()
 	if confirm {
+		foldLate(takeCtx, opts, p, f, found, start, &entry) // PO-C17
 		confirmCompaction(saveCtx, opts, p, sessionID, start, size, found, &entry)
 		recordResidue(saveCtx, opts, p, sessionID, start, found, &entry)
 		return nil
 	}
 	// PO-C10, PO-C11: no snapshot of this compaction, so it is taken now.
-	takeCtx, cancelTake := phase(ctx, total, shareTake)
-	defer cancelTake()
 	taken := takeIfNone(takeCtx, opts, p, sessionID, start, f, &found, serr, &entry)
+	foldLate(takeCtx, opts, p, f, found, start, &entry) // PO-C17: a snapshot just taken has nothing to fold
 
 	var text, message string
 	switch {

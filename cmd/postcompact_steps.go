@@ -14,21 +14,22 @@ import (
 // (PO-C9) under the step name tests hook into: functions of their own so
 // that the run reads as the order of its steps.
 
-// openTranscriptWithin opens the payload's transcript under checkCtx, once
-// it settled (PO-C14). It returns nil, with the reason among the warnings,
-// when there is none or it cannot be opened; the caller closes it.
+// openTranscriptWithin opens the payload's transcript under checkCtx, at
+// once (PO-C14: SessionStart waits for nothing; what the client writes late
+// is folded in, PO-C17). It returns nil, with the reason among the
+// warnings, when there is none or it cannot be opened; the caller closes
+// it.
 func openTranscriptWithin(checkCtx context.Context, opts *PostcompactOptions, p Payload, entry *logEntry) *transcript.File {
 	if p.TranscriptPath == "" {
 		return nil
 	}
 	type opened struct {
-		f      *transcript.File
-		settle settled
-		err    error
+		f   *transcript.File
+		err error
 	}
 	o, berr := bounded(checkCtx, opts.beforeStep, "opening the transcript", func() opened {
-		f, r, err := openSettled(checkCtx, p, p.TranscriptPath, opts.Settle, opts.beforeStep) // PO-C14
-		return opened{f, r, err}
+		f, err := transcript.Open(p.TranscriptPath)
+		return opened{f, err}
 	})
 	switch {
 	case berr != nil:
@@ -36,9 +37,6 @@ func openTranscriptWithin(checkCtx context.Context, opts *PostcompactOptions, p 
 	case o.err != nil:
 		entry.Warnings = append(entry.Warnings, "transcript: "+o.err.Error())
 	default:
-		if !o.settle.Quiet {
-			entry.Warnings = append(entry.Warnings, o.settle.warning())
-		}
 		return o.f
 	}
 	return nil

@@ -29,9 +29,6 @@ type PrecompactOptions struct {
 	NoRedact      bool
 	// NoHint keeps stdout empty: no summary hint (PC-31).
 	NoHint bool
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before it is read (PC-36); zero reads it at once.
-	Settle time.Duration
 	// GitPath is passed to gitstate.Read ("" = git from PATH).
 	GitPath  string
 	CodePage int
@@ -95,7 +92,8 @@ Try it by hand:
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "total deadline; after it the snapshot holds what was gathered")
 	f.DurationVar(&opts.GitTimeout, "git-timeout", defaultGitTimeout, "deadline for reading git state")
-	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
+	f.Duration("settle", 0, settleRetired) // PC-36
+	_ = f.MarkHidden("settle")
 	f.Int64Var(&budgetMiB, "earlier-budget", defaultEarlierBudget>>20, "MiB of earlier transcript segments to read when no earlier snapshot covers them")
 	f.BoolVar(&opts.NoRedact, "no-redact", false, "write prompts and commands verbatim, without redacting secrets")
 	f.BoolVar(&opts.NoHint, "no-hint", false, "print no summary hint on stdout (as COMPACT_GUARD_HINT=off does)")
