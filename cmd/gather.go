@@ -51,6 +51,7 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		sessionID = sessionFromTranscriptPath(transcriptPath)
 	}
 
+	noteStart := time.Now()
 	marked := notePreCompactAsync(gatherCtx, opts, p, sessionID, now)
 
 	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
@@ -102,7 +103,9 @@ func gatherSnapshot(ctx context.Context, opts *PrecompactOptions, p Payload, per
 		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
 	}
 
-	waitPreCompactNote(marked, warn)
+	noteTicker := time.NewTicker(markWait)
+	waitPreCompactNote(gatherCtx, marked, noteTicker.C, watchLockHeldSince(opts.Dir, sessionID, noteStart), warn)
+	noteTicker.Stop()
 
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
