@@ -127,6 +127,9 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	if perr != nil {
 		return nil
 	}
+	if copilotStoodDown(opts, p, start) {
+		return nil
+	}
 	switch p.HookEventName {
 	case "PreCompact":
 		return copilotPreCompact(ctx, opts, p, raw)
@@ -199,6 +202,17 @@ func copilotRun(opts *CopilotOptions) (err error) {
 		}
 	}
 	return nil
+}
+
+// copilotStoodDown reports whether this run, the plugin's, gives way to
+// the user's hooks file, which runs the event (PL-33); as watch does, only
+// the compaction's run says so in the log.
+func copilotStoodDown(opts *CopilotOptions, p Payload, start time.Time) bool {
+	why := copilotPluginStandsDown(p, opts.Getenv)
+	if why != "" && p.HookEventName == "PreCompact" {
+		writeLog(opts.Dir, logEntry{At: start, Command: "copilot", Session: p.SessionID, Outcome: outcomeNone, Detail: why, Duration: opts.Now().Sub(start)})
+	}
+	return why != ""
 }
 
 // copilotPointer decides what the pending compaction gets now (PO-23 to

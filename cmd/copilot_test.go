@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 )
 
 // copilotFixture is the events.jsonl the real Copilot CLI 1.0.102 wrote
@@ -222,5 +224,92 @@ func TestCopilotHookSurvivesAPanic(t *testing.T) {
 	}
 	if log := readLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
 		t.Errorf("the panic is not logged:\n%s", log)
+	}
+}
+
+// spec: PL-33 PL-14
+// Copilot CLI with both the plugin and install's hooks file (issue 28,
+// item 10): the plugin's run (COPILOT_PLUGIN_ROOT holds the running binary)
+// gives way to the user's hooks file when that file is, byte for byte, what
+// install writes for a program that can run: one snapshot per compaction.
+// A project's .github/hooks file (a repository commits it), a file edited
+// by hand (a matcher added), or one whose program is gone does not make it
+// stand down; the hooks file's own run never stands down.
+func TestCopilotPluginGivesWayToTheHooksFile(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	installedBinary := filepath.Join(t.TempDir(), "compact-guard")
+	if err := os.WriteFile(installedBinary, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	installed := string(settings.CopilotFile(installedBinary))
+	for _, tc := range []struct {
+		name      string
+		file      string // user, project
+		content   string
+		plugin    bool
+		standDown bool
+	}{
+		{"plugin, the user's hooks file: stands down", "user", installed, true, true},
+		{"the user's hooks file's own run: runs", "user", installed, false, false},
+		{"plugin alone: runs", "", "", true, false},
+		{"plugin, a project's hooks file: runs", "project", installed, true, false},
+		{"plugin, the user's file with a matcher added by hand: runs", "user",
+			strings.Replace(installed, `"type":"command",`, `"type":"command","matcher":"manual",`, 1), true, false},
+		{"plugin, the user's file whose program is gone: runs", "user",
+			string(settings.CopilotFile(filepath.Join(t.TempDir(), "compact-guard"))), true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			home, proj := filepath.Join(tmp, ".copilot"), filepath.Join(tmp, "proj")
+			tr := filepath.Join(home, "session-state", copilotFixtureID, "events.jsonl")
+			if err := os.MkdirAll(filepath.Dir(tr), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			paths := map[string]string{"user": filepath.Join(home, "hooks", "compact-guard.json"),
+				"project": filepath.Join(proj, ".github", "hooks", "compact-guard.json")}
+			if tc.file != "" {
+				if err := os.MkdirAll(filepath.Dir(paths[tc.file]), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(paths[tc.file], []byte(tc.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.MkdirAll(proj, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			clock := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+			dir := filepath.Join(tmp, "snaps")
+			opts := CopilotOptions{Dir: dir, Getenv: func(k string) string {
+				switch k {
+				case "COPILOT_HOME":
+					return home
+				case "COPILOT_CLI":
+					return "1"
+				case "COPILOT_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT":
+					if tc.plugin {
+						return filepath.Dir(exe)
+					}
+				}
+				return ""
+			}, Now: func() time.Time { return clock }}
+			runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID,
+				"transcript_path": tr, "trigger": "manual", "custom_instructions": "", "cwd": proj})
+			snaps, _ := filepath.Glob(filepath.Join(dir, "snap_*.md"))
+			log := readLog(dir)
+			stood := strings.Contains(log, "stood down: "+paths["user"]+" registers compact-guard for PreCompact")
+			if (len(snaps) == 0) != tc.standDown || stood != tc.standDown {
+				t.Errorf("snapshots %v, stood down %v; want stand-down %v\nlog:\n%s", snaps, stood, tc.standDown, log)
+			}
+		})
 	}
 }

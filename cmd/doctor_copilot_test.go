@@ -82,9 +82,10 @@ func TestDoctorCopilot(t *testing.T) {
 	}
 }
 
-// spec: PL-13, PL-14
+// spec: PL-13, PL-14, PL-33
 // The Claude Code plugin enabled in Copilot from a local marketplace is
-// found and guards the client; with a hooks file too, doctor warns.
+// found and guards the client; with a hooks file too, doctor warns, unless
+// the plugin's hooks stand down for the user's file, which it explains.
 func TestDoctorCopilotPlugin(t *testing.T) {
 	root := t.TempDir()
 	opts := &DoctorOptions{Host: instAgentHost(root)}
@@ -111,6 +112,24 @@ func TestDoctorCopilotPlugin(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	if got := copilotDoctorText(checkCopilot(opts, instExe)); !strings.Contains(got, "two snapshots per compaction (one pointer)") {
-		t.Errorf("no warning for the plugin and the file together:\n%s", got)
+		t.Errorf("no warning for the plugin and the file together (its program is not there: the plugin does not stand down):\n%s", got)
+	}
+	// PL-33: the user's file in install's form, for a program that runs:
+	// the plugin's hooks stand down, which doctor explains without a warning.
+	bin := filepath.Join(root, "bin", "compact-guard")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(root, "home", ".copilot", "hooks", settings.CopilotFileName)
+	if err := os.WriteFile(user, settings.CopilotFile(bin), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = copilotDoctorText(checkCopilot(opts, bin))
+	if !strings.Contains(got, "[info] Copilot CLI plugin compact-guard@compact-guard-tools and "+user+" both register compact-guard: the plugin's hooks stand down") ||
+		strings.Contains(got, "two snapshots per compaction (one pointer)") {
+		t.Errorf("the plugin's stand-down not explained:\n%s", got)
 	}
 }

@@ -61,7 +61,7 @@ func TestDoctorRecognisesPluginHooks(t *testing.T) {
 	}
 }
 
-// spec: PL-7 PL-29
+// spec: PL-7 PL-29 PL-32
 func TestDoctorFlagsPluginAndSettingsTogether(t *testing.T) {
 	d := newDocEnv(t)
 	settings := d.installed()
@@ -81,13 +81,15 @@ func TestDoctorFlagsPluginAndSettingsTogether(t *testing.T) {
 		t.Errorf("%d warnings, want none: one registration wins (PL-26):\n%s", n, out)
 	}
 
-	// In the project's settings the fix names that scope.
+	// In the project's settings both run (PL-32), which is a warning, and
+	// the fix names that scope.
 	d2 := newDocEnv(t)
 	d2.installPlugin(true, "")
 	d2.write(filepath.Join(d2.proj, ".claude", "settings.json"), d2.installed())
 	out, _ = d2.run()
-	if l := docLine(out, "[info]", "both plugin", "project settings"); !strings.Contains(l, "run 'compact-guard uninstall --scope project' in the project folder to keep the plugin") {
-		t.Errorf("project scope fix:\n%s", out)
+	l = docLine(out, "[warn]", "both plugin", "project settings", "and both run: the plugin's hooks do not give way to a file a repository can commit")
+	if !strings.Contains(l, "run 'compact-guard uninstall --scope project' in the project folder to keep the plugin") {
+		t.Errorf("project scope: no warning with the scope's fix:\n%s", out)
 	}
 }
 

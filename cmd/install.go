@@ -347,6 +347,11 @@ func notePluginsStandDown(opts *InstallOptions, path string) {
 		return
 	}
 	for _, id := range settings.RunningPlugins(opts.Host) {
+		if opts.Scope != settings.ScopeUser {
+			// PL-32: a project's file never makes the plugin stand down.
+			fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too, and its hooks do not give way to %s, a file a repository can commit: both run (two snapshots per compaction); --scope user keeps one registration\n", id, path)
+			continue
+		}
 		fmt.Fprintf(opts.IO.ErrOut, "note: plugin %s registers compact-guard too; while %s registers these hooks, the plugin's hooks stand down (one registration wins: no second snapshot or pointer)\n", id, path)
 	}
 }

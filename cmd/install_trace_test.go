@@ -365,3 +365,56 @@ func TestUninstallDryRunTouchesNoFolder(t *testing.T) {
 		t.Errorf("the dry run changed the project: %v", err)
 	}
 }
+
+// spec: IN-88 — without install's trace (the user cleared compact-guard's
+// state folder), uninstall has no proof that install created a file, so a
+// file its removal leaves holding "{\n}\n" stays, and the output says so
+// (issue 28, item 5): the user's own "{\n}\n" is never deleted. With the
+// trace, the file install created goes (IN-79).
+func TestUninstallWithoutTraceKeepsTheFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		orig  *string // nil: no file before install
+		clear bool    // the state folder is removed between install and uninstall
+		gone  bool
+	}{
+		{"the user's file, the state folder cleared", new("{\n}\n"), true, false},
+		{"a file install created, the state folder cleared", nil, true, false},
+		{"a file install created, with its trace", nil, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			p := filepath.Join(root, "home", ".claude", "settings.json")
+			if tc.orig != nil {
+				instWrite(t, filepath.Dir(p), "settings.json", *tc.orig, 0o600)
+			}
+			traceRun(t, root, false)
+			if tc.clear {
+				if err := os.RemoveAll(filepath.Dir(traceBackups(root))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dry, _ := traceRun(t, root, true, "--dry-run")
+			if strings.Contains(dry, "+++ "+os.DevNull) != tc.gone {
+				t.Errorf("dry run shows the file removed: %v, want %v\n%s", !tc.gone, tc.gone, dry)
+			}
+			out, _ := traceRun(t, root, true)
+			got := fileOrNone(t, p)
+			if (got == nil) != tc.gone {
+				t.Fatalf("file gone: %v, want %v\n%s", got == nil, tc.gone, out)
+			}
+			if tc.gone {
+				return
+			}
+			if *got != "{\n}\n" {
+				t.Errorf("file holds %q, want %q", *got, "{\n}\n")
+			}
+			if want := "kept    " + p + " (it holds nothing but {} now; without install's trace, whether install created it is not known)"; !strings.Contains(out, want) {
+				t.Errorf("output does not say the file was kept (%q):\n%s", want, out)
+			}
+			if strings.Contains(out, "removed "+p) {
+				t.Errorf("output says the file was removed:\n%s", out)
+			}
+		})
+	}
+}

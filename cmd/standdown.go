@@ -29,8 +29,48 @@ func pluginStandsDown(p Payload, sub string, getenv func(string) string) string 
 		}
 		return os.Getwd()
 	}}
-	if path := settings.SettingsRegistration(host, p.HookEventName, sub); path != "" {
+	if path := settings.SettingsRegistration(host, p.HookEventName, sub, matcherValue(p)); path != "" {
 		return "stood down: " + path + " registers compact-guard for " + p.HookEventName + ", and the plugin's hook gives way to it (PL-26)"
+	}
+	return ""
+}
+
+// matcherValue is what Claude Code compares a hook group's matcher with
+// for this call (PL-31): the trigger at PreCompact and PostCompact, the
+// source at SessionStart; "" for the other events (a tool's name, which
+// the payload reader does not keep).
+func matcherValue(p Payload) string {
+	switch p.HookEventName {
+	case "PreCompact", "PostCompact":
+		return p.Trigger
+	case "SessionStart":
+		return p.Source
+	}
+	return ""
+}
+
+// copilotPluginStandsDown says why this run of the Copilot hook, the
+// plugin's under Copilot CLI (PL-10), gives way to the user's Copilot
+// hooks file, which registers compact-guard for the same event (PL-33); ""
+// when it runs. Only a plugin's run pays for the look.
+func copilotPluginStandsDown(p Payload, getenv func(string) string) string {
+	root := getenv("COPILOT_PLUGIN_ROOT")
+	if root == "" || p.HookEventName == "" {
+		return ""
+	}
+	exe, err := os.Executable()
+	if err != nil || !settings.RunsInPlugin(root, exe) {
+		return ""
+	}
+	project := firstNonEmpty(getenv("COPILOT_PROJECT_DIR"), p.Cwd)
+	if project == "" {
+		if project, err = os.Getwd(); err != nil {
+			return ""
+		}
+	}
+	host := settings.Host{Getenv: getenv, Home: os.UserHomeDir, Getwd: func() (string, error) { return project, nil }}
+	if path := settings.CopilotFileRegistration(host, project, p.HookEventName); path != "" {
+		return "stood down: " + path + " registers compact-guard for " + p.HookEventName + ", and the plugin's hook gives way to it (PL-33)"
 	}
 	return ""
 }

@@ -102,6 +102,15 @@ func uninstallRun(opts *UninstallOptions) error {
 		fmt.Fprintf(out, "no compact-guard hooks in %s\n", res.Path)
 	case res.Removed:
 		printEdit(out, "removed "+res.Path+" (it held nothing but compact-guard's hooks)", res, opts.DryRun)
+	case res.KeptVacant:
+		// IN-88: no trace proves install created the file; the user's own
+		// "{}" looks the same, so it stays.
+		printEdit(out, "updated "+res.Path, res, opts.DryRun)
+		verb := "kept   "
+		if opts.DryRun {
+			verb = "keeps  "
+		}
+		fmt.Fprintf(out, "%s %s (it holds nothing but {} now; without install's trace, whether install created it is not known)\n", verb, res.Path)
 	case res.Trace != nil && res.Trace.Restored:
 		printEdit(out, "restored "+res.Path+" (byte for byte as install found it)", res, opts.DryRun)
 	default:

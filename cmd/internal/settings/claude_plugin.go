@@ -231,7 +231,7 @@ func checkPluginHooks(env DoctorEnv, settingsRegs []Registration) ([]Registratio
 		}
 		out = append(out, checkPluginCommand(env.Host, op.p)...) // PL-30
 	}
-	out = append(out, checkPluginDuplicates(regs, settingsRegs)...)
+	out = append(out, checkPluginDuplicates(env.Host, regs, settingsRegs)...)
 	return regs, out
 }
 
@@ -279,8 +279,9 @@ func checkPluginEntry(p installedPlugin, h Entry) health.Result {
 
 // checkPluginDuplicates says once per settings file that registers
 // compact-guard beside an enabled plugin that the client runs both
-// handlers (their commands differ) and the plugin's stands down (PL-29).
-func checkPluginDuplicates(pluginRegs, settingsRegs []Registration) []health.Result {
+// handlers (their commands differ) and the plugin's stands down (PL-29)
+// for the user's file; for a project's both run (PL-32), which it warns of.
+func checkPluginDuplicates(h Host, pluginRegs, settingsRegs []Registration) []health.Result {
 	if len(pluginRegs) == 0 {
 		return nil
 	}
@@ -312,10 +313,20 @@ func checkPluginDuplicates(pluginRegs, settingsRegs []Registration) []health.Res
 		} else {
 			uninstall += "'"
 		}
+		fix := fmt.Sprintf("to keep one registration: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)
+		if project, _ := ProjectDir(h); r.Source.Scope != ScopeUser || !outsideProject(r.Source.Path, project, homeOf(h)) {
+			// PL-32: a file a repository can commit never makes the
+			// plugin's hooks stand down, so both run.
+			out = append(out, health.Result{Status: health.Warn,
+				Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s, and both run: the plugin's hooks do not give way to a file a repository can commit (two snapshots per compaction)",
+					plugin, r.Source.Label, r.Source.Path, strings.Join(events, ", ")),
+				Fix: fix})
+			continue
+		}
 		out = append(out, health.Result{Status: health.Info,
 			Text: fmt.Sprintf("both plugin %s and %s %s register compact-guard for %s: the plugin's hooks stand down for these events while the settings file registers them (PL-26; a plugin release from before that runs each of them twice)",
 				plugin, r.Source.Label, r.Source.Path, strings.Join(events, ", ")),
-			Fix: fmt.Sprintf("to keep one registration: run '%s to keep the plugin, or 'claude plugin uninstall %s' to keep the settings file", uninstall, plugin)})
+			Fix: fix})
 	}
 	return out
 }

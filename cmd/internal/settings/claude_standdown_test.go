@@ -38,10 +38,10 @@ func TestRunsAsPlugin(t *testing.T) {
 	}
 }
 
-// spec: PL-27
-// The settings file that makes the plugin stand down: one Claude Code
-// reads, holding install's entry for the event and sub-command, whose
-// program can run, in a file whose hooks run.
+// spec: PL-27 PL-32
+// The settings file that makes the plugin stand down: the user's, holding
+// install's entry for the event and sub-command, whose program can run, in
+// a file whose hooks run; never the project's, which a repository commits.
 func TestSettingsRegistration(t *testing.T) {
 	exe := filepath.Join(t.TempDir(), "compact-guard") // the installed binary
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
@@ -65,7 +65,8 @@ func TestSettingsRegistration(t *testing.T) {
 		want       string // "user", "project" or ""
 	}{
 		{"the user's settings register it", installed(exe), "", "PreCompact", "precompact", "user"},
-		{"the project's", "", installed(exe), "PostToolUse", "watch", "project"},
+		{"the user's, for a tool call", installed(exe), "", "PostToolUse", "watch", "user"},
+		{"the project's, which a repository commits", "", installed(exe), "PostToolUse", "watch", ""},
 		{"another sub-command for the event", installed(exe), "", "PreCompact", "watch", ""},
 		{"no settings file", "", "", "PreCompact", "precompact", ""},
 		{"its program is gone", installed(missing), "", "PreCompact", "precompact", ""},
@@ -96,7 +97,7 @@ func TestSettingsRegistration(t *testing.T) {
 				}
 				return ""
 			}, Home: func() (string, error) { return cfg, nil }, Getwd: func() (string, error) { return proj, nil }}
-			got := SettingsRegistration(h, tc.event, tc.sub)
+			got := SettingsRegistration(h, tc.event, tc.sub, map[string]string{"PreCompact": "manual"}[tc.event])
 			if want := paths[tc.want]; got != want {
 				t.Errorf("SettingsRegistration = %q, want %q", got, want)
 			}
@@ -112,5 +113,99 @@ func TestSettingsRegistration(t *testing.T) {
 	}
 	if programRuns(noexec) {
 		t.Error("a file without execute permission counts as a program that runs")
+	}
+}
+
+// spec: PL-31
+// A matcher counts only when every release that runs the plugin reads it
+// as matching the call's value: an exact list of words, or a pattern RE2
+// and JavaScript read alike.
+func TestMatcherSurelyMatches(t *testing.T) {
+	for _, tc := range []struct {
+		matcher, value string
+		want           bool
+	}{
+		{"manual|auto", "auto", true},
+		{"manual", "auto", false},
+		{"manual", "manual", true},
+		{"compact", "compact", true},
+		{"compact", "resume", false},
+		{"auto.*", "auto", true},
+		{"^(auto|manual)$", "manual", true},
+		{"automatic", "auto", false},
+		{"manual,auto", "auto", false},  // a pattern before 2.1.191
+		{"manual, auto", "auto", false}, // spaces trimmed or not
+		{`^\w+$`, "auto", false},        // an escape RE2 and JavaScript may read apart
+		{"(?i)AUTO", "auto", false},     // a flag group JavaScript rejects
+		{"[", "auto", false},            // not a pattern
+	} {
+		if got := MatcherSurelyMatches(tc.matcher, tc.value); got != tc.want {
+			t.Errorf("MatcherSurelyMatches(%q, %q) = %v, want %v", tc.matcher, tc.value, got, tc.want)
+		}
+	}
+}
+
+// spec: PL-32
+// A user settings file inside the project (CLAUDE_CONFIG_DIR, which a
+// project's settings can set in their env), or an entry whose program the
+// repository ships, does not count; a session started in the home folder
+// still finds the user's own settings and binary there.
+func TestSettingsRegistrationOutsideTheProject(t *testing.T) {
+	home := t.TempDir()
+	write := func(path, data string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	installed := func(program string) string {
+		doc, err := Parse(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := doc.Install(program, "", Carry{Own: true}); err != nil {
+			t.Fatal(err)
+		}
+		return string(doc.Bytes())
+	}
+	userBin := filepath.Join(home, ".local", "bin", "compact-guard")
+	write(userBin, "#!/bin/sh\n", 0o755)
+	proj := filepath.Join(home, "src", "repo")
+	write(filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n", 0o600)
+	repoBin := filepath.Join(proj, "tools", "compact-guard")
+	write(repoBin, "#!/bin/sh\n", 0o755)
+	for _, tc := range []struct {
+		name, configDir, project, program string
+		want                              bool
+	}{
+		{"a session in the home folder", "", home, userBin, true},
+		{"a session in a repository", "", proj, userBin, true},
+		{"a program the repository ships", "", proj, repoBin, false},
+		{"a settings folder inside the repository", filepath.Join(proj, "cfg"), proj, userBin, false},
+		{"a settings folder in a subfolder's repository", filepath.Join(proj, "cfg"), filepath.Join(proj, "sub"), userBin, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			settingsPath := filepath.Join(home, ".claude", "settings.json")
+			if tc.configDir != "" {
+				settingsPath = filepath.Join(tc.configDir, "settings.json")
+			}
+			write(settingsPath, installed(tc.program), 0o600)
+			defer os.Remove(settingsPath)
+			h := Host{Getenv: func(k string) string {
+				switch k {
+				case "CLAUDE_CONFIG_DIR":
+					return tc.configDir
+				case "CLAUDE_PROJECT_DIR":
+					return tc.project
+				}
+				return ""
+			}, Home: func() (string, error) { return home, nil }, Getwd: func() (string, error) { return tc.project, nil }}
+			if got := SettingsRegistration(h, "PreCompact", "precompact", "auto"); (got == settingsPath) != tc.want || got != "" && got != settingsPath {
+				t.Errorf("SettingsRegistration = %q, want %v for %s", got, tc.want, settingsPath)
+			}
+		})
 	}
 }

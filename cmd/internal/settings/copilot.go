@@ -185,6 +185,69 @@ func ReadCopilotFile(data []byte, exe string) (CopilotFileState, error) {
 	return st, nil
 }
 
+// CopilotFileRegistration names the user's Copilot hooks file
+// ($COPILOT_HOME/hooks/compact-guard.json) when Copilot surely runs
+// compact-guard from it for event, so that the plugin's hook can give way
+// to it (PL-33); "" when it does not. The file must be, byte for byte, what
+// install writes (IN-41) for one program that exists and can run — a
+// matcher or anything else added by hand is not known to run for every
+// call — outside project and its repository (PL-32), with no Copilot
+// settings file turning hooks off (disableAllHooks). A project's
+// .github/hooks never counts: a repository commits it.
+func CopilotFileRegistration(h Host, project, event string) string {
+	path, err := CopilotPath(ScopeUser, "", h)
+	if err != nil || !slices.ContainsFunc(CopilotEvents, func(e CopilotEvent) bool { return e.Event == event }) {
+		return ""
+	}
+	home := homeOf(h)
+	if !outsideProject(path, project, home) {
+		return ""
+	}
+	data, err := ReadCopilotHooks(path)
+	if err != nil || data == nil {
+		return ""
+	}
+	st, err := ReadCopilotFile(data, "")
+	if err != nil || len(st.Foreign) > 0 || len(st.Programs) != 1 {
+		return ""
+	}
+	program := st.Programs[0]
+	if !filepath.IsAbs(program) || !bytes.Equal(data, CopilotFile(program)) || !programRuns(program) ||
+		!outsideProject(program, project, home) || copilotHooksOff(h, project) {
+		return ""
+	}
+	return path
+}
+
+// copilotHooksOff reports whether a Copilot settings file the session reads
+// sets disableAllHooks, or cannot be read to tell: the user's
+// $COPILOT_HOME/settings.json and the project's .github/copilot/settings.json
+// and settings.local.json (PL-33).
+func copilotHooksOff(h Host, project string) bool {
+	var files []string
+	if home, err := CopilotHome(h); err == nil {
+		files = append(files, filepath.Join(home, "settings.json"))
+	}
+	files = append(files, filepath.Join(project, ".github", "copilot", "settings.json"),
+		filepath.Join(project, ".github", "copilot", "settings.local.json"))
+	for _, f := range files {
+		data, err := ReadCopilotHooks(f)
+		if err != nil {
+			return true
+		}
+		if data == nil {
+			continue
+		}
+		var s struct {
+			DisableAllHooks *bool `json:"disableAllHooks"`
+		}
+		if json.Unmarshal(stripComments(data), &s) != nil || s.DisableAllHooks != nil && *s.DisableAllHooks {
+			return true
+		}
+	}
+	return false
+}
+
 // ClaudeEntriesUnderCopilot are the events of compact-guard's entries in
 // a Claude Code settings document that Copilot CLI also runs (it reads
 // .claude/settings.json and .claude/settings.local.json): they do nothing

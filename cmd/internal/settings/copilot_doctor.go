@@ -171,7 +171,15 @@ func checkCopilotPlugins(env DoctorEnv, filesGuard bool) (out []health.Result, g
 		default:
 			out = append(out, health.Result{Status: health.OK, Text: fmt.Sprintf("Copilot CLI plugin %s (%s): its hooks run compact-guard as Copilot's guard", pl.ID, pl.Dir)})
 			guarded = true
-			if filesGuard {
+			if !filesGuard {
+				continue
+			}
+			project, _ := env.Host.Getwd()
+			if file := CopilotFileRegistration(env.Host, project, "PreCompact"); file != "" {
+				// PL-33: one registration wins, the user's hooks file.
+				out = append(out, health.Result{Status: health.Info, Text: "Copilot CLI plugin " + pl.ID + " and " + file + " both register compact-guard: the plugin's hooks stand down while the file registers them (PL-33; one snapshot per compaction; a plugin release from before that takes two)",
+					Fix: "to keep one registration: run 'compact-guard uninstall --agent copilot' to keep the plugin, or 'copilot plugin uninstall " + pl.ID + "' to keep the file"})
+			} else {
 				out = append(out, health.Result{Status: health.Warn, Text: "Copilot CLI runs compact-guard from the plugin " + pl.ID + " and from a hooks file: two snapshots per compaction (one pointer)",
 					Fix: "keep one: run 'compact-guard uninstall --agent copilot' (and with --scope project) to keep the plugin, or 'copilot plugin uninstall " + pl.ID + "' to keep the file"})
 			}

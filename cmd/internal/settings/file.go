@@ -274,6 +274,9 @@ type Result struct {
 	// what install writes into a file it creates (Document.Vacant), and
 	// the file was removed (or, in a dry run, would be) instead.
 	Removed bool
+	// KeptVacant is set when uninstall left such a file in place because
+	// no install trace proves that install created it (IN-88).
+	KeptVacant bool
 	// Trace is what uninstall did with install's trace (IN-79 to IN-81);
 	// nil for install, a dry run, or no trace.
 	Trace *TraceOutcome
@@ -317,9 +320,11 @@ func (e Edit) Apply() (*Result, error) {
 	// kept, since the link would dangle. A file the trace says the user
 	// had gets its content back instead (IN-79).
 	vacant := sf.Exists && sf.Doc.Vacant() && !isSymlink(e.Path)
-	if data, vacant = ts.restore(data, vacant); vacant {
+	var goes bool
+	if data, goes = ts.restore(data, vacant); goes {
 		res.Removed, data, newName = true, nil, os.DevNull
 	}
+	res.KeptVacant = vacant && !goes && e.Trace == TraceUninstall && ts.prior == nil
 	if e.DryRun {
 		oldName := sf.Path
 		if !sf.Exists {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -173,6 +174,52 @@ func MatcherMatches(m, value string) (bool, error) {
 		return false, err
 	}
 	return re.MatchString(value), nil
+}
+
+// surelyRunsFor reports whether Claude Code surely runs e's group for a
+// hook call whose matcher value is value (PL-31): the trigger at PreCompact
+// and PostCompact, the source at SessionStart, "" when the payload does not
+// give it (a tool's name at PostToolUse, which the payload reader does not
+// keep). A group without a matcher, or with "" or "*", runs for every call;
+// UserPromptSubmit and Stop take no matcher, and the client ignores one. A
+// matcher that is not a string, or one that needs a value the call does not
+// give, is not known to run.
+func (e Entry) surelyRunsFor(value string) bool {
+	if !e.HasMatcher {
+		return true
+	}
+	m, ok := stringOf(member(e.group, "matcher"))
+	switch {
+	case !ok:
+		return false
+	case e.Event == "UserPromptSubmit" || e.Event == "Stop":
+		return true
+	case m == "" || m == "*":
+		return true
+	case value == "":
+		return false
+	}
+	return MatcherSurelyMatches(m, value)
+}
+
+// MatcherSurelyMatches reports whether every Claude Code release that runs
+// the plugin reads matcher m as matching value (PL-31). A list of words
+// separated by | is exact in every release. A comma or hyphen made the
+// matcher a JavaScript pattern before 2.1.191 and 2.1.195, and spaces may be
+// kept or trimmed, so such a matcher counts only when it matches read both
+// ways. A pattern counts only when it has no backslash and no (? group,
+// where RE2 and JavaScript may read it apart, and RE2 finds value in it.
+func MatcherSurelyMatches(m, value string) bool {
+	words, simple := MatcherValues(m)
+	inList := simple && slices.Contains(words, value)
+	if simple && !strings.ContainsAny(m, ", -") {
+		return inList
+	}
+	if simple && !inList || strings.Contains(m, `\`) || strings.Contains(m, "(?") {
+		return false
+	}
+	re, err := regexp.Compile(m)
+	return err == nil && re.MatchString(value)
 }
 
 // sameMatcher reports whether two simple matchers name the same values, so

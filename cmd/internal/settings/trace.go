@@ -182,9 +182,14 @@ func (ts *traceStart) created() map[string]bool {
 // restore is the content uninstall gives a file whose change left data:
 // the original blank content when the file held only whitespace before
 // install; and whether the file goes (install created it and nothing is
-// left but what install's layout of a new file leaves).
+// left but what install's layout of a new file leaves). Without a trace
+// uninstall cannot prove that install created the file — the user's own
+// "{\n}\n" looks the same — so it stays (IN-88).
 func (ts *traceStart) restore(data []byte, vacant bool) ([]byte, bool) {
-	if ts.mode != TraceUninstall || ts.prior == nil {
+	if ts.mode == TraceUninstall && ts.prior == nil {
+		return data, false
+	}
+	if ts.mode != TraceUninstall {
 		return data, vacant
 	}
 	if !ts.prior.Existed {
