@@ -20,7 +20,9 @@ import (
 // (PO-C17), and without lag, where it finds nothing to fold. Each run gets
 // the snapshot as precompact left it (restored between runs, outside the
 // timing); the empty Go program runs through the same wrapper in turn, so
-// that x-empty compares them on the machine as it is in that run.
+// that x-empty compares them on the machine as it is in that run. The
+// in-process variants run the same hook through Main inside the test
+// process, so that -cpuprofile sees its work (PF-14).
 // spec: PF-27
 func BenchmarkFold(b *testing.B) {
 	c := benchHold(b)
@@ -31,6 +33,22 @@ func BenchmarkFold(b *testing.B) {
 			if lag {
 				name = kind + "/late-response"
 			}
+			b.Run(name+"/in-process", func(b *testing.B) {
+				b.StopTimer()
+				w := newBenchFoldWorld(b, c, kind, lag)
+				defer os.RemoveAll(w.root)
+				b.Setenv("CLAUDE_PROJECT_DIR", "")
+				b.Setenv("CLAUDE_CODE_SESSION_ID", "")
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					w.restore(b)
+					var out, errOut bytes.Buffer
+					b.StartTimer()
+					code := Main([]string{"--dir", w.snapDir, "postcompact"}, bytes.NewReader(w.payload), &out, &errOut)
+					b.StopTimer()
+					w.check(b, benchRun{exitCode: code, stdout: out.Bytes(), stderr: errOut.Bytes()})
+				}
+			})
 			b.Run(name, func(b *testing.B) {
 				b.StopTimer()
 				w := newBenchFoldWorld(b, c, kind, lag)
