@@ -12,9 +12,9 @@
 #   ./install.sh --local         register in ./.claude/settings.local.json
 #                                (this project, only you)
 #   ./install.sh --uninstall     remove the hooks (with --project or --local:
-#                                from that file); the binary and the
-#                                snapshots are kept, and the commands that
-#                                remove them are printed
+#                                from that file); the binary, the snapshots,
+#                                the log and the state folder are kept, and
+#                                the commands that remove them are printed
 #
 # Environment: BIN_DIR (where the binary goes), GO (the go command).
 set -eu
@@ -70,9 +70,27 @@ if [ "$uninstall" = 1 ]; then
 	done
 	[ -n "$bin" ] || die "no compact-guard in $bin_dir (set BIN_DIR to where it is)"
 	"$bin" uninstall "$@"
+	# What stays, and the commands that remove it all (IN-16): the state
+	# folder is the one above the snapshot folder; install's backups are
+	# always in the default one (<XDG state home>/compact-guard), which
+	# differs when COMPACT_GUARD_DIR moved the snapshots.
 	snaps=$("$bin" dir)
-	printf '\nThe binary, the snapshots and the log were kept; to remove them:\n  rm %s\n  rm -r %s\n  rm %s\n' \
-		"$bin" "$snaps" "$(dirname "$snaps")/compact-guard.log"
+	state=$(dirname "$snaps")
+	case $(uname -s) in
+	Darwin) default_state="$HOME/Library/Application Support/compact-guard" ;;
+	*) default_state="${XDG_STATE_HOME:-$HOME/.local/state}/compact-guard" ;;
+	esac
+	printf '\nKept: the binary, the snapshots, the log and compact-guard'"'"'s state (install'"'"'s backups;\n'
+	printf 'watch/ while another scope or client still registers compact-guard). To remove them all, once\n'
+	printf 'no other scope or client uses compact-guard:\n'
+	printf '  rm "%s"\n' "$bin"
+	printf '  rm -rf "%s"\n' "$snaps"
+	printf '  rm -f "%s"\n' "$state/compact-guard.log"
+	printf '  rm -rf "%s" "%s" "%s"\n' "$state/failures" "$state/watch" "$default_state/backups"
+	printf '  rmdir "%s"\n' "$state"
+	if [ "$default_state" != "$state" ]; then
+		printf '  rmdir "%s"\n' "$default_state"
+	fi
 	exit 0
 fi
 

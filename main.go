@@ -1,5 +1,6 @@
-// Command compact-guard keeps a Claude Code session's working state alive
-// across context compaction. See README.md.
+// Command compact-guard keeps a coding agent's working state alive across
+// context compaction. It runs as hooks of Claude Code, Codex CLI, Qwen Code,
+// GitHub Copilot CLI and Gemini CLI. See README.md.
 package main
 
 import (

@@ -57,8 +57,9 @@ func newCmdAudit(ios *IO, g *GlobalOptions, runF func(*AuditOptions) error) *cob
 		Long: `Reads the session transcripts the clients keep, newest first: Claude Code's
 ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects), Codex CLI's
 ($CODEX_HOME/sessions or ~/.codex/sessions), Qwen Code's
-($QWEN_HOME/projects or ~/.qwen/projects) and GitHub Copilot CLI's
-($COPILOT_HOME/session-state or ~/.copilot/session-state); --agent keeps one
+($QWEN_HOME/projects or ~/.qwen/projects), GitHub Copilot CLI's
+($COPILOT_HOME/session-state or ~/.copilot/session-state) and Gemini CLI's
+($GEMINI_CLI_HOME/.gemini/tmp or ~/.gemini/tmp); --agent keeps one
 client's. For
 each compaction found it reports: when, the trigger, the snapshot
 compact-guard took for it, whether the pointer reached the model, whether
@@ -71,7 +72,9 @@ Claude Code records the SessionStart context's text; Codex CLI records that
 a hook context went into the model's history, with its length, and the
 snapshot is the one compact-guard's delivery record says it handed out;
 Qwen Code records no hook context, so it is not known ("unknown"), and the
-snapshot handed out is named.
+snapshot handed out is named; for GitHub Copilot CLI and Gemini CLI, which
+have no event after a compaction, whether the next prompt (or, on Copilot, a
+tool result) carried it.
 
 It reads at most --sessions transcripts changed within --since, and at most
 --max-read MiB from the end of each; compactions before that are not examined
@@ -331,32 +334,49 @@ func orWord(s, word string) string {
 }
 
 // auditResidueLine says in one line what the summary kept of the prompts,
-// files and commands, and what the residue gave back (AU-9).
+// files and commands, and what the residue gave back (AU-9). When nothing
+// was given back it says why — the summary kept everything, or the pointer
+// and the kept messages hold what it left out — so that "kept 0 of 1" is
+// never followed by "nothing dropped".
 func auditResidueLine(r *audit.Residue) string {
 	var kept []string
-	for _, k := range []struct{ kind, word string }{{residue.KindPrompt, "prompts"}, {residue.KindFile, "files"}, {residue.KindCommand, "commands"}} {
+	for _, k := range []struct{ kind, one, many string }{{residue.KindPrompt, "prompt", "prompts"}, {residue.KindFile, "file", "files"}, {residue.KindCommand, "command", "commands"}} {
 		if c, ok := r.Kinds[k.kind]; ok {
-			kept = append(kept, fmt.Sprintf("%d of %d %s", c.Summary, c.Facts, k.word))
+			kept = append(kept, fmt.Sprintf("%d of %s", c.Summary, nouns(c.Facts, k.one, k.many)))
 		}
 	}
 	line := "summary kept " + strings.Join(kept, ", ")
 	if len(kept) == 0 {
 		line = "no prompts, files or commands in the snapshot"
 	}
+	all := r.Kinds[""]
 	switch g := r.Given; {
 	case r.Source == "compared":
-		line += fmt.Sprintf("; no residue record (compared now with the transcript's summary: %d facts lost)", r.LostTotal)
+		line += fmt.Sprintf("; no residue record (compared now with the transcript's summary: %s lost)", nouns(r.LostTotal, "fact", "facts"))
 	case g == nil:
 		line += "; residue not handed over yet"
+	case g.Facts == 0 && all.Dropped == 0 && all.Summary == all.Facts:
+		line += "; no residue needed: the summary kept every fact"
+	case g.Facts == 0 && all.Dropped == 0:
+		line += fmt.Sprintf("; no residue needed: the pointer and the kept messages hold the %s the summary left out", nouns(all.Facts-all.Summary, "fact", "facts"))
 	case g.Facts == 0:
-		line += "; residue: nothing dropped, nothing said"
+		line += fmt.Sprintf("; residue gave back nothing (%s dropped)", nouns(all.Dropped, "fact", "facts"))
 	default:
-		line += fmt.Sprintf("; residue gave back %d facts with %s (%d characters)", g.Facts, g.Event, g.Chars)
+		line += fmt.Sprintf("; residue gave back %s with %s (%d characters)", nouns(g.Facts, "fact", "facts"), g.Event, g.Chars)
 		if g.Omitted > 0 {
 			line += fmt.Sprintf(", %d did not fit", g.Omitted)
 		}
 	}
 	return line
+}
+
+// nouns is n with the noun in the number n takes: "1 fact", "2 facts",
+// "0 facts".
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // auditResidueSum is the sum line of the residues, "" when no compaction
@@ -385,5 +405,5 @@ func auditResidueSum(rep audit.Report) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("residues: %d given back (%d facts), %d with nothing dropped, %d not handed over yet, %d without a record", given, facts, nothing, pending, n-given-nothing-pending)
+	return fmt.Sprintf("residues: %d given back (%s), %d not needed, %d not handed over yet, %d without a record", given, nouns(facts, "fact", "facts"), nothing, pending, n-given-nothing-pending)
 }

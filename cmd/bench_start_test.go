@@ -25,7 +25,7 @@ import (
 // release do: no cgo (the net and os/user packages that cobra and go-git
 // link would otherwise make it a dynamically linked program, whose loader
 // alone costs 0.8 ms a start), no file paths, no symbol table. Nothing is
-// turned off: the hooks wait for nothing of the client's (PC-47, PO-C14),
+// turned off: the hooks wait for nothing of the client's (PC-48, PO-C14),
 // so the benchmarks time them as the client pays them (PF-10).
 var (
 	benchBuildFlags = []string{"build", "-trimpath", "-ldflags=-s -w"}

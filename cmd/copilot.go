@@ -258,12 +258,19 @@ func copilotPointer(ctx context.Context, opts *CopilotOptions, p Payload, pend *
 	switch {
 	case err != nil:
 		return "", "", false, ""
-	case len(bs) == 0 && copilotCompactionEnded(path, pend.TranscriptSize):
+	case len(bs) == 0 && len(copilotEvents(path, pend.TranscriptSize, f.Size(), "session.compaction_complete")) > 0:
 		return "", "", true, "the compaction precompact noted did not complete"
 	case len(bs) == 0:
 		return "", "", false, "" // PO-24: not compacted (yet)
 	case len(bs) > 1:
 		return "", "", true, "two compactions since the one precompact noted: its snapshot is no longer this compaction's"
+	}
+	// SS-44: a compaction that started after the note is another one than
+	// the note's, which PreCompact ran within: the boundary is that one's.
+	for _, at := range copilotEvents(path, pend.TranscriptSize, bs[0], "session.compaction_start") {
+		if at.After(pend.At) {
+			return "", "", true, "a later compaction started at " + at.UTC().Format(time.RFC3339) + ", after the one precompact noted: its snapshot is not that compaction's"
+		}
 	}
 	if failure != nil {
 		return restore.FailureNotice(*failure, opts.Lang), "", true, "failure notice: " + failure.Reason
@@ -294,18 +301,33 @@ func copilotHookType(event string) string {
 	return "preCompact"
 }
 
-// copilotCompactionEnded reports whether a session.compaction_complete
-// (applied or not) starts in the 4 MiB after from: with no boundary there,
-// the compaction failed.
-func copilotCompactionEnded(path string, from int64) bool {
+// copilotEvents returns the timestamps of the events of type typ that
+// start in [from, to), reading at most the 4 MiB after from: a needle finds
+// the lines that may be one (the type as a whole JSON string, in any
+// spacing or key order, TR-56), and parsing decides.
+func copilotEvents(path string, from, to int64, typ string) []time.Time {
 	f, err := trust.OpenRegular(path)
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
-	buf := make([]byte, 4<<20)
+	buf := make([]byte, min(max(to-from, 0), 4<<20))
 	n, _ := f.ReadAt(buf, from)
-	return bytes.Contains(buf[:n], []byte(`"type":"session.compaction_complete"`))
+	needle := []byte(`"` + typ + `"`)
+	var out []time.Time
+	for _, line := range bytes.Split(buf[:n], []byte("\n")) {
+		if !bytes.Contains(line, needle) {
+			continue
+		}
+		var ev struct {
+			Type      string    `json:"type"`
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == typ {
+			out = append(out, ev.Timestamp)
+		}
+	}
+	return out
 }
 
 // copilotTranscript is where Copilot CLI keeps a session's events:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
 // copilotFixture is the events.jsonl the real Copilot CLI 1.0.102 wrote
@@ -309,6 +310,89 @@ func TestCopilotPluginGivesWayToTheHooksFile(t *testing.T) {
 			stood := strings.Contains(log, "stood down: "+paths["user"]+" registers compact-guard for PreCompact")
 			if (len(snaps) == 0) != tc.standDown || stood != tc.standDown {
 				t.Errorf("snapshots %v, stood down %v; want stand-down %v\nlog:\n%s", snaps, stood, tc.standDown, log)
+			}
+		})
+	}
+}
+
+// spec: SS-44
+// A compaction Copilot started and never applied (its PreCompact noted
+// snapshot A; no compaction_complete, or a failed one) — the session went
+// on — then a later compaction with no PreCompact of ours: its boundary is
+// the only one after the note, yet A is not that compaction's. Before
+// issue 28 (item 2) its pointer named A as "taken just before"; a failed
+// complete in another JSON layout was not seen either.
+func TestCopilotStaleNoteNotHandedOn(t *testing.T) {
+	data, err := os.ReadFile(copilotFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	pick := func(typ string) map[string]any {
+		for _, l := range lines {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["type"] == typ {
+				return m
+			}
+		}
+		t.Fatalf("no %s in the fixture", typ)
+		return nil
+	}
+	base := time.Date(2026, 12, 2, 1, 27, 39, 109e6, time.UTC)
+	event := func(m map[string]any, id string, at time.Duration) string {
+		m["id"], m["timestamp"] = id, base.Add(at).Format("2006-01-02T15:04:05.000Z")
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name     string
+		failed   bool
+		relayout bool
+	}{
+		{"never completed", false, false},
+		{"never completed, another layout", false, true},
+		{"failed, another layout", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			tr := filepath.Join(tmp, "events.jsonl")
+			if err := os.WriteFile(tr, data[:copilotBoundary], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			clock := base
+			opts := CopilotOptions{Dir: filepath.Join(tmp, "snaps"), Getenv: func(string) string { return "" }, Now: func() time.Time { return clock }}
+			runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID, "transcript_path": tr, "trigger": "auto", "cwd": tmp})
+			var after []string
+			if tc.failed {
+				after = append(after, event(map[string]any{"type": "session.compaction_complete", "data": map[string]any{"success": false, "error": "model error"}, "parentId": "x"}, "f1", time.Second))
+			}
+			after = append(after,
+				event(pick("assistant.message"), "went-on", 5*time.Second), // the session goes on
+				event(pick("session.compaction_start"), "start-2", 10*time.Second),
+				event(pick("session.compaction_complete"), "complete-2", 12*time.Second))
+			write := func(n int) {
+				text := string(data[:copilotBoundary])
+				for _, l := range after[:n] {
+					if tc.relayout {
+						l = string(transcripttest.Relayout([]byte(l), 56))
+					}
+					text += l + "\n"
+				}
+				if err := os.WriteFile(tr, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(len(after) - 2) // up to the response after it
+			clock = base.Add(6 * time.Second)
+			post := map[string]any{"hook_event_name": "PostToolUse", "session_id": copilotFixtureID, "tool_name": "bash", "cwd": tmp}
+			if out := runCopilotHook(t, opts, post); out != "" {
+				t.Fatalf("a pointer before any compaction completed: %q", out)
+			}
+			write(len(after)) // the later compaction, applied
+			clock = base.Add(13 * time.Second)
+			prompt := map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": copilotFixtureID, "prompt": "next", "cwd": tmp}
+			if out := runCopilotHook(t, opts, prompt); out != "" {
+				t.Errorf("the later compaction was handed the abandoned one's snapshot:\n%s", out)
 			}
 		})
 	}

@@ -33,8 +33,9 @@ type DoctorOptions struct {
 	Executable func() (string, error)
 	Host       settings.Host
 	Now        func() time.Time
-	// SelfTest runs the round trip (doctorSelfTest); tests substitute it.
-	SelfTest func() health.Result
+	// SelfTest runs the round trip (doctorSelfTest) for the client
+	// checked; tests substitute it.
+	SelfTest func(settings.Agent) health.Result
 	// ClaudeVersion asks the Claude Code on PATH for its release
 	// (claudeVersion); tests substitute it.
 	ClaudeVersion func() (version, from string)
@@ -91,7 +92,14 @@ With --agent codex, ~/.codex/hooks.json (or $CODEX_HOME's) and
 ./.codex/hooks.json instead, and Codex's config.toml: each hook of
 compact-guard's must be trusted there with the hash of its current entry,
 or Codex skips it without a word. With --agent qwen, ~/.qwen/settings.json
-(or $QWEN_HOME's) and ./.qwen/settings.json.
+(or $QWEN_HOME's) and ./.qwen/settings.json. With --agent copilot,
+~/.copilot/hooks/compact-guard.json (or $COPILOT_HOME's),
+./.github/hooks/compact-guard.json and the plugins Copilot CLI has enabled.
+With --agent gemini, ~/.gemini/settings.json (or the one under
+$GEMINI_CLI_HOME/.gemini) and ./.gemini/settings.json, PreCompress and
+BeforeAgent judged by Gemini CLI's rules (timeouts in milliseconds, no
+matcher). Only Claude Code takes the summary hint; for Codex CLI and Qwen
+Code one line says they get none.
 
 Exit status: 0 every check passed (warnings allowed), 1 at least one check
 failed, 2 bad flags.`,
@@ -186,7 +194,7 @@ func doctorChecks(opts *DoctorOptions) []health.Check {
 			if opts.NoSelfTest {
 				return one(health.Result{Status: health.Info, Text: "round trip skipped (--no-self-test)"})
 			}
-			return one(opts.SelfTest())
+			return one(opts.SelfTest(opts.Agent))
 		},
 	}
 }

@@ -9,14 +9,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // doctorSelfTest feeds a synthetic session through precompact and
 // postcompact in a temporary folder, with an empty environment, as Claude
-// Code would run them.
-func doctorSelfTest() health.Result {
+// Code would run them. The line names the summary hint only when agent is
+// Claude Code, the one client whose summarizer takes it (PC-32): for the
+// others the hint is no part of their setup.
+func doctorSelfTest(agent settings.Agent) health.Result {
 	start := time.Now()
 	fail := func(format string, a ...any) health.Result {
 		return health.Result{Status: health.Fail, Text: "round trip: " + fmt.Sprintf(format, a...),
@@ -99,7 +102,11 @@ func doctorSelfTest() health.Result {
 	if !strings.Contains(hookOut.HookSpecificOutput.AdditionalContext, md) {
 		return fail("postcompact's pointer does not name %s: %q", md, truncateRunes(hookOut.HookSpecificOutput.AdditionalContext, 300))
 	}
-	return health.Result{Status: health.OK, Text: fmt.Sprintf("round trip: precompact wrote %s and named it in its summary hint, postcompact pointed at it (%d ms)", md, time.Since(start).Milliseconds())}
+	named := " and named it in its summary hint"
+	if !agent.IsClaude() {
+		named = ""
+	}
+	return health.Result{Status: health.OK, Text: fmt.Sprintf("round trip: precompact wrote %s%s, postcompact pointed at it (%d ms)", md, named, time.Since(start).Milliseconds())}
 }
 
 // syntheticTranscript is a minimal session: one typed prompt and one

@@ -97,7 +97,7 @@ func (d *docEnv) run() (string, int) {
 			Getwd:  func() (string, error) { return d.proj, nil },
 		},
 		Now:           func() time.Time { return d.now },
-		SelfTest:      func() health.Result { return d.selfOK },
+		SelfTest:      func(settings.Agent) health.Result { return d.selfOK },
 		ClaudeVersion: func() (string, string) { return d.client, "'claude --version'" },
 		Agent:         d.agent,
 		Backups:       d.backups(),
@@ -418,12 +418,21 @@ func TestDoctorSelfTestResult(t *testing.T) {
 
 // spec: DR-8
 func TestDoctorSelfTestRoundTrip(t *testing.T) {
-	c := doctorSelfTest()
+	c := doctorSelfTest(settings.AgentClaude)
 	if c.Status != health.OK {
 		t.Fatalf("round trip: %s (%s)", c.Text, c.Fix)
 	}
 	if !regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md and named it in its summary hint, postcompact pointed at it`).MatchString(c.Text) {
 		t.Errorf("round trip text: %s", c.Text)
+	}
+	// The other clients get no hint: their round trip line names none
+	// (issue 28: doctor --agent codex spoke of a hint Codex never gets).
+	for _, a := range []settings.Agent{settings.AgentCodex, settings.AgentQwen, settings.AgentCopilot, settings.AgentGemini} {
+		c := doctorSelfTest(a)
+		if c.Status != health.OK || strings.Contains(c.Text, "hint") ||
+			!regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md, postcompact pointed at it`).MatchString(c.Text) {
+			t.Errorf("round trip for %s: %s", a, c.Text)
+		}
 	}
 }
 

@@ -287,7 +287,7 @@ var e2eLagVersions = append(append([]string{}, e2eKindsVersions...), "2.1.337")
 // the three scenarios make at least 20 compactions per release (E2E-60).
 const e2eLagManual = 11
 
-// spec: E2E-41 E2E-60 SS-26 PC-47 PO-C17
+// spec: E2E-41 E2E-60 SS-26 PC-48 PO-C17
 //
 // TestE2ELag measures how far the transcript lags the compaction hooks
 // (specs/selectsnap.md, "Transcripts lag hooks"), on 2.1.210, 2.1.328 and

@@ -10,7 +10,7 @@ import (
 )
 
 // The fold (specs/postcompact.md PO-C17, PO-C18): precompact reads a Claude
-// Code transcript at once (PC-47) and records how far it read; the client
+// Code transcript at once (PC-48) and records how far it read; the client
 // writes what it queued before the hook started about 100 ms later, while
 // the hook runs (E2E-41). SessionStart(compact) and PostCompact run after
 // that, so they read the lines past the recorded point, up to the

@@ -53,7 +53,7 @@ func (s *simSession) preCompactMissing(late string) (string, int64) {
 		s.t.Fatal(err)
 	}
 	if steps[stepSettle] != 0 || at < 0 {
-		s.t.Fatalf("precompact's steps %v: want it to read at once (PC-47), the late lines written as it read", steps)
+		s.t.Fatalf("precompact's steps %v: want it to read at once (PC-48), the late lines written as it read", steps)
 	}
 	snaps := s.snapshots()
 	name := snaps[len(snaps)-1]
@@ -75,7 +75,7 @@ func (s *simSession) size() int64 {
 	return fi.Size()
 }
 
-// spec: PC-36 PC-47 PO-C14 PO-C17 SF-70 PC-38
+// spec: PC-36 PC-48 PO-C14 PO-C17 SF-72 PC-38
 // A compaction whose PreCompact missed the response the client wrote late:
 // SessionStart(compact) reads at once (no wait for quiet: no settle step),
 // folds the late lines into the same snapshot file, redacted, and hands
@@ -152,7 +152,7 @@ func TestFoldAtSessionStart(t *testing.T) {
 	}
 }
 
-// spec: PO-C17 TR-89
+// spec: PO-C17 TR-90
 // Lines the client writes after SessionStart read the transcript are
 // folded in by PostCompact (which, like SessionStart, runs before the
 // client writes the compaction's boundary); a tail of the client's

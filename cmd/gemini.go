@@ -164,7 +164,7 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 		after = chat.Compressions[n-2].Time
 	}
 	store := &snapshot.Store{Dir: opts.Dir, Now: opts.Now}
-	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time)
+	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time, chat.Responses)
 	switch {
 	case err != nil:
 		entry.Outcome, entry.Detail = outcomeFailed, "choosing the snapshot: "+err.Error()

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
 // gmWorld is a Gemini CLI session as its chat file shows it, written in
@@ -16,6 +20,10 @@ import (
 type gmWorld struct {
 	*rbWorld
 	sid, project, chat string
+	// relayout writes every record in another valid JSON layout
+	// (transcripttest.Relayout: Python's spacing, keys in another order),
+	// so that a test shows nothing decides by Gemini CLI's bytes (TR-56).
+	relayout bool
 }
 
 func newGeminiWorld(t *testing.T) *gmWorld {
@@ -45,6 +53,9 @@ func (w *gmWorld) add(t *testing.T, recs ...map[string]any) {
 	defer f.Close()
 	for _, r := range recs {
 		b, _ := json.Marshal(r)
+		if w.relayout {
+			b = transcripttest.Relayout(b, 56)
+		}
 		f.Write(append(b, '\n'))
 	}
 }
@@ -76,6 +87,12 @@ func (w *gmWorld) turn(t *testing.T, text string, tokens int) {
 // client's ack.
 func (w *gmWorld) compress(t *testing.T) {
 	t.Helper()
+	// A compression comes seconds after the response before it; the
+	// records carry milliseconds: wait for the clock's next one, so that
+	// the summary is not timestamped with the turn's last response.
+	for before := gmNow(); gmNow() == before; {
+		runtime.Gosched()
+	}
 	gmSeq++
 	w.add(t, map[string]any{"$set": map[string]any{"messages": []any{
 		map[string]any{"id": "ctx", "timestamp": gmNow(), "type": "user", "content": []any{map[string]any{"text": "<session_context>…</session_context>"}}},
@@ -219,5 +236,97 @@ func TestGeminiAudit(t *testing.T) {
 	r = w.run(t, nil, "audit", "--agent", "gemini")
 	if !strings.Contains(r.Stdout, "Gemini CLI") || !strings.Contains(r.Stdout, "pointer delivered with the first prompt after it, naming it") || !strings.Contains(r.Stdout, "no prompt after it yet") {
 		t.Errorf("AU-28 audit's words:\n%s", r.Stdout)
+	}
+}
+
+// spec: SS-43
+// A PreCompress that compressed nothing took a snapshot; the session went
+// on (model responses after it); a later compression had no PreCompress
+// snapshot of its own (the hook did not run, or judged it not due). Its
+// pointer must not name the stale snapshot as "taken just before" it: no
+// pointer at all, in Gemini CLI's layout and in another (issue 28, item 2).
+func TestGeminiStaleSnapshotNotHandedOn(t *testing.T) {
+	for _, relayout := range []bool{false, true} {
+		t.Run(fmt.Sprint("relayout=", relayout), func(t *testing.T) {
+			w := newGeminiWorld(t)
+			w.relayout = relayout
+			w.turn(t, "prompt A", 600000)
+			w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+			w.compress(t)
+			if r := w.hook(t, "watch", "BeforeAgent", "prompt", "p1"); r.Stdout == "" {
+				t.Fatal("no pointer for the first compression")
+			}
+			// A /compress that compressed nothing: its snapshot stays.
+			w.hook(t, "precompact", "PreCompress", "trigger", "manual")
+			if n := len(w.snapshots(t)); n != 2 {
+				t.Fatalf("%d snapshots after the manual PreCompress, want 2", n)
+			}
+			w.turn(t, "prompt B: the session goes on", 1400)
+			w.compress(t) // no PreCompress snapshot of its own
+			if r := w.hook(t, "watch", "BeforeAgent", "prompt", "p2"); r.Stdout != "" {
+				t.Errorf("SS-43: the compression was handed the snapshot of a PreCompress the session went on after:\n%s", wtContext(t, r.Stdout, "BeforeAgent"))
+			}
+			// With its own snapshot, taken after the session went on, a
+			// compression gets it.
+			w.turn(t, "prompt C", 600000)
+			w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+			w.compress(t)
+			ctx := wtContext(t, w.hook(t, "watch", "BeforeAgent", "prompt", "p3").Stdout, "BeforeAgent")
+			snaps := w.snapshots(t)
+			if own := strings.TrimSuffix(filepath.Base(snaps[len(snaps)-1]), ".json"); !strings.Contains(ctx, own+".md") {
+				t.Errorf("the third compression's pointer does not name its own snapshot %s:\n%s", own, ctx)
+			}
+		})
+	}
+}
+
+// spec: PC-47, SF-70, SF-71
+// Gemini CLI awaits PreCompress before every model request: a session that
+// stays over the compression threshold with nothing to compress runs it a
+// hundred times. It keeps one snapshot for the compression to come, not a
+// hundred, and a folder of 40 snapshots of other sessions loses none of
+// them to it (issue 28, item 9).
+func TestGeminiHundredRequestsOverTheThreshold(t *testing.T) {
+	w := newGeminiWorld(t)
+	// Forty other sessions, each with a snapshot of the last twenty
+	// minutes: compactions that may still want them (SF-70).
+	store := &snapshot.Store{Dir: w.Snaps, Keep: 40}
+	var others []string
+	for i := 0; i < 40; i++ {
+		r := &snapshot.Record{SessionID: fmt.Sprintf("01d%05d-0000-4000-8000-%012d", i, i), Trigger: "auto",
+			CreatedAt: time.Now().Add(-time.Duration(40-i) * 30 * time.Second)}
+		if _, _, err := store.Save(r, snapshot.English); err != nil {
+			t.Fatal(err)
+		}
+		others = append(others, r.Name)
+	}
+	w.turn(t, "prompt A", 600000)
+	for i := 0; i < 100; i++ {
+		// PreCompress, then the request it compressed nothing for.
+		w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+		w.add(t, map[string]any{"id": fmt.Sprintf("r-%d", i), "timestamp": gmNow(), "type": "gemini", "content": "more",
+			"tokens": map[string]any{"input": 600000 + i}, "model": "gemini-3.8-flash"})
+	}
+	// The request that compresses: its PreCompress, then the compression.
+	w.hook(t, "precompact", "PreCompress", "trigger", "auto")
+	for _, n := range others {
+		if _, err := os.Stat(filepath.Join(w.Snaps, n+".json")); err != nil {
+			t.Errorf("another session's snapshot %s is gone: %v", n, err)
+		}
+	}
+	var own []string
+	for _, p := range w.snapshots(t) {
+		if strings.Contains(filepath.Base(p), "_6e0c1a2b") {
+			own = append(own, p)
+		}
+	}
+	if len(own) != 1 {
+		t.Fatalf("the Gemini session keeps %d snapshots, want 1: %v", len(own), own)
+	}
+	// The one kept is the newest: the compression gets it.
+	w.compress(t)
+	ctx := wtContext(t, w.hook(t, "watch", "BeforeAgent", "prompt", "p").Stdout, "BeforeAgent")
+	if name := strings.TrimSuffix(filepath.Base(own[0]), ".json"); !strings.Contains(ctx, name+".md") {
+		t.Errorf("the compression's pointer does not name %s:\n%s", name, ctx)
 	}
 }

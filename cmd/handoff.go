@@ -15,7 +15,6 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
-	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
 func init() { register("handoff", newCmdHandoffDefault) }
@@ -102,23 +101,9 @@ func handoffRun(opts *HandoffOptions) error {
 		_, err := fmt.Fprint(out, handoff.TemplateFor(opts.Lang, now, sid))
 		return err
 	}
-	ru := opts.Lang == snapshot.Russian
-	say := func(en, r string, a ...any) {
-		if ru {
-			en = r
-		}
-		// The path, the heading and the problems quote the state file:
-		// escaped as list escapes them, so that a CR, ESC or BEL in it
-		// cannot forge a line or drive the terminal (HO-8).
-		for i, v := range a {
-			if s, ok := v.(string); ok {
-				a[i] = textesc.String(s, false)
-			}
-		}
-		fmt.Fprintf(out, en+"\n", a...)
-	}
+	report := newHandoffReport(out, opts.Lang)
 
-	path, err := handoffFile(opts, say)
+	path, err := handoffFile(opts, report)
 	if err != nil {
 		return err
 	}
@@ -133,26 +118,24 @@ func handoffRun(opts *HandoffOptions) error {
 	}
 	if sid == "" {
 		// No session: the newest block, compared with nothing (HO-6).
+		// Nothing tells whose or how old a session is: only a fresh block
+		// counts (HO-13).
 		b := handoff.Newest(blocks)
-		if problems := handoff.Problems(b, handoff.Since{}, now, opts.Lang); len(problems) > 0 {
-			notReady(say, path, b, problems)
+		if problems := handoff.Problems(b, handoff.Fresh(now), now, opts.Lang); len(problems) > 0 {
+			notReady(report, path, b, problems)
 			return exitError{ExitFailure}
 		}
-		say("handoff current: %s line %d, %s", "передача актуальна: %s, строка %d, %s", path, b.Line, b.Heading)
+		report.line(mHoCurrent, path, lineNo(b.Line), b.Heading)
 		return nil
 	}
 
-	return checkSessionBlock(opts, say, path, blocks, sid, now)
+	return checkSessionBlock(opts, report, path, blocks, sid, now)
 }
-
-// sayFunc prints one line of handoff's report in the user's language: en
-// or ru, with its arguments escaped.
-type sayFunc = func(en, ru string, a ...any)
 
 // handoffFile is the state file to check: --file, else the state file
 // found in the project (HO-2); a file found nowhere is said, and the check
 // fails.
-func handoffFile(opts *HandoffOptions, say sayFunc) (string, error) {
+func handoffFile(opts *HandoffOptions, report handoffReport) (string, error) {
 	path := opts.File
 	if path == "" {
 		wd, _ := opts.Getwd()
@@ -166,7 +149,7 @@ func handoffFile(opts *HandoffOptions, say sayFunc) (string, error) {
 		sf := snapshot.FindStateFile(ctx, name, []string{opts.Getenv("CLAUDE_PROJECT_DIR"), settings.GitRootAbove(wd), wd})
 		cancel()
 		if sf.Path == "" {
-			say("no %s found in %s", "%s не найден в %s", name, strings.Join(sf.Searched, ", "))
+			report.line(mHoNotFound, name, strings.Join(sf.Searched, ", "))
 			return "", exitError{ExitFailure}
 		}
 		path = sf.Path
@@ -179,7 +162,7 @@ func handoffFile(opts *HandoffOptions, say sayFunc) (string, error) {
 // checkSessionBlock checks the block of session sid among blocks: its
 // own, else one naming no session, which it then claims (HO-10), dated
 // after the session's last crossing, compaction or start (HO-6, HO-11).
-func checkSessionBlock(opts *HandoffOptions, say sayFunc, path string, blocks []handoff.Block, sid string, now time.Time) error {
+func checkSessionBlock(opts *HandoffOptions, report handoffReport, path string, blocks []handoff.Block, sid string, now time.Time) error {
 	store := watch.StoreFor(opts.Dir)
 	st, err := store.Load(sid)
 	if err != nil {
@@ -207,11 +190,17 @@ func checkSessionBlock(opts *HandoffOptions, say sayFunc, path string, blocks []
 	b := handoff.Newest(candidates)
 	if b == nil && len(blocks) > 0 {
 		other := handoff.Newest(blocks)
-		notReady(say, path, other, []string{foreignProblem(other, sid, opts.Lang)})
+		notReady(report, path, other, []string{foreignProblem(report, other, sid)})
 		return exitError{ExitFailure}
 	}
+	if since.IsZero() && b != nil && b.Session != sid {
+		// No state and no transcript: a block that does not name this
+		// session counts only when fresh, so that a committed one is no
+		// one's plan (HO-13).
+		since = handoff.Fresh(now)
+	}
 	if problems := handoff.Problems(b, since, now, opts.Lang); len(problems) > 0 {
-		notReady(say, path, b, problems)
+		notReady(report, path, b, problems)
 		return exitError{ExitFailure}
 	}
 	if handoff.Owner(b, sid, path, claims) == handoff.Unclaimed {
@@ -226,14 +215,14 @@ func checkSessionBlock(opts *HandoffOptions, say sayFunc, path string, blocks []
 			fmt.Fprintln(opts.IO.ErrOut, "compact-guard: the block could not be recorded as this session's: "+err.Error())
 		}
 	}
-	say("handoff current: %s line %d, %s", "передача актуальна: %s, строка %d, %s", path, b.Line, b.Heading)
+	report.line(mHoCurrent, path, lineNo(b.Line), b.Heading)
 	switch since.Kind {
 	case handoff.SinceCrossing:
-		say("(the context crossed its first threshold at %s)", "(контекст прошёл первый порог в %s)", stampUTC(since.At))
+		report.line(mHoSinceCrossing, stampUTC(since.At))
 	case handoff.SinceCompaction:
-		say("(no threshold crossed since the compaction at %s)", "(после сжатия в %s порог не пройден)", stampUTC(since.At))
+		report.line(mHoSinceCompaction, stampUTC(since.At))
 	case handoff.SinceStart:
-		say("(no threshold crossed since the session started at %s)", "(с начала сессии в %s порог не пройден)", stampUTC(since.At))
+		report.line(mHoSinceStart, stampUTC(since.At))
 	}
 	return nil
 }

@@ -67,24 +67,21 @@ func sessionTranscript(getenv func(string) string, sid string) string {
 
 // notReady prints that the block is not this session's handoff, and why
 // (HO-6).
-func notReady(say func(en, ru string, a ...any), path string, b *handoff.Block, problems []string) {
+func notReady(report handoffReport, path string, b *handoff.Block, problems []string) {
 	if b != nil {
-		say("handoff not ready: %s line %d", "передача не готова: %s, строка %d", path, b.Line)
+		report.line(mHoNotReadyLine, path, lineNo(b.Line))
 	} else {
-		say("handoff not ready: %s", "передача не готова: %s", path)
+		report.line(mHoNotReady, path)
 	}
 	for _, p := range problems {
-		say("- %s", "- %s", p)
+		report.line(mHoProblem, p)
 	}
 }
 
 // foreignProblem says that the state file's newest block was written by
 // another session (HO-10), naming both by their first 8 characters.
-func foreignProblem(b *handoff.Block, sid string, lang snapshot.Lang) string {
-	if lang == snapshot.Russian {
-		return "блок написан другой сессией (" + snapshot.SID8(b.Session) + "), не этой (" + snapshot.SID8(sid) + "); своя передача: compact-guard handoff --template"
-	}
-	return "written by another session (" + snapshot.SID8(b.Session) + "), not this one (" + snapshot.SID8(sid) + "); this session's own: compact-guard handoff --template"
+func foreignProblem(report handoffReport, b *handoff.Block, sid string) string {
+	return report.p.Sprintf(mHoForeign, snapshot.SID8(b.Session), snapshot.SID8(sid))
 }
 
 func stampUTC(t time.Time) string { return t.UTC().Format(time.RFC3339) }

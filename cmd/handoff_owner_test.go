@@ -203,3 +203,39 @@ func TestHO9TemplateNamesTheSession(t *testing.T) {
 		t.Errorf("--session: %s", out.String())
 	}
 }
+
+// spec: HO-13
+// A session with no state yet and no transcript compact-guard can find
+// (another client's, a config folder elsewhere) has nothing to bound a
+// block's date by. A complete block naming no session, committed months
+// ago, is then no handoff of its: handoff --check fails and claims nothing,
+// so neither the Stop gate nor a "planned" compaction can rest on it (issue
+// 28, item 3). A block just written from the template still counts.
+func TestHO13OldBlockWithNothingKnown(t *testing.T) {
+	const fresh = "d00dfeed-1111-4222-8333-444455556666" // no state, no transcript
+	w := newWatchWorld(t)
+	committed := time.Now().AddDate(0, -4, 0)
+	rbWriteFile(t, w.state(), []byte(fillBlock(handoff.Template(snapshot.English, committed))))
+	code, out := w.wtCheck(t, fresh)
+	if code != ExitFailure || !strings.Contains(out, "handoff not ready") || !strings.Contains(out, "nothing tells when this session began") {
+		t.Errorf("a block committed months ago, for a session with no state: exit %d\n%s", code, out)
+	}
+	if st, _ := watch.StoreFor(w.Snaps).Load(fresh); st != nil && len(st.Claims) != 0 {
+		t.Errorf("the months-old block was claimed: %+v", st.Claims)
+	}
+	// Without a session at all, the same.
+	var o, e bytes.Buffer
+	opts := &HandoffOptions{IO: &IO{Out: &o, ErrOut: &e}, Dir: w.Snaps, Check: true, Lang: snapshot.English,
+		Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return w.project, nil }, Now: time.Now}
+	if code := exitCode(handoffRun(opts), &e); code != ExitFailure {
+		t.Errorf("no session: exit %d\n%s%s", code, o.String(), e.String())
+	}
+	// A block written a few minutes ago is this check's to claim.
+	rbWriteFile(t, w.state(), []byte(fillBlock(handoff.Template(snapshot.English, time.Now().Add(-5*time.Minute)))))
+	if code, out := w.wtCheck(t, fresh); code != ExitOK {
+		t.Errorf("a block written minutes ago: exit %d\n%s", code, out)
+	}
+	if st, _ := watch.StoreFor(w.Snaps).Load(fresh); st == nil || len(st.Claims) != 1 {
+		t.Errorf("the fresh block was not claimed: %+v", st)
+	}
+}

@@ -120,8 +120,11 @@ func TestHO6Check(t *testing.T) {
 			[]string{"no SESSION-STATE.md found in " + project + ", " + sub}},
 		{"the template as printed", func() { write(state, "# notes\n\n"+handoff.Template(snapshot.English, hoNow)) }, "", nil, snapshot.English, ExitFailure,
 			[]string{"handoff not ready: " + state + " line 3", "- not filled: TASK, CURRENT STATE, NEXT STEP"}},
-		{"complete, no session known", func() { write(state, filled(crossed.Add(-time.Hour))) }, "", nil, snapshot.English, ExitOK,
+		{"complete, no session known", func() { write(state, filled(hoNow.Add(-5*time.Minute))) }, "", nil, snapshot.English, ExitOK,
 			[]string{"handoff current: " + state + " line 1, HANDOFF "}},
+		// spec: HO-13 (with nothing known, only a block of the last hour)
+		{"complete, no session known, older than an hour", func() { write(state, filled(crossed.Add(-time.Hour))) }, "", nil, snapshot.English, ExitFailure,
+			[]string{"- dated 2026-12-01T09:12:05Z, before 2026-12-01T09:22:05Z, an hour before the clock (nothing tells when this session began)"}},
 		{"complete but older than the crossing", func() {}, "", map[string]string{"CLAUDE_CODE_SESSION_ID": sid}, snapshot.English, ExitFailure,
 			[]string{"- dated 2026-12-01T09:12:05Z, before the handoff threshold was crossed at 2026-12-01T10:12:05Z"}},
 		{"the newest block counts", func() { write(state, filled(crossed.Add(-time.Hour))+"\n"+filled(crossed.Add(time.Minute))) }, "",

@@ -27,8 +27,9 @@ func newCmdInstall(ios *IO, _ *GlobalOptions, runF func(*InstallOptions) error) 
 	}
 	return newSettingsCmd(ios, &cobra.Command{
 		Use:   "install [--scope user|project|local] [--settings PATH] [--dry-run]",
-		Short: "Register compact-guard's hooks in Claude Code's settings",
-		Long: `Merge compact-guard's hooks into a Claude Code settings file:
+		Short: "Register compact-guard's hooks with a client: Claude Code, or --agent codex, qwen, copilot or gemini",
+		Long: `Merge compact-guard's hooks into a Claude Code settings file (the other
+clients' files, with --agent, are listed at the end):
 
   PreCompact   matcher "manual|auto"  "<this binary>" precompact   timeout 60 s
   SessionStart matcher "compact"      "<this binary>" postcompact  timeout 15 s

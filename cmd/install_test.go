@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -845,15 +846,44 @@ func TestInstallScriptThenDoctor(t *testing.T) {
 	if _, errOut, err := instScript(t, env, proj, "--project", "--local"); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errOut, "cannot be used together") {
 		t.Errorf("--project --local: %v\n%s", err, errOut)
 	}
+	// What the hooks leave in the state folder: snapshots, the log,
+	// watch's state, a failure marker.
+	state := filepath.Join(home, ".local", "state", "compact-guard")
+	for _, f := range []string{"snapshots/snap_20261201-102636_0f3c2a1b.md", "compact-guard.log", "watch/w.json", "failures/f.json"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(state, f)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(state, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if out, errOut, err = instScript(t, env, proj, "--uninstall"); err != nil {
 		t.Fatalf("--uninstall: %v\n%s\n%s", err, out, errOut)
 	}
 	instGone(t, user)
-	if !strings.Contains(out, "rm "+bin) {
+	if !strings.Contains(out, `rm "`+bin+`"`) {
 		t.Errorf("--uninstall does not say how to remove the binary:\n%s", out)
 	}
 	if _, err := os.Stat(bin); err != nil {
 		t.Error("--uninstall removed the binary")
+	}
+	// The commands it prints remove everything, the state folder too
+	// (README's "Nothing else of compact-guard's is left").
+	var steps []string
+	for _, ln := range strings.Split(out, "\n") {
+		if strings.HasPrefix(ln, "  rm ") || strings.HasPrefix(ln, "  rmdir ") {
+			steps = append(steps, strings.TrimSpace(ln))
+		}
+	}
+	rm := exec.Command("sh", "-c", strings.Join(steps, " && "))
+	rm.Env = env
+	if b, err := rm.CombinedOutput(); err != nil || len(steps) < 5 {
+		t.Fatalf("the printed steps %q: %v\n%s", steps, err, b)
+	}
+	for _, p := range []string{bin, state} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s is left after the printed steps (%v):\n%s", p, err, out)
+		}
 	}
 
 	if _, _, err := instScript(t, env, proj, "--bogus"); err == nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // Transcripts lag hooks (specs/selectsnap.md, "Transcripts lag hooks";
-// specs/precompact.md PC-47; specs/postcompact.md PO-C14, PO-C15, PO-C17):
+// specs/precompact.md PC-48; specs/postcompact.md PO-C14, PO-C15, PO-C17):
 // Claude Code queues what it writes to the transcript and writes it 100 ms
 // later, on the same loop that runs the hooks, so a PreCompact hook may
 // start before the newest tool call, its result or a whole response is in

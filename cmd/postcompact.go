@@ -53,7 +53,12 @@ func newCmdPostcompact(ios *IO, g *GlobalOptions, runF func(*PostcompactOptions)
 	c := &cobra.Command{
 		Use:   "postcompact",
 		Short: "SessionStart(compact) hook: point the compacted session at its own snapshot",
-		Long: `As a SessionStart hook (matcher "compact"), prints
+		Long: `For Claude Code, Codex CLI and Qwen Code, which start the compacted
+session with SessionStart (GitHub Copilot CLI and Gemini CLI have no such
+event: their pointer comes with the next prompt, through "compact-guard
+copilot" and "compact-guard watch").
+
+As a SessionStart hook (matcher "compact"), prints
 {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"..."}}
 with a short pointer to this session's own snapshot, when one no older than
 --max-age exists; nothing otherwise. As a PostCompact hook, records in the

@@ -61,9 +61,12 @@ func newCmdPrecompact(ios *IO, g *GlobalOptions, runF func(*PrecompactOptions) e
 	var budgetMiB int64
 	c := &cobra.Command{
 		Use:   "precompact",
-		Short: "PreCompact hook: write a snapshot of the session before it is compacted",
+		Short: "PreCompact hook (Gemini CLI: PreCompress): write a snapshot of the session before it is compacted",
 		Long: `Reads the PreCompact hook payload from stdin, reads the session transcript and
 git state, and writes snap_<time>_<sid8>.md and .json into the snapshot folder.
+Claude Code, Codex CLI and Qwen Code run it at PreCompact, Gemini CLI at
+PreCompress (a snapshot only when a compression is due); GitHub Copilot CLI's
+hook is "compact-guard copilot", which does the same.
 
 For a Claude Code session it then prints one paragraph of plain text on
 stdout, the summary hint: where the snapshot is, the last request, the files
@@ -184,6 +187,7 @@ func precompactRun(opts *PrecompactOptions) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
+	supersedeWithin(saveCtx, opts, store, rec, &entry) // PC-47
 	// PC-27: the summary hint, once the snapshot is saved, within the save
 	// phase; the last thing on stdout, and the only one.
 	hint, hwarn := printHint(saveCtx, opts, rec, payload, perr, sv.mdPath)

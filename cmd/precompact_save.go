@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -72,4 +73,22 @@ func writeFailureMarker(saveCtx context.Context, opts *PrecompactOptions, rec *s
 	if merr != nil {
 		entry.Detail += "; failure marker not written: " + merr.Error()
 	}
+}
+
+// supersedeWithin removes, for a Gemini CLI PreCompress, the session's
+// earlier snapshots of the same segment that were never handed out (PC-47,
+// SF-71): the client runs the hook before every model request, and only
+// the newest can be the next compression's. A step given up, or a file
+// that cannot be removed, is a warning.
+func supersedeWithin(saveCtx context.Context, opts *PrecompactOptions, store *snapshot.Store, rec *snapshot.Record, entry *logEntry) {
+	if rec.Agent != string(settings.AgentGemini) || rec.HookEvent != "PreCompress" {
+		return
+	}
+	w, err := bounded(saveCtx, opts.beforeStep, "removing the snapshots this one supersedes", func() []string {
+		return store.Supersede(rec)
+	})
+	if err != nil {
+		w = append(w, err.Error())
+	}
+	entry.Warnings = append(entry.Warnings, w...)
 }

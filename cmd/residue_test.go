@@ -483,7 +483,7 @@ func TestAuditResidue(t *testing.T) {
 		"; residue not handed over yet",
 		"; no residue record (compared now with the transcript's summary: ",
 		"residues: 1 given back (",
-		"), 0 with nothing dropped, 1 not handed over yet, 1 without a record",
+		"), 0 not needed, 1 not handed over yet, 1 without a record",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("audit lacks %q:\n%s", want, text)

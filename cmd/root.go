@@ -76,17 +76,23 @@ func newRootCmd(ios *IO, only string) *cobra.Command {
 	g := &GlobalOptions{}
 	root := &cobra.Command{
 		Use:   "compact-guard",
-		Short: "Keep a Claude Code session's working state across context compaction",
-		Long: `compact-guard runs as Claude Code hooks. Before a compaction (PreCompact)
-"compact-guard precompact" writes a snapshot of the session's mechanical state:
-typed prompts, edited files, commands, tasks and git state. After it
-(SessionStart with source "compact") "compact-guard postcompact" hands the
-session a short pointer to its own snapshot; registered for PostCompact too,
-it records that the compaction completed. "compact-guard watch", on every
-prompt, tool call and stop, says when a planned compaction is due, with a
-handoff block that "compact-guard handoff" prints and checks.
-"compact-guard install" registers the hooks; "compact-guard doctor" checks
-the setup.` + "\n" + exitHelp,
+		Short: "Keep a coding agent's working state across context compaction",
+		Long: `compact-guard runs as hooks of five coding agents: Claude Code, Codex CLI,
+Qwen Code, GitHub Copilot CLI and Gemini CLI. Before a compaction
+(PreCompact; Gemini CLI's PreCompress) "compact-guard precompact" writes a
+snapshot of the session's mechanical state: typed prompts, edited files,
+commands, tasks and git state. After it (SessionStart with source
+"compact"; where a client has no such event, its next prompt or tool call)
+the session gets a short pointer to its own snapshot; registered for
+PostCompact too, "compact-guard postcompact" records that the compaction
+completed and what its summary dropped, which "compact-guard watch" hands
+over once with the next prompt or tool call (the residue). watch, on every
+prompt, tool call and stop, also says when a planned compaction is due,
+with a handoff block that "compact-guard handoff" prints and checks.
+"compact-guard install" registers the hooks (Claude Code's; --agent codex,
+qwen, copilot or gemini for the others); "compact-guard doctor" checks the
+setup; "compact-guard audit" says per compaction whether the pointer reached
+the model.` + "\n" + exitHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),

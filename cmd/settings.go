@@ -76,6 +76,15 @@ there.`
 // --scope and --settings.
 const settingsFlagsHelp = `Settings files (Claude Code reads all of them and merges their hooks):
 ` + settingsScopesHelp + ` --settings PATH names any file instead.
+
+The other clients, with --agent (the user's file; --scope project for the
+project's):
+  codex    Codex CLI: ~/.codex/hooks.json (or $CODEX_HOME's), and the
+           hooks' trust in Codex's config.toml
+  qwen     Qwen Code: ~/.qwen/settings.json (its comments stay)
+  copilot  GitHub Copilot CLI: ~/.copilot/hooks/compact-guard.json, a file
+           of compact-guard's own (project: .github/hooks/)
+  gemini   Gemini CLI: ~/.gemini/settings.json (PreCompress, BeforeAgent)
 `
 
 // newSettingsCmd completes install's or uninstall's command c with what the

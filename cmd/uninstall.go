@@ -32,9 +32,10 @@ func newCmdUninstall(ios *IO, g *GlobalOptions, runF func(*UninstallOptions) err
 	}
 	return newSettingsCmd(ios, &cobra.Command{
 		Use:   "uninstall [--scope user|project|local] [--settings PATH] [--dry-run]",
-		Short: "Remove compact-guard's hooks from Claude Code's settings",
+		Short: "Remove compact-guard's hooks from a client's settings (Claude Code, or --agent as for install)",
 		Long: `Remove the hook entries install writes ("<compact-guard>" precompact,
-postcompact or watch, with their flags) from a Claude Code settings file,
+postcompact or watch, with their flags) from a Claude Code settings file
+(or, with --agent, another client's file, listed at the end),
 and the matcher groups, event lists and "hooks" object that only this left
 empty. An entry that runs more than compact-guard (compact-guard precompact
 && notify, VAR=value compact-guard ...) is yours: it stays, and uninstall

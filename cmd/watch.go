@@ -59,7 +59,7 @@ func newCmdWatch(ios *IO, g *GlobalOptions, runF func(*WatchOptions) error) *cob
 	var window watchWindow
 	c := &cobra.Command{
 		Use:   "watch",
-		Short: "UserPromptSubmit, PostToolUse and Stop hook: say when a planned compaction is due",
+		Short: "Prompt, tool-call and stop hook: the residue, late pointers, and when a planned compaction is due",
 		Long: `Reads how full the context is (the newest model response's usage) and, once
 per threshold crossing, tells the agent that a planned compaction is due: a
 handoff block in the state file ("compact-guard handoff --template"), checked
@@ -69,7 +69,11 @@ end of a turn once at the last threshold while no handoff is current. After a
 compaction whose pointer did not reach the model (a session resumed on
 Claude Code up to 2.1.119, or on Qwen Code), the next prompt carries it.
 Registered for SessionStart (matcher "resume") it notes that the session
-was resumed. On Qwen Code sessions the late pointer is all it does.
+was resumed. After a Claude Code compaction, the first prompt or tool call
+hands the model, once, what the summary dropped of the snapshot's facts (the
+residue). On Qwen Code sessions the late pointer is all it does; on Gemini
+CLI (BeforeAgent) it hands over the pointer of the compression that just
+happened. Codex CLI and GitHub Copilot CLI do not run it.
 
 Thresholds are tokens (450k,500k,600k) or percentages of the window
 (50%,60%,70%, the default). The window comes from --window, else the model,
@@ -218,7 +222,7 @@ func watchRun(opts *WatchOptions) (err error) {
 
 	w := watch.InferWindow(watch.WindowInput{Flag: opts.Window, Model: fill.Model, Fill: fill.Tokens, Version: fill.Version,
 		Getenv: opts.Getenv, Settings: claudeSettingsFiles(opts.Getenv, p.Cwd)})
-	run := watchTurn{ctx: ctx, opts: opts, p: p, sid: sid, f: f, fill: fill, window: w, now: start,
+	run := watchTurn{ctx: ctx, opts: opts, p: p, sid: sid, f: f, fill: fill, fillOK: ok, window: w, now: start,
 		thresholds: watch.Resolve(opts.Thresholds, w)}
 	// Most runs above the floor change nothing: decide that on a copy of
 	// the state read without the lock, which only a change needs (WA-9).
@@ -241,6 +245,7 @@ type watchTurn struct {
 	sid        string
 	f          *transcript.File
 	fill       transcript.Fill
+	fillOK     bool // the transcript gave a fill
 	window     watch.Window
 	thresholds []int64
 	now        time.Time

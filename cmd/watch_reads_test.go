@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,5 +173,53 @@ func TestTR56WatchNoticeInAnyLayout(t *testing.T) {
 	got := wtContext(t, w.hook(t, watch.PostToolUse, "p1", nil).Stdout, watch.PostToolUse)
 	if !strings.Contains(got, "the context holds 512,340 tokens") || !strings.Contains(got, "Thresholds crossed: 500,000 at") {
 		t.Errorf("notice:\n%s", got)
+	}
+}
+
+// With the watch folder unusable (here a file where the folder should be:
+// the tests run as root, for whom a read-only folder is writable), the
+// notice still comes, with the first prompt after the turn whose fill
+// crossed the thresholds, told by that turn's fill against the previous
+// turn's — once per crossing, with no state to remember it (issue 28,
+// item 4). Tool calls stay silent (WA-25), and the log says why.
+// spec: WA-42, WA-25, WA-13
+func TestWA42NoticeWithoutState(t *testing.T) {
+	w := newWatchWorld(t)
+	watchDir := filepath.Dir(watch.StoreFor(w.Snaps).Path(w.sid))
+	if err := os.MkdirAll(filepath.Dir(watchDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rbWriteFile(t, watchDir, []byte("not a folder"))
+	w.rsPrompt(t, "step 2")
+	w.fill(t, 400000)
+	if r := w.hook(t, watch.UserPromptSubmit, "p2", nil); r.Stdout != "" {
+		t.Errorf("below the thresholds: %q", r.Stdout)
+	}
+	w.rsPrompt(t, "step 3")
+	w.fill(t, 612000) // this turn crosses 500,000 and 600,000
+	if r := w.hook(t, watch.PostToolUse, "p3", nil); r.Stdout != "" {
+		t.Errorf("a tool call's hook told without a state: %q", r.Stdout)
+	}
+	got := wtContext(t, w.hook(t, watch.UserPromptSubmit, "p4", nil).Stdout, watch.UserPromptSubmit)
+	if !strings.Contains(got, "the context holds 612,000 tokens") || !strings.Contains(got, "Thresholds crossed: 500,000 at") || !strings.Contains(got, "600,000 at") {
+		t.Errorf("the notice without a state:\n%s", got)
+	}
+	lines := rbLogLines(t, w.Log())
+	if last := lines[len(lines)-1]; !strings.Contains(last, "watch(UserPromptSubmit) session="+w.sid+" outcome=ok") ||
+		!strings.Contains(last, `detail="notice without the watch state (crossed in the previous turn, from 400000): 500000,600000; watch state: `) {
+		t.Errorf("log line %s", last)
+	}
+	// The next turn crosses nothing: nothing is told again.
+	w.rsPrompt(t, "step 4")
+	w.fill(t, 615000)
+	if r := w.hook(t, watch.UserPromptSubmit, "p5", nil); r.Stdout != "" {
+		t.Errorf("told again without a new crossing: %q", r.Stdout)
+	}
+	// The one after crosses the last threshold: that one alone is told.
+	w.rsPrompt(t, "step 5")
+	w.fill(t, 705000)
+	got = wtContext(t, w.hook(t, watch.UserPromptSubmit, "p6", nil).Stdout, watch.UserPromptSubmit)
+	if !strings.Contains(got, "Thresholds crossed: 700,000 at") || strings.Contains(got, "500,000 at") {
+		t.Errorf("the third crossing:\n%s", got)
 	}
 }

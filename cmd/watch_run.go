@@ -102,7 +102,11 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *log
 	entry.Warnings = append(entry.Warnings, r.warnings...)
 	if !recorded {
 		// WA-25: what the state cannot record is not said, and the log
-		// says so rather than what would have been.
+		// says so rather than what would have been; WA-42: but a prompt
+		// still gets the notice of what the previous turn crossed.
+		if uerr != nil && r.noticeWithoutState(uerr, entry) {
+			return
+		}
 		if (len(said.texts) > 0 || said.block != "") && uerr != nil {
 			entry.Outcome = outcomeFailed
 			entry.Detail = "not said, for the watch state could not be written: " + entry.Detail
@@ -138,4 +142,58 @@ func (r *watchTurn) finish(recorded bool, uerr error, said watchSaid, entry *log
 			entry.Warnings = append(entry.Warnings, derr.Error())
 		}
 	}
+}
+
+// noticeWithoutState tells, when the state cannot be written, the
+// thresholds the previous turn's fill crossed (WA-42): at UserPromptSubmit
+// only, so at most once per prompt, and only of a crossing the transcript
+// shows in the turn before it — the newest response's fill at or over a
+// threshold that the fill when that turn began was under — so each
+// crossing is told once with no state to remember it. A crossing a
+// readable state records as told is not told again. It reports whether it
+// told.
+func (r *watchTurn) noticeWithoutState(uerr error, entry *logEntry) bool {
+	if r.p.HookEventName != watch.UserPromptSubmit || !r.fillOK || r.fill.FromBoundary {
+		return false
+	}
+	prev, ok, err := r.f.FillBeforeTurn(r.ctx, r.fill)
+	if err != nil || !ok {
+		return false
+	}
+	st, _ := watch.StoreFor(r.opts.Dir).Load(r.sid) // nil when unreadable too
+	var told []watch.Crossing
+	for _, t := range r.thresholds {
+		if prev.Tokens < t && t <= r.fill.Tokens && !toldIn(st, t) {
+			told = append(told, watch.Crossing{Tokens: t, At: r.fill.At, Fill: r.fill.Tokens})
+		}
+	}
+	if len(told) == 0 {
+		return false
+	}
+	text := restore.WatchNotice(r.noticeInput(st, told))
+	out, err := restore.EventOutput(r.p.HookEventName, restore.ForClient(sessionAgent(r.p, r.f), text)) // PO-38
+	if err == nil {
+		_, err = r.opts.IO.Out.Write(out)
+	}
+	detail := fmt.Sprintf("notice without the watch state (crossed in the previous turn, from %d): %s; watch state: %s",
+		prev.Tokens, crossedList(told), uerr)
+	if err != nil {
+		entry.Outcome, entry.Detail = outcomeFailed, detail+"; writing hook output: "+err.Error()
+		return true
+	}
+	entry.Outcome, entry.Detail = outcomeOK, detail
+	return true
+}
+
+// toldIn reports whether st records threshold t's crossing as told.
+func toldIn(st *watch.State, t int64) bool {
+	if st == nil {
+		return false
+	}
+	for _, c := range st.Crossings {
+		if c.Tokens == t && !c.Told.IsZero() {
+			return true
+		}
+	}
+	return false
 }

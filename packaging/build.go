@@ -126,6 +126,10 @@ func (b snapshotBuild) run(stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("run it in the repository's root: %v", err)
 	}
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		return fmt.Errorf("run it in the repository's root: %v", err)
+	}
 	var released []string
 	for _, t := range targets {
 		ma := microarch[t.GOARCH]
@@ -146,7 +150,7 @@ func (b snapshotBuild) run(stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		name, data, err := releaseArchive(t, b.Version, bin, readme, b.Mtime)
+		name, data, err := releaseArchive(t, b.Version, bin, readme, license, b.Mtime)
 		if err != nil {
 			return err
 		}
@@ -183,14 +187,15 @@ func (b snapshotBuild) run(stdout io.Writer) error {
 }
 
 // releaseArchive is a target's archive as goreleaser names and fills it
-// (.goreleaser.yaml "archives"): the binary, README.md and INSTALL.txt at
-// its root, tar.gz (zip for Windows), entries sorted and stamped mtime.
-func releaseArchive(t target, version string, bin, readme []byte, mtime time.Time) (string, []byte, error) {
+// (.goreleaser.yaml "archives"): the binary, README.md, LICENSE and
+// INSTALL.txt at its root, tar.gz (zip for Windows), entries sorted and
+// stamped mtime.
+func releaseArchive(t target, version string, bin, readme, license []byte, mtime time.Time) (string, []byte, error) {
 	files := []struct {
 		name string
 		data []byte
 		mode int64
-	}{{"INSTALL.txt", installText, 0o644}, {"README.md", readme, 0o644}, {t.exe(), bin, 0o755}}
+	}{{"INSTALL.txt", installText, 0o644}, {"LICENSE", license, 0o644}, {"README.md", readme, 0o644}, {t.exe(), bin, 0o755}}
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
 	base := "compact-guard_" + version + "_" + t.GOOS + "_" + t.GOARCH
 	var buf bytes.Buffer

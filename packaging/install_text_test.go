@@ -17,6 +17,8 @@ func TestInstallTextSaysEachStep(t *testing.T) {
 		{"Claude Code's hooks", "compact-guard install "},
 		{"Codex CLI's hooks", "compact-guard install --agent codex"},
 		{"Qwen Code's hooks", "compact-guard install --agent qwen"},
+		{"Copilot CLI's hooks", "compact-guard install --agent copilot"},
+		{"Gemini CLI's hooks", "compact-guard install --agent gemini"},
 		{"the check", "compact-guard doctor"},
 		{"the removal", "compact-guard uninstall"},
 		{"what stays", "The snapshots stay"},

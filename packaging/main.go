@@ -17,15 +17,12 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +41,9 @@ var npmReadme []byte
 const (
 	// repoURL is the project's home; release assets live under it.
 	repoURL = "https://github.com/compact-guard/compact-guard"
+	// license is the SPDX id of the repository's LICENSE, which every
+	// manifest of the release states (RL-13).
+	license = "MIT"
 	// pluginZip is the plugin archive's name in every release, without a
 	// version so that releases/latest/download/ always finds it.
 	pluginZip = "compact-guard-plugin.zip"
@@ -85,78 +85,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "packaging:", err)
 		os.Exit(1)
 	}
-}
-
-func run(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("usage: packaging snapshot [--dist DIR] [--version V] | packaging assemble --version V [--dist DIR] [--mtime UNIX] [--base-url URL] | packaging check [--dist DIR] | packaging manifests [--dist DIR] [--ruby PATH] | packaging marketplace")
-	}
-	switch args[0] {
-	case "marketplace":
-		b, err := marketplaceJSON(latestPluginURL, "", "")
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(b)
-		return err
-	case "snapshot":
-		fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
-		dist := fs.String("dist", "dist", "the folder to build into (emptied first)")
-		version := fs.String("version", "", "the version (default: goreleaser's snapshot version from git)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		b, err := newSnapshotBuild(*dist, *version)
-		if err != nil {
-			return err
-		}
-		return b.run(stdout)
-	case "manifests":
-		fs := flag.NewFlagSet("manifests", flag.ContinueOnError)
-		dist := fs.String("dist", "dist", "goreleaser's dist folder")
-		ruby := fs.String("ruby", "", "the ruby that checks the cask's syntax (default: ruby on PATH)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if *ruby == "" {
-			*ruby, _ = exec.LookPath("ruby")
-		}
-		return checkManifests(*dist, *ruby, stdout)
-	case "check":
-		fs := flag.NewFlagSet("check", flag.ContinueOnError)
-		dist := fs.String("dist", "dist", "goreleaser's dist folder")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		return checkDist(*dist, stdout)
-	case "assemble":
-		fs := flag.NewFlagSet("assemble", flag.ContinueOnError)
-		a := assembly{}
-		fs.StringVar(&a.Dist, "dist", ".", "goreleaser's dist folder")
-		fs.StringVar(&a.Version, "version", "", "the release version, without v")
-		mtime := fs.String("mtime", "", "unix time stamped on every file (the commit's)")
-		fs.StringVar(&a.BaseURL, "base-url", "", "where the release's files are downloaded from (default: the GitHub release of the version)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if a.Version == "" {
-			return errors.New("assemble: --version is required")
-		}
-		if a.BaseURL == "" {
-			a.BaseURL = repoURL + "/releases/download/v" + a.Version
-		}
-		a.Mtime = time.Unix(0, 0).UTC()
-		if *mtime != "" {
-			sec, err := strconv.ParseInt(*mtime, 10, 64)
-			if err != nil {
-				return fmt.Errorf("assemble: --mtime: %v", err)
-			}
-			a.Mtime = time.Unix(sec, 0).UTC()
-		}
-		_, err := a.run(stdout)
-		return err
-	}
-	return fmt.Errorf("unknown command %q", args[0])
 }
 
 // assembly is one run of "packaging assemble".
@@ -229,6 +157,7 @@ func pluginManifest(version string) ([]byte, error) {
 		"author":      map[string]string{"name": "compact-guard", "url": repoURL},
 		"homepage":    repoURL,
 		"repository":  repoURL,
+		"license":     license,
 		"keywords":    []string{"compaction", "hooks", "context"},
 	})
 }
@@ -373,6 +302,7 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 		"description":          cmd.PluginDescription,
 		"homepage":             repoURL,
 		"repository":           map[string]string{"type": "git", "url": "git+" + repoURL + ".git"},
+		"license":              license,
 		"bin":                  map[string]string{"compact-guard": "bin/compact-guard.js"},
 		"files":                []string{"bin/compact-guard.js", "README.md"},
 		"engines":              map[string]string{"node": ">=16"},
@@ -394,6 +324,7 @@ func npmPackages(dist, version string, bins map[target]string, stdout io.Writer)
 			"description":     fmt.Sprintf("The compact-guard binary for %s/%s; install the compact-guard package instead", t.GOOS, t.GOARCH),
 			"homepage":        repoURL,
 			"repository":      map[string]string{"type": "git", "url": "git+" + repoURL + ".git"},
+			"license":         license,
 			"os":              []string{npmOS[t.GOOS]},
 			"cpu":             []string{npmCPU[t.GOARCH]},
 			"files":           []string{"bin/" + t.exe()},

@@ -63,7 +63,7 @@ func requireNpm(t *testing.T) {
 	}
 }
 
-// spec: RL-2, RL-3, PL-3, NP-1
+// spec: RL-2, RL-3, PL-3, NP-1, RL-13
 func TestAssemble(t *testing.T) {
 	t.Parallel()
 	requireNpm(t)
@@ -159,6 +159,11 @@ func TestAssemble(t *testing.T) {
 			t.Errorf("npm package: %v", err)
 		}
 		first[n] = b
+		// RL-13: every npm package states the licence.
+		var pj map[string]any
+		if err := json.Unmarshal([]byte(tarFile(t, b, "package/package.json")), &pj); err != nil || pj["license"] != license {
+			t.Errorf("%s: package.json license %v (%v), want %s", n, pj["license"], err, license)
+		}
 	}
 	if m, _ := filepath.Glob(filepath.Join(dist, "npm-stage-*")); len(m) > 0 {
 		t.Errorf("staging folders left behind: %v", m)

@@ -140,8 +140,8 @@ func (m *manifestCheck) scoop() {
 		if h, _ := sm["homepage"].(string); !strings.HasPrefix(h, "https://") {
 			m.add("%s: homepage %q is not a URL", scoop, sm["homepage"])
 		}
-		if _, ok := sm["license"].(string); !ok {
-			m.add("%s: no license", scoop)
+		if l, _ := sm["license"].(string); l != license {
+			m.add("%s: license %v, want %s (RL-13)", scoop, sm["license"], license)
 		}
 		arch, _ := sm["architecture"].(map[string]any)
 		for _, k := range []string{"64bit", "arm64"} {
@@ -193,6 +193,9 @@ func (c *manifestCheck) winget() {
 			if s, _ := m[k].(string); s == "" {
 				c.add("%s.locale.en-US.yaml: %s is required", id, k)
 			}
+		}
+		if m["License"] != license {
+			c.add("%s.locale.en-US.yaml: License %v, want %s (RL-13)", id, m["License"], license)
 		}
 		if s, _ := m["ShortDescription"].(string); len(s) > 256 || m["ManifestType"] != "defaultLocale" {
 			c.add("%s.locale.en-US.yaml: ManifestType %v, ShortDescription of %d characters (at most 256)", id, m["ManifestType"], len(s))

@@ -35,7 +35,7 @@ func manifestDist(t *testing.T, edit map[string][2]string) string {
 	scoop := fmt.Sprintf(`{"version": "1.2.3", "architecture": {
  "64bit": {"url": "%[1]scompact-guard_1.2.3_windows_amd64.zip", "bin": ["compact-guard.exe"], "hash": "%[2]s"},
  "arm64": {"url": "%[1]scompact-guard_1.2.3_windows_arm64.zip", "bin": ["compact-guard.exe"], "hash": "%[3]s"}},
- "homepage": "https://github.com/compact-guard/compact-guard", "license": "NOASSERTION", "description": "d"}`,
+ "homepage": "https://github.com/compact-guard/compact-guard", "license": "MIT", "description": "d"}`,
 		base, sums["windows_amd64.zip"], sums["windows_arm64.zip"])
 	head := "PackageIdentifier: compact-guard.compact-guard\nPackageVersion: 1.2.3\nManifestVersion: 1.12.0\n"
 	installer := head + "InstallerType: zip\nManifestType: installer\nInstallers:\n"
@@ -50,7 +50,7 @@ func manifestDist(t *testing.T, edit map[string][2]string) string {
 		"homebrew/Casks/compact-guard.rb":                       cask,
 		"scoop/compact-guard.json":                              scoop,
 		wdir + "/compact-guard.compact-guard.yaml":              head + "DefaultLocale: en-US\nManifestType: version\n",
-		wdir + "/compact-guard.compact-guard.locale.en-US.yaml": head + "PackageLocale: en-US\nPublisher: compact-guard\nPackageName: compact-guard\nLicense: NOASSERTION\nShortDescription: Keeps state\nManifestType: defaultLocale\n",
+		wdir + "/compact-guard.compact-guard.locale.en-US.yaml": head + "PackageLocale: en-US\nPublisher: compact-guard\nPackageName: compact-guard\nLicense: MIT\nShortDescription: Keeps state\nManifestType: defaultLocale\n",
 		wdir + "/compact-guard.compact-guard.installer.yaml":    installer,
 	}
 	for name, e := range edit {
@@ -74,7 +74,7 @@ func manifestDist(t *testing.T, edit map[string][2]string) string {
 // The manifests goreleaser generates pass; each kind of mistake a
 // registry would reject fails, named.
 //
-// spec: RL-8
+// spec: RL-8, RL-13
 func TestCheckManifests(t *testing.T) {
 	ok, err := exec.LookPath("true")
 	if err != nil {
@@ -90,10 +90,13 @@ func TestCheckManifests(t *testing.T) {
 		"lacks binary \"compact-guard\"":                          {"homebrew/Casks/compact-guard.rb": {`binary "compact-guard"`, `binary "other"`}},
 		"is not a download of release v1.2.3":                     {"homebrew/Casks/compact-guard.rb": {"download/v1.2.3/", "download/v0.9.0/"}},
 		"PackageIdentifier compact guard":                         {wdir + "compact-guard.compact-guard.yaml": {"PackageIdentifier: compact-guard.compact-guard", "PackageIdentifier: compact guard"}},
-		"License is required":                                     {wdir + "compact-guard.compact-guard.locale.en-US.yaml": {"License: NOASSERTION\n", ""}},
+		"License is required":                                     {wdir + "compact-guard.compact-guard.locale.en-US.yaml": {"License: MIT\n", ""}},
 		"installer arm64: NestedInstallerType is not portable":    {wdir + "compact-guard.compact-guard.installer.yaml": {"arm64\n    NestedInstallerType: portable", "arm64\n    NestedInstallerType: exe"}},
 		"ManifestVersion \"2.0.0\" is not 1.x.y":                  {wdir + "compact-guard.compact-guard.yaml": {"ManifestVersion: 1.12.0", "ManifestVersion: 2.0.0"}},
 		"scoop/compact-guard.json: version \"1.2.4\", want 1.2.3": {"scoop/compact-guard.json": {`"version": "1.2.3"`, `"version": "1.2.4"`}},
+		// RL-13: a manifest that says NOASSERTION fails.
+		"scoop/compact-guard.json: license NOASSERTION, want MIT": {"scoop/compact-guard.json": {`"license": "MIT"`, `"license": "NOASSERTION"`}},
+		"locale.en-US.yaml: License NOASSERTION, want MIT":        {wdir + "compact-guard.compact-guard.locale.en-US.yaml": {"License: MIT\n", "License: NOASSERTION\n"}},
 	} {
 		err := checkManifests(manifestDist(t, edit), ok, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -116,8 +116,8 @@ func TestGoreleaserParity(t *testing.T) {
 		files = append(files, name)
 	}
 	sort.Strings(files)
-	if !slices.Equal(files, []string{"INSTALL.txt", "README.md"}) {
-		t.Errorf("goreleaser's archives hold %v besides the binary, releaseArchive INSTALL.txt and README.md", files)
+	if !slices.Equal(files, []string{"INSTALL.txt", "LICENSE", "README.md"}) {
+		t.Errorf("goreleaser's archives hold %v besides the binary, releaseArchive INSTALL.txt, LICENSE and README.md", files)
 	}
 	if c.Checksum.NameTemplate != "checksums.txt" || c.Checksum.Algorithm != "sha256" {
 		t.Errorf("checksum: %+v", c.Checksum)

@@ -24,8 +24,12 @@ type GeminiChoice struct {
 // was taken for this compression; one taken after it was taken for a
 // PreCompress that compressed nothing, and one before after belongs to an
 // earlier compression. nil when there is none: never another
-// compression's.
-func ForGeminiCompression(store *snapshot.Store, sessionID string, after, compressedAt time.Time) (*GeminiChoice, error) {
+// compression's. responses are the times of the model's responses the
+// chat shows (gemini.Chat.Responses): when one lies between that snapshot
+// and the compression, the session went on after the snapshot, whose
+// PreCompress then compressed nothing, and the compression has none of
+// its own (SS-43).
+func ForGeminiCompression(store *snapshot.Store, sessionID string, after, compressedAt time.Time, responses []time.Time) (*GeminiChoice, error) {
 	if sessionID == "" {
 		return nil, nil
 	}
@@ -52,8 +56,26 @@ func ForGeminiCompression(store *snapshot.Store, sessionID string, after, compre
 		if r.CreatedAt.After(compressedAt) || !r.CreatedAt.After(after) {
 			continue
 		}
+		if wentOnBetween(responses, r.CreatedAt, compressedAt) {
+			// Every older snapshot is older than that response too.
+			return nil, nil
+		}
 		d, derr := snapshot.ReadDelivery(store.Dir, e.Name, sessionID)
 		return &GeminiChoice{Record: r, Entry: e, Delivered: d != nil || derr != nil}, nil
 	}
 	return nil, nil
+}
+
+// wentOnBetween reports whether a model response lies after from and
+// before to: the client awaits PreCompress right before it compresses, and
+// sends no model request between them (specs/selectsnap.md, Gemini CLI's
+// row), so a response there was the answer to a request whose PreCompress
+// compressed nothing.
+func wentOnBetween(responses []time.Time, from, to time.Time) bool {
+	for _, t := range responses {
+		if t.After(from) && t.Before(to) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // DeliverySuffix ends the name of the file, next to a snapshot's .json and
@@ -66,16 +64,13 @@ func WriteDelivery(dir, name string, d Delivery) error {
 // not trusted (SEC-13: the error wraps trust.ErrUntrusted), is too large, does not
 // decode or names another session is an error.
 func ReadDelivery(dir, name, sessionID string) (*Delivery, error) {
-	data, err := trust.ReadTrusted(DeliveryPath(dir, name), maxDeliveryBytes)
+	var d Delivery
+	err := readJSONRecord(DeliveryPath(dir, name), maxDeliveryBytes, "delivery record of "+name, &d)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	var d Delivery
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, fmt.Errorf("delivery record of %s: %w", name, err)
 	}
 	if d.SessionID != sessionID {
 		return nil, fmt.Errorf("delivery record of %s names another session", name)

@@ -137,16 +137,11 @@ func ReadFailure(snapshotDir, sessionID string) (*Failure, error) {
 		if err == nil {
 			err = trust.CheckPrivateDirNoFollow(dir)
 		}
-		var data []byte
+		var f Failure
 		if err == nil {
-			data, err = trust.ReadTrusted(path, maxMarkerBytes)
+			err = readJSONRecord(path, maxMarkerBytes, "", &f)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("failure marker %s: %w", path, err))
-			continue
-		}
-		var f Failure
-		if err := json.Unmarshal(data, &f); err != nil {
 			errs = append(errs, fmt.Errorf("failure marker %s: %w", path, err))
 			continue
 		}

@@ -32,15 +32,24 @@ func (s *Store) prune(justSaved string) []string {
 		}
 	}
 	live := map[string]bool{}
+	saver := ""
+	if n, ok := ParseName(justSaved); ok {
+		saver = n.SID8
+	}
+	now := s.now()
+	seen := map[string]bool{} // sessions (by sid8) whose newest was met
 	for i, e := range es {
-		if i < s.keep() || e.Name == justSaved {
+		newest := !seen[e.SID8]
+		seen[e.SID8] = true
+		// Another session's newest snapshot, taken within PendingFor, may
+		// still be its compaction's: one session's saves do not push it
+		// out (SF-70).
+		pending := newest && e.SID8 != saver && !e.Ahead && now.Sub(e.Time) <= PendingFor
+		if i < s.keep() || e.Name == justSaved || pending {
 			live[e.Name] = true
 			continue
 		}
-		remove(e.JSONPath)
-		remove(filepath.Join(s.Dir, e.Name+".md"))
-		remove(DeliveryPath(s.Dir, e.Name))
-		remove(ResiduePath(s.Dir, e.Name))
+		s.removeSnapshot(e, remove)
 	}
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -52,7 +61,6 @@ func (s *Store) prune(justSaved string) []string {
 			jsons[base] = true
 		}
 	}
-	now := s.now()
 	for _, de := range des {
 		// A .md, a delivery or a residue record left without its .json (a
 		// Save or a prune killed half way) goes after orphanAfter.
@@ -72,6 +80,59 @@ func (s *Store) prune(justSaved string) []string {
 		if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) > orphanAfter {
 			remove(filepath.Join(s.Dir, de.Name()))
 		}
+	}
+	return warnings
+}
+
+// PendingFor is how long another session's newest snapshot is kept past
+// Keep (SF-70): selection hands out a snapshot no older than that
+// (selectsnap.DefaultMaxAge, SS-2), so until then it may still be the one
+// its session's compaction gets.
+const PendingFor = 30 * time.Minute
+
+// removeSnapshot removes snapshot e: its .json first, so that it stops
+// counting at once, then its .md, delivery and residue records (SF-42).
+func (s *Store) removeSnapshot(e Entry, remove func(string)) {
+	remove(e.JSONPath)
+	remove(filepath.Join(s.Dir, e.Name+".md"))
+	remove(DeliveryPath(s.Dir, e.Name))
+	remove(ResiduePath(s.Dir, e.Name))
+}
+
+// Supersede removes the snapshots that rec, just saved, replaces: those of
+// its session (the id byte for byte), made from the same transcript, in
+// the same segment (no compaction since: the same coverage.segment_start),
+// by the same hook event, older than rec and never handed out (no delivery
+// record). It is for a client whose hook runs before compactions that do
+// not happen — Gemini CLI's PreCompress before every model request: only
+// the newest of them can be the next compaction's, so a session keeps one
+// snapshot per compaction (SF-71). It returns warnings, as pruning does.
+func (s *Store) Supersede(rec *Record) []string {
+	es, err := s.Entries()
+	if err != nil {
+		return []string{fmt.Sprintf("supersede: %v", err)}
+	}
+	var warnings []string
+	remove := func(path string) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			warnings = append(warnings, fmt.Sprintf("supersede: %v", err))
+		}
+	}
+	sid8 := SID8(rec.SessionID)
+	for _, e := range es {
+		if e.SID8 != sid8 || e.Name == rec.Name {
+			continue
+		}
+		old, err := s.Load(e.Name)
+		if err != nil || old.SessionID != rec.SessionID || old.TranscriptPath != rec.TranscriptPath ||
+			old.HookEvent != rec.HookEvent || old.Coverage.SegmentStart != rec.Coverage.SegmentStart ||
+			!old.CreatedAt.Before(rec.CreatedAt) {
+			continue
+		}
+		if d, derr := ReadDelivery(s.Dir, e.Name, rec.SessionID); d != nil || derr != nil {
+			continue // handed out, or cannot tell: kept
+		}
+		s.removeSnapshot(e, remove)
 	}
 	return warnings
 }

@@ -158,7 +158,7 @@ type Coverage struct {
 
 // Fold says that a snapshot was completed after it was taken: the hook
 // (SessionStart or PostCompact) that read the transcript's lines from From
-// up to To into it, at At (PO-C17, SF-70).
+// up to To into it, at At (PO-C17, SF-72).
 type Fold struct {
 	At    time.Time `json:"at"`
 	Event string    `json:"event"`

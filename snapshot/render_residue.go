@@ -82,8 +82,13 @@ func (w *mdWriter) residue(res *Residue) {
 	switch g := res.Given; {
 	case g == nil:
 		w.item(0, w.t("Residue: not handed over yet (the next prompt or tool call of the session hands it over)"))
+	case g.Facts == 0 && counts[""].Dropped > 0:
+		w.item(0, w.t("Residue: nothing given back (%s)", g.Event))
 	case g.Facts == 0:
-		w.item(0, w.t("Residue: nothing dropped, nothing said (%s)", g.Event))
+		// Nothing given back means the model holds every fact: the
+		// summary's share is on the lines above, so this line says where
+		// the rest is rather than "nothing dropped" under "0 of 1 kept".
+		w.item(0, w.t("Residue: none needed, the summary, the pointer and the kept messages hold every fact (%s)", g.Event))
 	default:
 		line := w.t("Residue: %d facts given back with %s at %s, %d characters", g.Facts, g.Event, w.when(g.At), g.Chars)
 		if g.Omitted > 0 {
@@ -130,7 +135,9 @@ func residueHeadingEntries() []entry {
 		{key: "Dropped and not given back (%d):", ru: str("Потеряно и не возвращено (%d):")},
 		{key: "Residue: not handed over yet (the next prompt or tool call of the session hands it over)",
 			ru: str("Остаток: ещё не передан (его передаст следующий запрос или вызов инструмента сессии)")},
-		{key: "Residue: nothing dropped, nothing said (%s)", ru: str("Остаток: ничего не потеряно, ничего не сказано (%s)")},
+		{key: "Residue: nothing given back (%s)", ru: str("Остаток: ничего не возвращено (%s)")},
+		{key: "Residue: none needed, the summary, the pointer and the kept messages hold every fact (%s)",
+			ru: str("Остаток: не нужен, сводка, указатель и сохранённые сообщения содержат все факты (%s)")},
 		{key: "Residue: %d facts given back with %s at %s, %d characters",
 			en: plural.Selectf(1, "%d", "one", "Residue: %d fact given back with %s at %s, %d characters", "other", "Residue: %d facts given back with %s at %s, %d characters"),
 			ru: str("Остаток: возвращено фактов: %d, с %s в %s, символов: %d")},

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/compact-guard/compact-guard/snapshot/trust"
 )
 
 // ResidueSuffix ends the name of the file, next to a snapshot's .json and
@@ -150,16 +148,13 @@ func ReadResidue(dir, name, sessionID string) (*Residue, error) {
 	if _, ok := ParseName(name); !ok {
 		return nil, fmt.Errorf("residue: %q is not a snapshot name", name)
 	}
-	data, err := trust.ReadTrusted(ResiduePath(dir, name), MaxResidueBytes)
+	var r Residue
+	err := readJSONRecord(ResiduePath(dir, name), MaxResidueBytes, "residue record of "+name, &r)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	var r Residue
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("residue record of %s: %w", name, err)
 	}
 	if r.SessionID != sessionID {
 		return nil, fmt.Errorf("residue record of %s names another session", name)

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// spec: SF-70
+// spec: SF-72
 // Rewrite replaces a snapshot's two files under its name, the .md
 // rendered again; it refuses a record of another session or another
 // created_at under that name, and one pruned meanwhile, touching nothing.

@@ -281,13 +281,9 @@ func (s *Store) Latest() (*Latest, error) {
 }
 
 func readLatest(path string) (*Latest, error) {
-	data, err := trust.ReadTrusted(path, 1<<20)
-	if err != nil {
-		return nil, err
-	}
 	var l Latest
-	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, fmt.Errorf("%s: %w", LatestFile, err)
+	if err := readJSONRecord(path, 1<<20, LatestFile, &l); err != nil {
+		return nil, err
 	}
 	return &l, nil
 }
@@ -360,13 +356,9 @@ func (s *Store) Load(name string) (*Record, error) {
 	if err := trust.CheckPrivateDir(s.Dir); err != nil {
 		return nil, err
 	}
-	data, err := trust.ReadTrusted(filepath.Join(s.Dir, name+".json"), MaxRecordBytes)
-	if err != nil {
-		return nil, err
-	}
 	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", name, err)
+	if err := readJSONRecord(filepath.Join(s.Dir, name+".json"), MaxRecordBytes, "snapshot "+name, &r); err != nil {
+		return nil, err
 	}
 	if r.Schema != SchemaVersion {
 		return nil, fmt.Errorf("snapshot %s: unknown schema %d", name, r.Schema)

@@ -147,3 +147,57 @@ func (f *File) backLines(ctx context.Context, visit func(start, end int64, line 
 	}
 	return nil
 }
+
+// FillBeforeTurn returns the fill the transcript reported when the turn of
+// fill's response began (TR-89): that of the newest response with usage
+// before the newest typed prompt that precedes fill's response — or, when
+// a compaction's boundary comes first (reading backwards), the fill after
+// that compaction (FromBoundary), and 0 at the start of the file (a session
+// starts empty). ok is false when fill is no response's, or the format
+// records no fill. It reads backwards from the end to that line, so its
+// cost follows the turn's length; watch asks it only when it cannot keep
+// its state (specs/watch.md WA-42).
+func (f *File) FillBeforeTurn(ctx context.Context, fill Fill) (prev Fill, ok bool, err error) {
+	prev.Offset, prev.Boundary = -1, -1
+	r, yes := f.format.reader().(FillReader)
+	if !yes || fill.FromBoundary || fill.Offset < 0 {
+		return prev, false, nil
+	}
+	isBoundary := r.Boundary().Match
+	var buf []byte
+	typed, found := false, false
+	err = f.backLines(ctx, func(start, end int64, l []byte) (bool, error) {
+		if start >= fill.Offset || end-start > MaxLineBytes+1 {
+			return false, nil
+		}
+		if l == nil {
+			var err error
+			if l, err = f.readLine(start, &buf); err != nil || l == nil {
+				return false, err
+			}
+		} else {
+			l = bytes.TrimSuffix(l, []byte("\n"))
+		}
+		if _, _, yes := isBoundary(l); yes {
+			prev.Tokens, prev.At = r.BoundaryFill(l)
+			prev.FromBoundary, prev.Boundary, found = true, start, true
+			return true, nil
+		}
+		if !typed {
+			typed = r.TypedPrompt(l)
+			return false, nil
+		}
+		if u, at, version, yes := r.Usage(l); yes {
+			prev.Usage, prev.At, prev.Offset, prev.Version, found = u, at, start, version, true
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return Fill{}, false, err
+	}
+	if !found {
+		prev = Fill{Offset: -1, Boundary: -1} // the file's start: an empty context
+	}
+	return prev, true, nil
+}

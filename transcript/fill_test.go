@@ -108,3 +108,53 @@ func TestTR51LongLines(t *testing.T) {
 		})
 	}
 }
+
+// spec: TR-89
+func TestTR89FillBeforeTurn(t *testing.T) {
+	usage := func(n int) obj {
+		return obj{"input_tokens": n, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 9}
+	}
+	resp := func(n, tokens int) string { return assistantText(n, "claude-opus-5-5", usage(tokens), nil) }
+	cases := []struct {
+		name         string
+		lines        []string
+		want         int64
+		fromBoundary bool
+	}{
+		{"the last response before the turn's typed prompt",
+			[]string{prompt(1, "one", nil), resp(2, 100), resp(3, 400000), prompt(4, "two", nil), resp(5, 500000),
+				result(6, "t1", "ok", false, nil), resp(7, 612000)},
+			400000, false},
+		{"tool results and harness text are no prompt",
+			[]string{prompt(1, "one", nil), resp(2, 300000), prompt(3, "<command-name>/cost</command-name>", nil),
+				result(4, "t1", "ok", false, nil), resp(5, 612000)},
+			0, false},
+		{"a compaction in the turn gives the fill after it",
+			[]string{prompt(1, "one", nil), resp(2, 700000), boundary(3, obj{"postTokens": 3100}), resp(4, 612000)},
+			3100, true},
+		{"the file's start: an empty context",
+			[]string{prompt(1, "one", nil), resp(2, 612000)},
+			0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := open(t, writeLines(t, tc.lines...))
+			fill, ok, err := f.NewestFill(context.Background())
+			if err != nil || !ok || fill.Tokens != 612000 {
+				t.Fatalf("newest fill %+v %v %v", fill, ok, err)
+			}
+			prev, ok, err := f.FillBeforeTurn(context.Background(), fill)
+			if err != nil || !ok {
+				t.Fatalf("FillBeforeTurn: %v %v", ok, err)
+			}
+			eq(t, "tokens", prev.Tokens, tc.want)
+			eq(t, "from boundary", prev.FromBoundary, tc.fromBoundary)
+		})
+	}
+	// A fill that is a boundary's has no turn to look back on.
+	f := open(t, writeLines(t, prompt(1, "one", nil), resp(2, 612000), boundary(3, obj{"postTokens": 3100})))
+	fill, _, _ := f.NewestFill(context.Background())
+	if _, ok, _ := f.FillBeforeTurn(context.Background(), fill); ok {
+		t.Error("a boundary's fill: ok")
+	}
+}

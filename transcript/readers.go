@@ -62,6 +62,9 @@ type FillReader interface {
 	// BoundaryFill is a boundary line's fill after the compaction and its
 	// time.
 	BoundaryFill(line []byte) (tokens int64, at time.Time)
+	// TypedPrompt reports whether a line is a prompt the user typed: where
+	// a turn begins (FillBeforeTurn).
+	TypedPrompt(line []byte) bool
 }
 
 // readerOf is the table's reader for f.

@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// The lines a client writes after a hook read its transcript (TR-89):
+// The lines a client writes after a hook read its transcript (TR-90):
 // Claude Code writes what it queued about 100 ms late, so a PreCompact that
 // reads at once may miss the newest tool call, its result or a response; a
 // later hook of the same compaction looks at what came after the point the
@@ -28,7 +28,7 @@ type Tail struct {
 	Own bool
 }
 
-// TailFrom reads the lines of f from offset from forwards (TR-89). It reads
+// TailFrom reads the lines of f from offset from forwards (TR-90). It reads
 // only the bytes after from, up to the first boundary: a hook that finds
 // nothing new pays for what the client wrote since, not for the file.
 func (f *File) TailFrom(ctx context.Context, from int64) (Tail, error) {

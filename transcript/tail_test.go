@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// spec: TR-89
+// spec: TR-90
 // TailFrom reads forwards from an offset: it ends at the first compaction
 // boundary or after the last whole line, and says whether a line of the
 // session's own starts in it; Upto reads a file as it stood at a size.

@@ -1,12 +1,12 @@
 // Package transcript reads the session transcripts of coding agents
-// (Claude Code, Codex CLI, Qwen Code) and extracts the mechanically
-// verifiable facts compact-guard records: typed prompts, edited files,
-// commands, tasks, failures, the approved plan and the context fill; and it
-// finds their compactions and model responses reading backwards. It reads
-// nothing on disk but the transcript itself.
+// (Claude Code, Codex CLI, Qwen Code, GitHub Copilot CLI, Gemini CLI) and
+// extracts the mechanically verifiable facts compact-guard records: typed
+// prompts, edited files, commands, tasks, failures, the approved plan and
+// the context fill; and it finds their compactions and model responses
+// reading backwards. It reads nothing on disk but the transcript itself.
 //
 // Each client's format is one reader in a folder of its own
-// (transcript/claude, transcript/codex, transcript/qwen) behind the Reader
+// (transcript/claude, codex, qwen, copilot, gemini) behind the Reader
 // interface, and one row of the readers table (readers.go), which is also
 // the format detection (TR-37). To add an agent: write
 // transcript/<agent>/reader.go with a Reader (Detect, Lines, Boundary,

@@ -64,7 +64,7 @@ func readGeminiSession(path string, st *snapshot.Store, entries []snapshot.Entry
 		}
 		a := Compaction{Index: i + 1, Time: c.Time, Delivered: "unknown"}
 		if st != nil {
-			if choice, err := selectsnap.ForGeminiCompression(st, s.SessionID, after, c.Time); err == nil && choice != nil {
+			if choice, err := selectsnap.ForGeminiCompression(st, s.SessionID, after, c.Time, chat.Responses); err == nil && choice != nil {
 				a.Snapshot, a.Trigger = choice.Record.Name, choice.Record.Trigger
 			}
 		}

@@ -91,9 +91,9 @@ func keeps(f Fact, x *index, paths *pathSet) string {
 	case KindCommand:
 		return holdsCommand(f.Text, x)
 	case KindFile:
-		return holdsPath(paths.abs(f.Text), paths, x)
+		return holdsPath(paths.abs(f.Text), paths, x, false)
 	case KindChange:
-		return holdsPath(paths.change(f.Text), paths, x)
+		return holdsPath(paths.change(f.Text), paths, x, isFolder(f.Text))
 	}
 	return ""
 }
@@ -253,19 +253,34 @@ func suffixes(p string) []string {
 	return out
 }
 
-// holdsPath applies RS-10 and RS-11 to the absolute path p.
-func holdsPath(p string, ps *pathSet, x *index) string {
+// isFolder reports whether an uncommitted change's path is a folder: git
+// writes an untracked folder with a trailing slash ("?? notes/").
+func isFolder(change string) bool {
+	return strings.HasSuffix(toSlash(change), "/")
+}
+
+// holdsPath applies RS-10 and RS-11 to the absolute path p; for a folder,
+// RS-29 too: a bare name ("notes") is a word of prose, so the folder's
+// last component counts only when the text wrote it with a slash.
+func holdsPath(p string, ps *pathSet, x *index, folder bool) string {
 	if p == "" {
 		return ""
 	}
 	tokens, slashed := x.pathTokens()
+	if folder {
+		tokens = x.slashTokens()
+	}
 	for k, s := range suffixes(p) {
 		rule := ""
 		switch {
 		case strings.ContainsFunc(s, unicode.IsSpace):
 			// Its end after the last space is a token of its own when the
 			// text holds it: a set lookup spares most substring searches.
-			if tail := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]; (tail == "" || tokens[cleanToken(tail)]) && containsPath(slashed, s) {
+			want := s
+			if folder && !strings.Contains(s, "/") {
+				want = s + "/" // RS-29: "my notes/", not "my notes"
+			}
+			if tail := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]; (tail == "" || tokens[cleanToken(tail)]) && containsPath(slashed, want) {
 				rule = RuleSpaced
 			}
 		case tokens[s]:

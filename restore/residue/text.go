@@ -32,6 +32,7 @@ type index struct {
 
 	pathsOnce sync.Once
 	tokens    map[string]bool // path tokens (RS-9)
+	written   map[string]bool // the tokens written with a slash (RS-29)
 	slashed   string          // raw with '\' as '/', for paths with spaces
 }
 
@@ -79,9 +80,16 @@ func unquoteLines(s string) string {
 func (x *index) pathTokens() (map[string]bool, string) {
 	x.pathsOnce.Do(func() {
 		x.slashed = strings.ReplaceAll(x.raw, `\`, "/")
-		x.tokens = pathTokens(x.slashed)
+		x.tokens, x.written = pathTokens(x.slashed)
 	})
 	return x.tokens, x.slashed
+}
+
+// slashTokens is the set of path tokens the held text wrote with a slash
+// ("notes/", "./notes", "docs/notes"): what names a folder (RS-29).
+func (x *index) slashTokens() map[string]bool {
+	x.pathTokens()
+	return x.written
 }
 
 // fold composes s (NFC) and lowers its case, rune by rune (RS-5): a
@@ -271,15 +279,20 @@ func withoutLineSuffix(t string) string {
 }
 
 // pathTokens is the set of path-like tokens of s (RS-9), each cleaned as
-// cleanToken says.
-func pathTokens(s string) map[string]bool {
-	out := map[string]bool{}
+// cleanToken says, and the set of those that were written with a slash
+// before cleaning took it off (RS-29): "notes/" and "./notes" are paths,
+// "notes" is a word.
+func pathTokens(s string) (all, written map[string]bool) {
+	all, written = map[string]bool{}, map[string]bool{}
 	for _, f := range strings.FieldsFunc(s, isPathSeparator) {
 		if t := cleanToken(f); t != "" {
-			out[t] = true
+			all[t] = true
+			if strings.Contains(strings.TrimPrefix(f, "file://"), "/") {
+				written[t] = true
+			}
 		}
 	}
-	return out
+	return all, written
 }
 
 // cleanToken strips what surrounds a path in prose (RS-9): a "file://"

@@ -1,11 +1,11 @@
 package handoff
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/compact-guard/compact-guard/snapshot"
+	"golang.org/x/text/message"
 )
 
 // FutureSlack is how far a block's date may lie ahead of the clock (clock
@@ -18,7 +18,7 @@ const FutureSlack = 2 * time.Minute
 // second — a block's date has seconds — and not in the future (HO-4). Whose
 // block it is, Owner says (HO-10).
 func Current(b *Block, since, now time.Time) bool {
-	return len(Problems(b, Since{At: since}, now, snapshot.English)) == 0
+	return len(problems(b, Since{At: since}, now)) == 0
 }
 
 // Problems lists, in lang, what keeps b from counting (HO-4, HO-11); none
@@ -27,66 +27,78 @@ func Current(b *Block, since, now time.Time) bool {
 // which none came, the previous snapshot or the session's start — never a
 // crossing that did not happen (HO-4).
 func Problems(b *Block, since Since, now time.Time, lang snapshot.Lang) []string {
-	ru := lang == snapshot.Russian
-	pick := func(en, r string) string {
-		if ru {
-			return r
+	ps := problems(b, since, now)
+	if len(ps) == 0 {
+		return nil
+	}
+	p := printer(lang)
+	out := make([]string, len(ps))
+	for i, pr := range ps {
+		for j, a := range pr.args {
+			switch a := a.(type) {
+			case Since:
+				pr.args[j] = sinceText(p, a)
+			case sectionList:
+				pr.args[j] = titles(a, lang)
+			}
 		}
-		return en
-	}
-	if b == nil {
-		return []string{pick(`no handoff block (a heading "## HANDOFF <date>")`, `блока передачи нет (заголовка "## HANDOFF <дата>")`)}
-	}
-	var out []string
-	switch {
-	case b.Time.IsZero():
-		out = append(out, pick(`the heading "`+b.Heading+`" has no date such as 2026-12-01T10:22:05Z`,
-			`в заголовке "`+b.Heading+`" нет даты вида 2026-12-01T10:22:05Z`))
-	case b.Time.After(now.Add(FutureSlack)):
-		out = append(out, fmt.Sprintf(pick("dated %s, later than the clock (%s)", "дата %s позже текущего времени (%s)"),
-			stamp(b.Time), stamp(now)))
-	case !since.IsZero() && b.Time.Before(since.At.Truncate(time.Second)):
-		out = append(out, fmt.Sprintf(pick("dated %s, before %s", "дата %s раньше, чем %s"), stamp(b.Time), SinceText(since, lang)))
-	}
-	if len(b.Missing) > 0 {
-		out = append(out, pick("missing: ", "нет разделов: ")+titles(b.Missing, lang))
-	}
-	if len(b.Empty) > 0 {
-		out = append(out, pick("not filled: ", "не заполнены: ")+titles(b.Empty, lang))
+		out[i] = p.Sprintf(pr.id, pr.args...)
 	}
 	return out
 }
+
+// problems is Problems before it is put in words: a Since among the
+// arguments is said by sinceText, a sectionList by the sections' titles,
+// both in the reader's language.
+func problems(b *Block, since Since, now time.Time) []problem {
+	if b == nil {
+		return []problem{{id: mNoBlock}}
+	}
+	var out []problem
+	switch {
+	case b.Time.IsZero():
+		out = append(out, problem{mNoDate, []any{b.Heading}})
+	case b.Time.After(now.Add(FutureSlack)):
+		out = append(out, problem{mFuture, []any{stamp(b.Time), stamp(now)}})
+	case !since.IsZero() && b.Time.Before(since.At.Truncate(time.Second)):
+		out = append(out, problem{mBefore, []any{stamp(b.Time), since}})
+	}
+	if len(b.Missing) > 0 {
+		out = append(out, problem{mMissing, []any{sectionList(b.Missing)}})
+	}
+	if len(b.Empty) > 0 {
+		out = append(out, problem{mEmpty, []any{sectionList(b.Empty)}})
+	}
+	return out
+}
+
+// sectionList is a list of section keys among a problem's arguments, said
+// by their titles in the printer's language.
+type sectionList []string
 
 // SinceText says in lang what the moment since was, with its time in RFC
 // 3339 UTC: "the handoff threshold was crossed at …", "the compaction at …
 // (no threshold crossed since)", "the previous snapshot at …", "the session
 // started at …".
 func SinceText(since Since, lang snapshot.Lang) string {
+	return sinceText(printer(lang), since)
+}
+
+func sinceText(p *message.Printer, since Since) string {
 	t := stamp(since.At)
-	if lang == snapshot.Russian {
-		switch since.Kind {
-		case SinceCrossing:
-			return "пересечение порога передачи в " + t
-		case SinceCompaction:
-			return "сжатие в " + t + " (порог с тех пор не пройден)"
-		case SinceSnapshot:
-			return "предыдущий снимок в " + t
-		case SinceStart:
-			return "начало сессии в " + t
-		}
-		return t
-	}
 	switch since.Kind {
 	case SinceCrossing:
-		return "the handoff threshold was crossed at " + t
+		return p.Sprintf(mSinceCrossing, t)
 	case SinceCompaction:
-		return "the compaction at " + t + " (no threshold crossed since)"
+		return p.Sprintf(mSinceCompaction, t)
 	case SinceSnapshot:
-		return "the previous snapshot at " + t
+		return p.Sprintf(mSinceSnapshot, t)
 	case SinceStart:
-		return "the session started at " + t
+		return p.Sprintf(mSinceStart, t)
+	case SinceUnknown:
+		return p.Sprintf(mSinceUnknown, t)
 	}
-	return t
+	return p.Sprintf(mSinceAt, t)
 }
 
 func titles(keys []string, lang snapshot.Lang) string {

@@ -356,11 +356,7 @@ func TemplateFor(lang snapshot.Lang, now time.Time, sessionID string) string {
 	if sessionID != "" {
 		b.WriteString(SessionLine(sessionID) + "\n")
 	}
-	if lang == snapshot.Russian {
-		b.WriteString("<!-- compact-guard: передача дел перед плановым сжатием контекста. Заполнены все разделы, \"нет\" там, где нечего сказать; проверка: compact-guard handoff --check -->\n")
-	} else {
-		b.WriteString("<!-- compact-guard: handoff before a planned compaction. Every section filled, \"none\" where nothing applies; check: compact-guard handoff --check -->\n")
-	}
+	b.WriteString("<!-- " + printer(lang).Sprintf(mTemplateNote) + " -->\n")
 	for _, s := range Sections {
 		name, hint := s.En, s.HintEn
 		if lang == snapshot.Russian {

@@ -110,7 +110,22 @@ const (
 	SinceSnapshot = "snapshot"
 	// SinceStart: the session's first transcript entry.
 	SinceStart = "start"
+	// SinceUnknown: nothing tells when the session began (no watch state,
+	// no transcript found); a block not marked with its id must then be
+	// fresh (HO-13).
+	SinceUnknown = "unknown"
 )
+
+// FreshFor is how old a block not marked with the session's id may be when
+// nothing tells when the session began (HO-13): an agent appends the
+// template and fills it in within minutes; a block older than this may be
+// anyone's — one committed months ago is no one's plan.
+const FreshFor = time.Hour
+
+// Fresh is the bound of HO-13: FreshFor before now.
+func Fresh(now time.Time) Since {
+	return Since{At: now.Add(-FreshFor), Kind: SinceUnknown}
+}
 
 // Since is what a handoff block must not be older than, and what that
 // moment was, so that nothing calls it a crossing that was none (HO-4).

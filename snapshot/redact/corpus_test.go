@@ -161,7 +161,7 @@ func TestRedactFalsePositivesOnRealTranscripts(t *testing.T) {
 	t.Run("corpus", func(t *testing.T) {
 		dir := os.Getenv(redactCorpusEnv)
 		if dir == "" {
-			t.Skipf("1 corpus case not run: %s is not set (a folder of real .jsonl transcripts outside the project, e.g. /work/corpus/entireio).", redactCorpusEnv)
+			t.Skipf("1 corpus case not run: %s is not set (a folder of real .jsonl transcripts outside the project, e.g. the Claude Code transcripts of the public repository entireio/cli, branch entire/checkpoints/v1).", redactCorpusEnv)
 		}
 		if _, err := os.Stat(dir); err != nil {
 			t.Fatalf("%s=%s: %v", redactCorpusEnv, dir, err)

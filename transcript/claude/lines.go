@@ -201,3 +201,17 @@ func (Reader) BoundaryFill(boundary []byte) (tokens int64, at time.Time) {
 	}
 	return tokens, at
 }
+
+// TypedPrompt reports whether line is a prompt the user typed, by the rule
+// the extractor records prompts by (maybePrompt: a main-chain user entry,
+// not meta, not a compact summary, no tool result, not written by the
+// system or the harness). A line whose first bytes name another type is
+// not parsed.
+func (Reader) TypedPrompt(line []byte) bool {
+	if t, known := topType(line); known && t != "user" {
+		return false
+	}
+	x := &lines{Builder: facts.NewBuilder(nil)}
+	x.Line(line, false)
+	return len(x.Facts().Prompts) > 0
+}

@@ -26,6 +26,9 @@ const (
 	nCodexTop
 )
 
+// codexShape is a rollout line's top level for the line handler.
+var codexShape = facts.TopShape{Keys: codexTopKeys, Type: cxType, Time: cxTimestamp, Interesting: codexInteresting}
+
 // codexInteresting are the record types that can hold a fact; the rest
 // (world_state, token_usage_record, response_item, ...) are dropped as soon
 // as their type is read (TR-38).
@@ -107,21 +110,11 @@ type lines struct {
 
 // Line handles one rollout line (TR-38..TR-43).
 func (x *lines) Line(line []byte, last bool) {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	if i := jsonspan.SkipSpace(line, 0); i == len(line) {
-		return
-	}
 	var top [nCodexTop]jsonspan.Span
-	skipped, ok := jsonspan.TopFields(line, codexTopKeys, cxType, codexInteresting, last, top[:])
+	line, t, ok := x.OpenLine(line, last, &codexShape, top[:])
 	if !ok {
-		x.Bad(last)
 		return
 	}
-	if skipped || !top[cxType].IsString(line) {
-		return
-	}
-	x.Decoded()
-	t := x.NoteTime(line, top[cxTimestamp])
 	p := top[cxPayload]
 	switch {
 	case top[cxType].StrEq(line, "session_meta"):

@@ -30,6 +30,9 @@ const (
 // only a complete with success true replaced the history.
 const boundaryType = "session.compaction_complete"
 
+// shape is an event's top level for the line handler.
+var shape = facts.TopShape{Keys: topKeys, Type: cpType, Time: cpTimestamp, Interesting: interesting}
+
 // interesting are the event types that can hold a fact; the rest (hook.*,
 // model.*, whose model.messages_snapshot holds the whole conversation,
 // assistant.turn_*) are dropped as soon as their type is read.
@@ -101,21 +104,11 @@ type lines struct {
 
 // Line handles one event (TR-65..TR-71).
 func (x *lines) Line(line []byte, last bool) {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	if jsonspan.SkipSpace(line, 0) == len(line) {
-		return
-	}
 	var t [nTop]jsonspan.Span
-	skipped, ok := top(line, last, &t)
+	line, ts, ok := x.OpenLine(line, last, &shape, t[:])
 	if !ok {
-		x.Bad(last)
 		return
 	}
-	if skipped || !t[cpType].IsString(line) {
-		return
-	}
-	x.Decoded()
-	ts := x.NoteTime(line, t[cpTimestamp])
 	d := t[cpData]
 	if !d.OK() || line[d.S] != '{' {
 		return

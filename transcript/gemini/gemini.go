@@ -57,6 +57,11 @@ type Chat struct {
 	// Turns are the typed prompts' records, in file order, each with the
 	// hook contexts the client added to it (TR-87).
 	Turns []Turn
+	// Responses are the times of the model's messages the client appended
+	// (records of type gemini, not those a "$set" writes again), in file
+	// order: a response after a snapshot says the session went on after it
+	// (specs/selectsnap.md SS-43).
+	Responses []time.Time
 	// Size is how many bytes were read: the file's size when it was read
 	// to its end.
 	Size int64

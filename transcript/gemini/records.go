@@ -73,6 +73,7 @@ type reader struct {
 	usage     *facts.Usage
 	comps     []Compression
 	turns     []Turn
+	responses []time.Time
 	seen      map[string]bool // summary ids met
 	last      time.Time
 }
@@ -130,6 +131,9 @@ func (rd *reader) message(r *record) {
 	case "user":
 		rd.prompt(r, t)
 	case "gemini":
+		if !t.IsZero() {
+			rd.responses = append(rd.responses, t)
+		}
 		if r.Tokens != nil {
 			rd.usage = &facts.Usage{Tokens: r.Tokens.Input, InputTokens: r.Tokens.Input - r.Tokens.Cached,
 				CacheRead: r.Tokens.Cached, Model: r.Model}
@@ -325,7 +329,7 @@ func (rd *reader) chat(size int64) *Chat {
 	if f.Prompts == nil {
 		f.Prompts = []facts.Prompt{}
 	}
-	return &Chat{SessionID: rd.sessionID, Facts: f, Compressions: rd.comps, Turns: rd.turns, Size: size}
+	return &Chat{SessionID: rd.sessionID, Facts: f, Compressions: rd.comps, Turns: rd.turns, Responses: rd.responses, Size: size}
 }
 
 // exitLine is the shell tool's "Exit Code: N" line; a command that exits

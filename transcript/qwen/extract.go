@@ -35,6 +35,9 @@ const (
 	nQwenTop
 )
 
+// qwenShape is a chat record's top level for the line handler.
+var qwenShape = facts.TopShape{Keys: qwenTopKeys, Type: qwType, Time: qwTimestamp, Interesting: qwenInteresting}
+
 // qwenInteresting are the record types that can hold a fact.
 func qwenInteresting(typ []byte) bool {
 	switch string(typ) {
@@ -100,21 +103,11 @@ type lines struct {
 
 // Line handles one chat record (TR-44..TR-49).
 func (x *lines) Line(line []byte, last bool) {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	if jsonspan.SkipSpace(line, 0) == len(line) {
-		return
-	}
 	var top [nQwenTop]jsonspan.Span
-	skipped, ok := qwenTop(line, last, &top)
+	line, t, ok := x.OpenLine(line, last, &qwenShape, top[:])
 	if !ok {
-		x.Bad(last)
 		return
 	}
-	if skipped || !top[qwType].IsString(line) {
-		return
-	}
-	x.Decoded()
-	t := x.NoteTime(line, top[qwTimestamp])
 	x.NoteCwd(line, top[qwCwd])
 	if s, ok := top[qwGitBranch].Str(line); ok {
 		x.NoteBranch(s)

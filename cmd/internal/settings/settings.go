@@ -1,7 +1,8 @@
 // Package settings reads and edits the hooks files of the clients
-// compact-guard registers with (Claude Code, Codex CLI, Qwen Code): where
-// they are (scopes), which hook entries in them are compact-guard's,
-// merging those in (install) and out (uninstall), and writing the file
+// compact-guard registers with (Claude Code, Codex CLI, Qwen Code, GitHub
+// Copilot CLI, Gemini CLI): where they are (scopes), which hook entries in
+// them are compact-guard's, merging those in (install) and out (uninstall),
+// and writing the file
 // back safely. It knows nothing of cobra: cmd wires it to the install,
 // uninstall and doctor commands.
 //
@@ -9,9 +10,9 @@
 // client allows them) through hujson, keeping the user's layout; toml.go
 // edits Codex's config.toml; owned.go says which entries are install's
 // (IN-21) and carry.go which flags install carries over (IN-31). What
-// differs per client is one file each: claude.go, codex.go, qwen.go, each
-// defining the client's Client (title, scopes, paths, comments, the watch
-// events it fires).
+// differs per client is one file each: claude.go, codex.go, qwen.go,
+// copilot.go, gemini.go, each defining the client's Client (title, scopes,
+// paths, comments, the watch events it fires).
 //
 // Adding a client: write <client>.go with its Client value (and, when its
 // files are not the home-and-project pair homeAndProject describes, its
