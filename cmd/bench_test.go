@@ -32,6 +32,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
@@ -686,7 +688,7 @@ func benchLoad(b *testing.B, dir, name string) *snapshot.Record {
 
 // benchLogTail is the end of the hooks' log, for failure messages.
 func benchLogTail(snapDir string) string {
-	data, _ := os.ReadFile(logPath(snapDir))
+	data, _ := os.ReadFile(hookio.LogPath(snapDir))
 	return string(data[max(0, len(data)-2000):])
 }
 
@@ -716,7 +718,7 @@ func benchResetDir(b *testing.B, dir string, keep map[string]bool) {
 // spec: PF-13
 func checkPrecompact(b *testing.B, r benchRun, snapDir string, before map[string]bool, t *benchTranscript, chainFrom string) *snapshot.Record {
 	b.Helper()
-	if r.exitCode != 0 || len(r.stdout) != 0 && hintProblem(string(r.stdout)) != "" {
+	if r.exitCode != 0 || len(r.stdout) != 0 && hooktest.HintProblem(string(r.stdout)) != "" {
 		b.Fatalf("precompact: exit %d, stdout %q, stderr %q", r.exitCode, r.stdout, r.stderr)
 	}
 	rec := benchLoad(b, snapDir, benchNewSnapshot(b, snapDir, before))

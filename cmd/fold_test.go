@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/handover"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
+	"github.com/compact-guard/compact-guard/take"
 )
 
 // The fold (PO-C17): the tests grow the transcript at a named step of a
@@ -39,7 +43,7 @@ func (s *simSession) preCompactMissing(late string) (string, int64) {
 	var at int64 = -1
 	steps := map[string]int{}
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: newHintWriter(s.t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: hooktest.NewHintWriter(s.t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 		beforeStep: func(step string) {
 			steps[step]++
@@ -52,7 +56,7 @@ func (s *simSession) preCompactMissing(late string) (string, int64) {
 	if err := precompactRun(opts); err != nil {
 		s.t.Fatal(err)
 	}
-	if steps[stepSettle] != 0 || at < 0 {
+	if steps[take.StepSettle] != 0 || at < 0 {
 		s.t.Fatalf("precompact's steps %v: want it to read at once (PC-48), the late lines written as it read", steps)
 	}
 	snaps := s.snapshots()
@@ -95,7 +99,7 @@ func TestFoldAtSessionStart(t *testing.T) {
 	summaryReady := s.tick(3 * time.Second)
 	pointer := s.postcompact("SessionStart")
 	s.wantPointer("SessionStart", pointer, name)
-	if steps[stepSettle] != 0 || steps[stepFold] != 1 {
+	if steps[take.StepSettle] != 0 || steps[handover.StepFold] != 1 {
 		t.Errorf("SessionStart's steps %v: want no wait and one fold", steps)
 	}
 	rec := s.record(name)
@@ -132,7 +136,7 @@ func TestFoldAtSessionStart(t *testing.T) {
 			t.Errorf("a warning of the retired wait (PC-38): %q", w)
 		}
 	}
-	if log := readLog(s.dir); !strings.Contains(log, fmt.Sprintf("completed %s with bytes %d to %d", name, from, end)) {
+	if log := hooktest.ReadLog(s.dir); !strings.Contains(log, fmt.Sprintf("completed %s with bytes %d to %d", name, from, end)) {
 		t.Errorf("the log does not say the snapshot was completed:\n%s", log)
 	}
 	s.pointer = pointer
@@ -173,7 +177,7 @@ func TestFoldAtPostCompact(t *testing.T) {
 		}
 		made := s.clock.Add(-200 * time.Millisecond)
 		s.beforeStep = func(step string) {
-			if step == stepFold {
+			if step == handover.StepFold {
 				// SessionStart has read the file: these come after it.
 				s.lateResponse("make lint # written after SessionStart read", made)
 				s.beforeStep = nil
@@ -232,7 +236,7 @@ func TestFoldGivenUp(t *testing.T) {
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
 	s.beforeStep = func(step string) {
-		if step == stepFold {
+		if step == handover.StepFold {
 			<-hold
 		}
 	}
@@ -251,7 +255,7 @@ func TestFoldGivenUp(t *testing.T) {
 	if rec.Coverage.Folded != nil || rec.Coverage.TranscriptSize != from {
 		t.Errorf("the snapshot changed: %+v", rec.Coverage)
 	}
-	if log := readLog(s.dir); !strings.Contains(log, "snapshot not completed: "+stepFold) {
+	if log := hooktest.ReadLog(s.dir); !strings.Contains(log, "snapshot not completed: "+handover.StepFold) {
 		t.Errorf("the log does not say the fold was given up:\n%s", log)
 	}
 }
@@ -264,8 +268,8 @@ func TestSettleFlagAccepted(t *testing.T) {
 		var out, errOut strings.Builder
 		dir := t.TempDir()
 		code := Main([]string{"--dir", dir, cmd, "--settle", "400ms"}, strings.NewReader(`{"session_id":"x","hook_event_name":"SessionStart","source":"startup"}`), &out, &errOut)
-		if code != 0 || out.Len() != 0 || strings.Contains(errOut.String(), "settle") || strings.Contains(readLog(dir), "flag") {
-			t.Errorf("%s --settle 400ms: exit %d, stdout %q, stderr %q, log %q", cmd, code, out.String(), errOut.String(), readLog(dir))
+		if code != 0 || out.Len() != 0 || strings.Contains(errOut.String(), "settle") || strings.Contains(hooktest.ReadLog(dir), "flag") {
+			t.Errorf("%s --settle 400ms: exit %d, stdout %q, stderr %q, log %q", cmd, code, out.String(), errOut.String(), hooktest.ReadLog(dir))
 		}
 	}
 }

@@ -1,68 +1,16 @@
 package cmd
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/take"
 )
-
-// spec: PC-24
-// The wait for a Qwen Code transcript to settle, driven by a clock that moves one
-// poll per look: it ends a quiet period after the last growth, at the cap
-// while the file still grows, or when the deadline ends it.
-func TestSettler(t *testing.T) {
-	const poll = 10 * time.Millisecond
-	for _, tc := range []struct {
-		name   string
-		sizes  []int64 // the size at each look; the last repeats
-		cut    int     // the deadline ends the wait at this pause (0: never)
-		want   settled
-		quiet  time.Duration
-		maxDur time.Duration
-	}{
-		{"nothing comes: one quiet period", []int64{100}, 0, settled{Quiet: true, Waited: 400 * time.Millisecond}, 400 * time.Millisecond, time.Second},
-		{"a write after 30 ms, then quiet", []int64{100, 100, 100, 250}, 0,
-			settled{Quiet: true, Waited: 430 * time.Millisecond, Grew: 150}, 400 * time.Millisecond, time.Second},
-		{"two writes of one drain", []int64{100, 200, 300}, 0, settled{Quiet: true, Waited: 420 * time.Millisecond, Grew: 200}, 400 * time.Millisecond, time.Second},
-		{"it keeps growing: the cap", nil, 0, settled{Waited: time.Second, Grew: 100 * 100}, 400 * time.Millisecond, time.Second},
-		{"the deadline", []int64{100}, 5, settled{Waited: 40 * time.Millisecond}, 400 * time.Millisecond, time.Second},
-		{"no quiet period asked for", []int64{100}, 0, settled{Quiet: true}, 0, time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			clock := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
-			looks, pauses := 0, 0
-			s := settler{quiet: tc.quiet, max: tc.maxDur, now: func() time.Time { return clock },
-				size: func() int64 {
-					defer func() { looks++ }()
-					if tc.sizes == nil {
-						return int64(100 * looks)
-					}
-					return tc.sizes[min(looks, len(tc.sizes)-1)]
-				},
-				wait: func() bool {
-					pauses++
-					if pauses == tc.cut {
-						return false
-					}
-					clock = clock.Add(poll)
-					return true
-				},
-			}
-			if got := s.run(); got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-}
 
 // toolHook runs watch as the hook of a tool call (PostToolUse) or a prompt
 // (UserPromptSubmit) of s, at s's clock, and returns what it printed.
@@ -129,7 +77,7 @@ func TestWatchRecordsTheSessionGoingOn(t *testing.T) {
 	// the lock after it, records nothing.
 	late := s.clock.Add(500 * time.Millisecond)
 	s.tick(time.Second)
-	if err := markPreCompact(s.dir, s.sid, s.clock); err != nil {
+	if err := take.MarkPreCompact(s.dir, s.sid, s.clock); err != nil {
 		t.Fatal(err)
 	}
 	mark := s.clock
@@ -139,7 +87,7 @@ func TestWatchRecordsTheSessionGoingOn(t *testing.T) {
 		t.Errorf("a run that started before the mark was recorded: %+v", w)
 	}
 	// An older mark does not replace a newer one.
-	if err := markPreCompact(s.dir, s.sid, mark.Add(-time.Hour)); err != nil {
+	if err := take.MarkPreCompact(s.dir, s.sid, mark.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if w := s.wentOn(); !w.PreCompact.Equal(mark) {
@@ -170,7 +118,7 @@ func TestPostcompactSwapUnderLag(t *testing.T) {
 		if rec := s.record(taken); rec.Trigger != "auto" {
 			t.Errorf("trigger %q, want the arm's auto", rec.Trigger)
 		}
-		log := readLog(s.dir)
+		log := hooktest.ReadLog(s.dir)
 		if !strings.Contains(log, armed[0]+": the session went on after it (a PostToolUse hook ran at") {
 			t.Errorf("the log does not say why the arm-time snapshot was turned down:\n%s", log)
 		}
@@ -195,24 +143,6 @@ func TestPostcompactSwapUnderLag(t *testing.T) {
 		own := s.snapshots()
 		s.wantPointer("proactive", s.swap(), own[len(own)-1])
 	})
-}
-
-// The record's JSON keeps the mark's time to the nanosecond, so that the
-// snapshot's created_at and the mark compare equal.
-func TestWentOnRoundTrip(t *testing.T) {
-	at := time.Date(2026, 12, 2, 0, 49, 53, 248311593, time.UTC)
-	b, err := json.Marshal(watch.State{WentOn: &watch.WentOn{PreCompact: at}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st watch.State
-	if err := json.Unmarshal(b, &st); err != nil || !st.WentOn.PreCompact.Equal(at) {
-		t.Fatalf("%s → %+v, %v", b, st.WentOn, err)
-	}
-	rec := snapshot.Record{CreatedAt: at}
-	if b, _ := json.Marshal(rec); !strings.Contains(string(b), fmt.Sprint(at.Format(time.RFC3339Nano))) {
-		t.Errorf("record %s", b)
-	}
 }
 
 // spec: SS-29 PO-C15
@@ -244,92 +174,15 @@ func TestWentOnUnreadableState(t *testing.T) {
 			if err := os.Chmod(path, tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			if rec, warning := wentOnRecorded(s.dir, s.sid); rec != nil || !strings.HasPrefix(warning, "watch state: ") {
-				t.Fatalf("wentOnRecorded = %+v, %q; want nothing and a warning", rec, warning)
+			if rec, warning := take.WentOnRecorded(s.dir, s.sid); rec != nil || !strings.HasPrefix(warning, "watch state: ") {
+				t.Fatalf("WentOnRecorded = %+v, %q; want nothing and a warning", rec, warning)
 			}
 			if got := s.swap(); !strings.Contains(got, armed[0]) {
 				t.Errorf("want the transcript alone to decide (the arm-time snapshot named), got:\n%s", got)
 			}
-			if log := readLog(s.dir); !strings.Contains(log, "watch state: ") {
+			if log := hooktest.ReadLog(s.dir); !strings.Contains(log, "watch state: ") {
 				t.Errorf("the log line has no warning:\n%s", log)
 			}
 		})
 	}
-}
-
-// spec: PC-37
-// The wait for the PreCompact's note goes on while the note is merely
-// slow (the looks find no other run's lock), whatever the machine's load;
-// it gives up, with a warning, on evidence that another run holds the
-// session's watch lock, or at the deadline. The looks are driven by the
-// test, not by time.
-func TestPreCompactNoteWait(t *testing.T) {
-	var warnings []string
-	warn := func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
-	t.Run("slow, not held up", func(t *testing.T) {
-		warnings = nil
-		marked, tick := make(chan error, 1), make(chan time.Time)
-		done := make(chan struct{})
-		looks := 0
-		go func() {
-			waitPreCompactNote(context.Background(), marked, tick, func() bool { looks++; return false }, warn)
-			close(done)
-		}()
-		for range 5 { // five looks, 1.25 s of a busy machine
-			tick <- time.Time{}
-		}
-		marked <- nil
-		<-done
-		if looks != 5 || len(warnings) != 0 {
-			t.Errorf("looks %d, warnings %q: want it to wait for the note", looks, warnings)
-		}
-	})
-	t.Run("held by another run", func(t *testing.T) {
-		warnings = nil
-		tick := make(chan time.Time, 1)
-		tick <- time.Time{}
-		waitPreCompactNote(context.Background(), make(chan error), tick, func() bool { return true }, warn)
-		if len(warnings) != 1 || !strings.Contains(warnings[0], "another run holds the session's watch lock") {
-			t.Errorf("warnings %q", warnings)
-		}
-	})
-	t.Run("the deadline", func(t *testing.T) {
-		warnings = nil
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		waitPreCompactNote(ctx, make(chan error), make(chan time.Time), func() bool { return false }, warn)
-		if len(warnings) != 1 || !strings.Contains(warnings[0], "not written by the deadline") {
-			t.Errorf("warnings %q", warnings)
-		}
-	})
-	t.Run("whose lock", func(t *testing.T) {
-		dir := t.TempDir()
-		const sid = "7c1d0e5a-0000-4000-8000-00000000f020"
-		path := watch.StoreFor(dir).LockPath(sid)
-		since := time.Now()
-		held := watchLockHeldSince(dir, sid, since)
-		if held() {
-			t.Errorf("no lock file: held")
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range []time.Duration{time.Second, -10 * time.Millisecond} {
-			if err := os.Chtimes(path, since.Add(d), since.Add(d)); err != nil {
-				t.Fatal(err)
-			}
-			if held() {
-				t.Errorf("a lock dated %s from the note's start (this run's own, the file clock coarse): held by another", d)
-			}
-		}
-		if err := os.Chtimes(path, since.Add(-time.Second), since.Add(-time.Second)); err != nil {
-			t.Fatal(err)
-		}
-		if !held() {
-			t.Errorf("a lock taken before the note started: not held by another")
-		}
-	})
 }
