@@ -17,7 +17,7 @@ import (
 // a PreCompact that read at once (PF-27): with the transcript's last model
 // response and what follows it written after precompact read the file (the
 // lag E2E-41 measured), so that the hook folds them into the snapshot
-// (PO-C17), and without lag, where it finds nothing to fold. Each run gets
+// (PO-C18), and without lag, where it finds nothing to fold. Each run gets
 // the snapshot as precompact left it (restored between runs, outside the
 // timing); the empty Go program runs through the same wrapper in turn, so
 // that x-empty compares them on the machine as it is in that run. The

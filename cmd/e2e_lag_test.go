@@ -120,7 +120,7 @@ type e2eLagRow struct {
 	Arrived []float64
 	// MissingEnd is where each missing entry ends in the file, and
 	// MissingOwn whether it is one of the session's own (user, assistant,
-	// attachment): those a snapshot must hold (E2E-60).
+	// attachment): those a snapshot must hold (E2E-62).
 	MissingEnd []int64
 	MissingOwn []bool
 	// At is when the hook started.
@@ -280,14 +280,14 @@ func e2eRegisterRecordingOn(t *testing.T, w *e2eWorld, events ...string) {
 }
 
 // e2eLagVersions are the releases the lag is measured and caught on
-// (E2E-41, E2E-60): the kinds' two and the newest.
-var e2eLagVersions = append(append([]string{}, e2eKindsVersions...), "2.1.337")
+// (E2E-41, E2E-62): the kinds' two and the newest.
+var e2eLagVersions = append(append([]string{}, e2eKindsVersions...), e2eClaudeNewest)
 
 // e2eLagManual is how many typed /compact the manual scenario runs, so that
-// the three scenarios make at least 20 compactions per release (E2E-60).
+// the three scenarios make at least 20 compactions per release (E2E-62).
 const e2eLagManual = 11
 
-// spec: E2E-41 E2E-60 SS-26 PC-48 PO-C17
+// spec: E2E-41 E2E-62 SS-26 PC-48 PO-C18
 //
 // TestE2ELag measures how far the transcript lags the compaction hooks
 // (specs/selectsnap.md, "Transcripts lag hooks"), on 2.1.210, 2.1.328 and
@@ -300,7 +300,7 @@ const e2eLagManual = 11
 // its SessionStart, and one does between an arm and its swap; that every
 // line of the session (a prompt, a response, a tool result, an attachment)
 // the client made before a compaction hook started and wrote after it
-// started, it wrote while the hook ran; and (E2E-60) that each such line is
+// started, it wrote while the hook ran; and (E2E-62) that each such line is
 // in the snapshot the compaction's pointer names, whose last command is the
 // transcript's last before the boundary, over at least 20 compactions per
 // release. It logs the table. COMPACT_GUARD_E2E_LAG_OUT=FILE appends the
@@ -385,7 +385,7 @@ func e2eLagScenario(t *testing.T, bins e2eBinaries, v, sc string, detach bool) (
 	return w, fake, sid
 }
 
-// e2eLagCaught counts, for E2E-60, the compactions checked, the session's
+// e2eLagCaught counts, for E2E-62, the compactions checked, the session's
 // lines written after a compaction hook started, and those of them the
 // snapshot the pointer names does not hold.
 type e2eLagCaught struct{ Compactions, Lagging, Missed int }
@@ -396,7 +396,7 @@ func (c *e2eLagCaught) add(o e2eLagCaught) {
 	c.Missed += o.Missed
 }
 
-// e2eCheckLagCaught checks E2E-60 for each compaction of the session: the
+// e2eCheckLagCaught checks E2E-62 for each compaction of the session: the
 // next main request after its SessionStart(compact) names one snapshot,
 // which covers every line of the session's own that a hook of this
 // compaction found missing (its coverage reaches past the line's end, and no

@@ -14,7 +14,7 @@ import (
 	"github.com/compact-guard/compact-guard/take"
 )
 
-// The fold (PO-C17): the tests grow the transcript at a named step of a
+// The fold (PO-C18): the tests grow the transcript at a named step of a
 // hook (its beforeStep), so the late lines come exactly between the hook's
 // read and the next hook, with no sleep and whatever the machine's load.
 
@@ -79,7 +79,7 @@ func (s *simSession) size() int64 {
 	return fi.Size()
 }
 
-// spec: PC-36 PC-48 PO-C14 PO-C17 SF-72 PC-38
+// spec: PC-36 PC-48 PO-C14 PO-C18 SF-72 PC-38
 // A compaction whose PreCompact missed the response the client wrote late:
 // SessionStart(compact) reads at once (no wait for quiet: no settle step),
 // folds the late lines into the same snapshot file, redacted, and hands
@@ -156,7 +156,7 @@ func TestFoldAtSessionStart(t *testing.T) {
 	}
 }
 
-// spec: PO-C17 TR-90
+// spec: PO-C18 TR-90
 // Lines the client writes after SessionStart read the transcript are
 // folded in by PostCompact (which, like SessionStart, runs before the
 // client writes the compaction's boundary); a tail of the client's
@@ -224,7 +224,7 @@ func TestFoldAtPostCompact(t *testing.T) {
 	})
 }
 
-// spec: PO-C18
+// spec: PO-C19
 // A fold that does not end in its phase of the deadline is given up: the
 // pointer names the snapshot as precompact wrote it, whole, and the log
 // line says it was not completed.

@@ -11,7 +11,7 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
-// The fold (specs/postcompact.md PO-C17, PO-C18): precompact reads a Claude
+// The fold (specs/postcompact.md PO-C18, PO-C19): precompact reads a Claude
 // Code transcript at once (PC-48) and records how far it read; the client
 // writes what it queued before the hook started about 100 ms later, while
 // the hook runs (E2E-41). SessionStart(compact) and PostCompact run after
@@ -24,11 +24,11 @@ import (
 const StepFold = "folding the lines written after the snapshot"
 
 // foldLate completes found's choice, this compaction's snapshot, with the
-// lines of f the client wrote after it was taken (PO-C17); with a failure
+// lines of f the client wrote after it was taken (PO-C18); with a failure
 // marker of this compaction there is nothing to complete (PO-C5). It
 // changes the choice's record only when the snapshot on disk was
 // rewritten; what went wrong is a warning in the log line and leaves the
-// snapshot as it was (PO-C18). Only the client's hooks fold: a run by hand
+// snapshot as it was (PO-C19). Only the client's hooks fold: a run by hand
 // writes nothing (PO-C13).
 func foldLate(ctx context.Context, opts *Options, p hookio.Payload, f *transcript.File, found thisCompaction, at time.Time, entry *hookio.Entry) {
 	choice := found.choice

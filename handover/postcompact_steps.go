@@ -17,7 +17,7 @@ import (
 
 // openTranscriptWithin opens the payload's transcript under checkCtx, at
 // once (PO-C14: SessionStart waits for nothing; what the client writes late
-// is folded in, PO-C17). It returns nil, with the reason among the
+// is folded in, PO-C18). It returns nil, with the reason among the
 // warnings, when there is none or it cannot be opened; the caller closes
 // it.
 func openTranscriptWithin(checkCtx context.Context, opts *Options, p hookio.Payload, entry *hookio.Entry) *transcript.File {

@@ -12,7 +12,7 @@ import (
 // Rewrite replaces the snapshot r names with r, under the same name: the
 // .md re-rendered in r's lang, then the .json, each atomically, so that a
 // reader sees the old snapshot or the new one, never a part of either, and
-// a pointer already handed out names the new one (PO-C17, SF-72). The
+// a pointer already handed out names the new one (PO-C18, SF-72). The
 // record on disk must be of the same session and have the same created_at:
 // Rewrite completes a snapshot, it never makes another one. A snapshot
 // pruned meanwhile stays pruned (ErrNoSnapshot). Lists are normalised and

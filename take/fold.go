@@ -12,7 +12,7 @@ import (
 
 // Fold completes rec, a Claude Code snapshot that precompact (or the take at
 // SessionStart) wrote from the transcript f as it stood then, with the lines
-// the client wrote after it (specs/postcompact.md PO-C17): it reads the
+// the client wrote after it (specs/postcompact.md PO-C18): it reads the
 // lines after rec's transcript_size (transcript TR-90), and when they hold
 // one of the session's own, reads the segment again up to the compaction's
 // boundary (or the last whole line, before the client writes it) as
@@ -20,7 +20,7 @@ import (
 // fields as they were, redacts them (PC-15, PO-C16) and rewrites the
 // snapshot under its name (SF-72). event is the hook that folds. It returns
 // the new record and the log line's note, nil and "" when nothing was to be
-// folded; an error leaves the snapshot as it was (PO-C18).
+// folded; an error leaves the snapshot as it was (PO-C19).
 func Fold(ctx context.Context, dir string, now func() time.Time, event string, f *transcript.File, rec *snapshot.Record, at time.Time) (*snapshot.Record, string, error) {
 	from := rec.Coverage.TranscriptSize
 	tail, err := f.TailFrom(ctx, from)

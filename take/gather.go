@@ -218,7 +218,7 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 // openTranscriptSettled opens the transcript, and when its client writes it
 // late in the background (Qwen Code, PC-24) opens it again once it has
 // settled. A Claude Code transcript is read at once (PC-48): what its
-// client writes late, the compaction's later hooks fold in (PO-C17). It
+// client writes late, the compaction's later hooks fold in (PO-C18). It
 // returns nil, with the reason in out, when it cannot be opened.
 func openTranscriptSettled(readCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
 	f, err := transcript.Open(st.path)

@@ -8,7 +8,7 @@ import (
 )
 
 // Transcripts lag hooks (specs/selectsnap.md, "Transcripts lag hooks";
-// specs/precompact.md PC-48; specs/postcompact.md PO-C14, PO-C15, PO-C17):
+// specs/precompact.md PC-48; specs/postcompact.md PO-C14, PO-C15, PO-C18):
 // Claude Code queues what it writes to the transcript and writes it 100 ms
 // later, on the same loop that runs the hooks, so a PreCompact hook may
 // start before the newest tool call, its result or a whole response is in
@@ -22,7 +22,7 @@ import (
 // (PC-36, PO-C14) is gone, and the flag stays only so that a settings file
 // written with it keeps its hooks (a flag error would make the hook do
 // nothing).
-const SettleRetired = "no effect (the wait it set was retired: the compaction's later hooks complete the snapshot, PO-C17)"
+const SettleRetired = "no effect (the wait it set was retired: the compaction's later hooks complete the snapshot, PO-C18)"
 
 // markWait is how often precompact looks for evidence that its note of the
 // PreCompact (PC-37) is held up by another run, once the snapshot is

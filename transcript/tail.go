@@ -11,7 +11,7 @@ import (
 // reads at once may miss the newest tool call, its result or a response; a
 // later hook of the same compaction looks at what came after the point the
 // snapshot recorded, up to the compaction's boundary, and folds it in when
-// it holds a line of the session's own (specs/postcompact.md PO-C17).
+// it holds a line of the session's own (specs/postcompact.md PO-C18).
 
 // Tail is what the lines from an offset hold.
 type Tail struct {
