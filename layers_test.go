@@ -15,23 +15,26 @@ import (
 // layers ranks the module's packages, lowest first, as specs/layout.md
 // LY-1 lists them: a package imports only packages of a lower rank.
 var layers = map[string]int{
-	"transcript/textcut": 0, "transcript/textesc": 0, "transcript/nonblock": 0, "transcript/internal/jsonspan": 0,
-	"transcript/internal/facts": 1,
-	"transcript/claude":         2, "transcript/codex": 2, "transcript/qwen": 2, "transcript/copilot": 2, "transcript/gemini": 2,
+	"transcript/textcut": 0, "transcript/textesc": 0, "transcript/nonblock": 0, "transcript/jsonspan": 0,
+	"transcript/facts":      1,
+	"clients/claude/reader": 2, "clients/codex/reader": 2, "clients/qwen/reader": 2, "clients/copilot/reader": 2, "clients/gemini/reader": 2,
 	"transcript": 3, "transcript/transcripttest": 3,
 	"snapshot/trust": 4, "snapshot/trust/trusttest": 4, "snapshot/redact": 4, "snapshot/health": 4,
 	"snapshot":          5,
 	"snapshot/gitstate": 6, "snapshot/handoff": 6,
-	"snapshot/watch":        7,
-	"selectsnap":            8,
-	"restore/residue":       9,
-	"restore":               10,
-	"cmd/internal/settings": 11, "restore/audit": 11,
+	"snapshot/watch":  7,
+	"selectsnap":      8,
+	"restore/residue": 9,
+	"restore":         10,
+	"settings":        11, "restore/audit": 11,
 	"hookio": 12,
 	"take":   13, "hookio/hooktest": 13,
-	"handover":  14,
-	"cmd":       15,
-	"packaging": 16, ".": 16, "snapshot/redact/redactgen": 16,
+	"handover":      14,
+	"agent":         15,
+	"clients/codex": 16, "clients/qwen": 16, "clients/copilot": 16, "clients/gemini": 16,
+	"clients":   17,
+	"cmd":       18,
+	"packaging": 19, ".": 19, "snapshot/redact/redactgen": 19,
 }
 
 // TestLayers proves that no package imports one of its own layer or above
