@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,11 +43,14 @@ func (s *simSession) preCompactMissing(late string) (string, int64) {
 	made := s.clock.Add(500 * time.Millisecond)
 	s.tick(time.Second)
 	var at int64 = -1
+	var mu sync.Mutex // steps run in goroutines of their own
 	steps := map[string]int{}
 	opts := &PrecompactOptions{
 		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: hooktest.NewHintWriter(s.t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 		beforeStep: func(step string) {
+			mu.Lock()
+			defer mu.Unlock()
 			steps[step]++
 			if step == "reading the transcript" && at < 0 {
 				at = s.size()
@@ -94,8 +99,9 @@ func TestFoldAtSessionStart(t *testing.T) {
 	s.prompts++
 	name, from := s.preCompactMissing(late)
 	s.append(map[string]any{"type": "queue-operation", "operation": "dequeue", "timestamp": s.ts(), "sessionId": s.sid})
+	var mu sync.Mutex // steps run in goroutines of their own
 	steps := map[string]int{}
-	s.beforeStep = func(step string) { steps[step]++ }
+	s.beforeStep = func(step string) { mu.Lock(); steps[step]++; mu.Unlock() }
 	summaryReady := s.tick(3 * time.Second)
 	pointer := s.postcompact("SessionStart")
 	s.wantPointer("SessionStart", pointer, name)
@@ -233,17 +239,26 @@ func TestFoldGivenUp(t *testing.T) {
 	s.turn("a task")
 	s.prompts++
 	name, from := s.preCompactMissing("go vet ./... # late")
+	// The fold's step is held until the run goes on to its next step,
+	// which it does once the fold's phase of the deadline has passed: the
+	// fold then finds that deadline passed and writes nothing.
 	hold := make(chan struct{})
-	t.Cleanup(func() { close(hold) })
+	var held atomic.Bool
+	var once sync.Once
 	s.beforeStep = func(step string) {
-		if step == handover.StepFold {
+		switch {
+		case step == handover.StepFold:
+			held.Store(true)
 			<-hold
+		case held.Load():
+			once.Do(func() { close(hold) })
 		}
 	}
+	t.Cleanup(func() { once.Do(func() { close(hold) }) })
 	var out strings.Builder
 	opts := &PostcompactOptions{
 		IO:  &IO{In: strings.NewReader(s.payload("SessionStart", map[string]any{"source": "compact"})), Out: &out, ErrOut: os.Stderr},
-		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 400 * time.Millisecond, beforeStep: s.beforeStep,
+		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 5 * time.Second, beforeStep: s.beforeStep,
 	}
 	if err := postcompactRun(opts); err != nil {
 		t.Fatal(err)
