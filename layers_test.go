@@ -17,6 +17,7 @@ import (
 var layers = map[string]int{
 	"transcript/textcut": 0, "transcript/textesc": 0, "transcript/nonblock": 0, "transcript/internal/jsonspan": 0,
 	"transcript/internal/facts": 1,
+	"snapshot/standing":         1,
 	"transcript/claude":         2, "transcript/codex": 2, "transcript/qwen": 2, "transcript/copilot": 2, "transcript/gemini": 2,
 	"transcript": 3, "transcript/transcripttest": 3,
 	"snapshot/trust": 4, "snapshot/trust/trusttest": 4, "snapshot/redact": 4, "snapshot/health": 4,
