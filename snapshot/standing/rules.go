@@ -41,31 +41,31 @@ func cues(words ...string) string { return wb + `(?:` + strings.Join(words, `|`)
 // corrects before it constrains.
 var rules = []rule{
 	{"ST-5", Correction, regexp.MustCompile(
-		`^(?:(?:hmm|ah|oh|ok|okay|sorry|хм|ой)[,.!]?\s+)?(?:no|nope|nah|нет|неа)[,.!:;]?(?:\s+\S+){4}` +
+		`^(?:(?:hmm|ah|oh|ok|okay|sorry|хм|ой)[,.!]?\s+)?(?:no|nope|nah|нет|неа)[,.!:;]?(?:\s+[^\s.!?]+){4}` +
 			`|` + clause + `actually` + we + `|` + cues(`that is wrong`, `that's wrong`, `that's not right`, `you are not correct`, `you're not correct`,
-			`you are wrong`, `you're wrong`, `not correct`, `i meant`, `my point is`, `no wait`,
+			`you are wrong`, `you're wrong`, `(?:that's|that is|this is|it's|it is|you're|you are) not correct`, `i (?:also |just )?meant`, `(?:is|are) wrong`, `my point is`, `no wait`,
 			`на самом деле`, `не так`, `неправильно`, `неверно`, `имел в виду`, `имела в виду`, `я не это`) +
 			`|` + wb + `not\s+[\p{L}\p{N}_./-]+(?:\s+[\p{L}\p{N}_./-]+)?,?\s+but` + we +
-			`|` + wb + `should be\s+\S+(?:\s+\S+)?\s+now` + we)},
+			`|` + wb + `should be\s+\S*[^\p{L}\s]\S*\s+now` + we)},
 	{"ST-2", Constraint, regexp.MustCompile(
-		clause + `(?:don't|do not|dont|never|always|make sure|use|avoid|stick to|keep|не трогай|не меняй|не используй|не добавляй|не удаляй)` + we +
+		clause + `(?:don't|do not|dont|never|always|make sure|use|avoid|stick to|keep|note|не трогай|не меняй|не используй|не добавляй|не удаляй)` + we +
 			`|` + `(?:^|[.;:!?,]\s+|` + wb + `(?:but|then|но|потом)\s+)we should` + we + `|` + cues(`must`, `must not`, `mustn't`, `should never`, `should always`,
 			`should (?:send|handle|be using|always|never|only|use|show|return|print|stay|keep|not|match|call)`, `independent of`,
-			`no need to`, `note (?:that|the|this)`, `without doing`, `without changing`, `keep in mind`, `it needs to`, `source of truth`,
+			`no need to`, `(?:doesn't|does not|don't) make sense to`, `without doing`, `without changing`, `keep in mind`, `it needs to`, `source of truth`,
 			`regardless of`, `wherever we can`, `we need to be sure`,
 			`обязательно`, `никогда`, `всегда`, `нельзя`, `не надо`, `не нужно`, `должен`, `должна`, `должно`, `должны`, `только не`, `ни в коем случае`))},
 	{"ST-3", Decision, regexp.MustCompile(
-		cues(`let's go with`, `let's go for`, `go with option`, `we'll go with`, `we will go with`, `we'll use`, `we will use`,
+		clause + `we (?:really )?need to` + we + `|` + cues(`let's go with`, `let's go for`, `go with option`, `we'll go with`, `we will go with`, `we'll use`, `we will use`,
 			`i'd go with`, `i would go with`, `options? [a-z0-9]`, `for now`, `will suffice`, `is acceptable`,
 			`i think we should`, `i think let's`, `i think we can`, `we don't need`, `we don't really need`, `don't really need`,
 			`getting rid of`, `in a separate (?:task|pr|branch|issue)`,
 			`(?:tackle|implement|do|take|go with) \d(?:\s*(?:,|and|&|и)\s*\d)*`, `is too much`, `is to much`, `not really feasible`, `we will take`,
-			`let's (?:just |not |also |then )?(?:go with|go for|drop|remove|keep|store|include|abandon|roll back|stick with|stay with|use|have|not have|try something else|do \d|swap)`,
+			`let's (?:just |not |also |then )?(?:go with|go for|drop|remove|keep|store|include|abandon|roll back|bump|leave|skip|defer|postpone|stick with|stay with|use|have|not have|try something else|do \d|swap)`,
 			`давай(?:те)? (?:используем|сделаем|оставим|выберем|остановимся|не будем|уберём|уберем)`,
 			`решили`, `будем использовать`, `используем`, `вариант [a-zа-я0-9]`, `остановимся на`, `выбираем`, `пока что`, `пока оставим`))},
 	{"ST-4", Preference, regexp.MustCompile(
-		cues(`i prefer`, `i'd prefer`, `i would prefer`, `prefer`, `i (?:do )?(?:also )?want`, `i would like`, `i'd like it`,
-			`i'd like to refactor`, `i like`, `i would replace`, `rather than`, `(?:use|using|rebase|show|send|call|return|be)\s+(?:\S+\s+){0,5}instead of`, `i'd rather`, `ideally`,
+		clause + `(?:ideally|instead of)` + we + `|` + cues(`i prefer`, `i'd prefer`, `i would prefer`, `prefer`, `i (?:do )?(?:also )?want`, `i would like`, `i'd like it`,
+			`i'd like to refactor`, `i like`, `in favou?r of`, `i would replace`, `rather than`, `(?:use|using|rebase|show|send|call|return|be)\s+(?:\S+\s+){0,5}instead of`, `i'd rather`,
 			`предпочитаю`, `лучше используй`, `лучше использовать`, `хочу`, `вместо`, `мне нравится`))},
 }
 
