@@ -28,8 +28,11 @@ var layers = map[string]int{
 	"restore/residue":       9,
 	"restore":               10,
 	"cmd/internal/settings": 11, "restore/audit": 11,
-	"cmd":       12,
-	"packaging": 13, ".": 13, "snapshot/redact/redactgen": 13,
+	"hookio": 12,
+	"take":   13, "hookio/hooktest": 13,
+	"handover":  14,
+	"cmd":       15,
+	"packaging": 16, ".": 16, "snapshot/redact/redactgen": 16,
 }
 
 // TestLayers proves that no package imports one of its own layer or above

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/transcript"
 	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
@@ -16,7 +17,7 @@ import (
 // ~/.copilot/session-state/<id>/events.jsonl,
 // ~/.gemini/tmp/…/chats/session-*.jsonl) or Gemini CLI's events, else a
 // Codex-only payload field (turn_id), else Claude Code.
-func sessionAgent(p Payload, f *transcript.File) string {
+func sessionAgent(p hookio.Payload, f *transcript.File) string {
 	if f != nil {
 		if format, known := f.Format(); known {
 			return string(format)
@@ -38,13 +39,4 @@ func sessionAgent(p Payload, f *transcript.File) string {
 		return string(transcript.FormatCodex)
 	}
 	return string(transcript.FormatClaude)
-}
-
-// promptID is what names the prompt a hook runs in: prompt_id (Claude
-// Code, Qwen Code), else Codex's turn_id (SS-8a).
-func promptID(p Payload) string {
-	if p.PromptID != "" {
-		return p.PromptID
-	}
-	return p.TurnID
 }

@@ -1,15 +1,15 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -17,42 +17,25 @@ import (
 // spec: SF-5 (agent), SS-16
 func TestSessionAgentFromPayload(t *testing.T) {
 	for _, c := range []struct {
-		p    Payload
+		p    hookio.Payload
 		want string
 	}{
-		{Payload{TranscriptPath: "/h/.codex/sessions/2026/12/01/rollout-2026-12-01T05-55-32-0193.jsonl"}, "codex"},
-		{Payload{TranscriptPath: "/h/.qwen/projects/-work-p/chats/2f6f.jsonl"}, "qwen"},
-		{Payload{TurnID: "t1"}, "codex"},
-		{Payload{TranscriptPath: "/h/.claude/projects/-work-p/abc.jsonl", PromptID: "p"}, "claude"},
-		{Payload{}, "claude"},
+		{hookio.Payload{TranscriptPath: "/h/.codex/sessions/2026/12/01/rollout-2026-12-01T05-55-32-0193.jsonl"}, "codex"},
+		{hookio.Payload{TranscriptPath: "/h/.qwen/projects/-work-p/chats/2f6f.jsonl"}, "qwen"},
+		{hookio.Payload{TurnID: "t1"}, "codex"},
+		{hookio.Payload{TranscriptPath: "/h/.claude/projects/-work-p/abc.jsonl", PromptID: "p"}, "claude"},
+		{hookio.Payload{}, "claude"},
 	} {
 		if got := sessionAgent(c.p, nil); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.p, got, c.want)
 		}
 	}
-	if promptID(Payload{TurnID: "t"}) != "t" || promptID(Payload{PromptID: "p", TurnID: "t"}) != "p" {
-		t.Error("promptID")
+	if (hookio.Payload{TurnID: "t"}).Prompt() != "t" || (hookio.Payload{PromptID: "p", TurnID: "t"}).Prompt() != "p" {
+		t.Error("Payload.Prompt")
 	}
 }
 
-// agentLines is a short session of each client, in the shape it writes.
-var agentLines = map[string][]string{
-	"codex": {
-		`{"timestamp":"2026-12-01T05:55:32.264Z","ordinal":0,"type":"session_meta","payload":{"id":"S","cwd":"/work/p","git":{"branch":"main"}}}`,
-		`{"timestamp":"2026-12-01T05:55:32.312Z","ordinal":1,"type":"turn_context","payload":{"turn_id":"t1","cwd":"/work/p","model":"gpt-5.5"}}`,
-		`{"timestamp":"2026-12-01T05:55:32.433Z","ordinal":2,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"UserMessage","id":"u","content":[{"type":"text","text":"edit hello.txt"}]},"started_at_ms":1796104532433}}`,
-		`{"timestamp":"2026-12-01T05:55:32.459Z","ordinal":3,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"FileChange","id":"c1","changes":{"/work/p/hello.txt":{"type":"update","unified_diff":"@@","move_path":null}},"status":"completed"},"started_at_ms":1796104532457}}`,
-		`{"timestamp":"2026-12-01T05:55:32.542Z","ordinal":4,"type":"event_msg","payload":{"type":"item_completed","turn_id":"t1","item":{"type":"CommandExecution","id":"c2","command":["/bin/bash","-lc","ls /nope"],"status":"failed","aggregated_output":"ls: cannot access '/nope'\n","exit_code":2},"started_at_ms":1796104532542}}`,
-		`{"timestamp":"2026-12-01T05:55:32.600Z","ordinal":5,"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":30000,"cached_input_tokens":0,"total_tokens":30100},"model_context_window":258400}}}`,
-	},
-	"qwen": {
-		`{"uuid":"a","parentUuid":null,"sessionId":"S","timestamp":"2026-12-01T05:56:16.443Z","type":"user","provenance":"real_user","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"text":"edit hello.txt"}]}}`,
-		`{"uuid":"b","parentUuid":"a","sessionId":"S","timestamp":"2026-12-01T05:56:16.736Z","type":"assistant","provenance":"assistant_output","cwd":"/work/p","version":"0.24.4","gitBranch":"main","model":"q","message":{"role":"model","parts":[{"functionCall":{"id":"c2","name":"run_shell_command","args":{"command":"ls /nope"}}}]},"usageMetadata":{"promptTokenCount":9000},"contextWindowSize":32000}`,
-		`{"uuid":"c","parentUuid":"b","sessionId":"S","timestamp":"2026-12-01T05:56:17.013Z","type":"tool_result","provenance":"tool_result","cwd":"/work/p","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"functionResponse":{"id":"c2","name":"run_shell_command","response":{"error":"x"}}}]},"toolCallResult":{"callId":"c2","status":"error","resultDisplay":{"type":"shell_result","exitCode":2,"output":"ls: cannot access '/nope'"}}}`,
-	},
-}
-
-// agentWindowLine is the fill each session of agentLines gives the pointer,
+// agentWindowLine is the fill each session of hooktest.AgentLines gives the pointer,
 // against the window the client recorded (WA-41).
 var agentWindowLine = map[string]string{
 	"codex": "context at 11% of the window (30,000 of 258,400 tokens)",
@@ -64,7 +47,7 @@ var agentWindowLine = map[string]string{
 // and facts; postcompact of that client points at it, and postcompact of
 // a session of another client with the same id does not.
 func TestAgentSessionsThroughTheHooks(t *testing.T) {
-	for agent, lines := range agentLines {
+	for agent, lines := range hooktest.AgentLines {
 		t.Run(agent, func(t *testing.T) {
 			tmp := t.TempDir()
 			const sid = "0193aaaa-1111-7222-8333-444455556666"
@@ -138,48 +121,9 @@ func TestAgentSessionsThroughTheHooks(t *testing.T) {
 					t.Errorf("the Claude Code session's pointer names %s (%+v, %v)", named, r, err)
 				}
 			}
-			if log, _ := os.ReadFile(logPath(dir)); !strings.Contains(string(log), "recorded for a "+agent+" session, this is a claude session") {
+			if log, _ := os.ReadFile(hookio.LogPath(dir)); !strings.Contains(string(log), "recorded for a "+agent+" session, this is a claude session") {
 				t.Errorf("log lacks the rejection:\n%s", log)
 			}
 		})
-	}
-}
-
-// spec: PC-24
-// precompact waits for a Qwen Code transcript to stop growing: it returns
-// only once no write came for 300 ms, and never later than 3 s.
-func TestSettleTranscript(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "chat.jsonl")
-	if err := os.WriteFile(p, []byte(agentLines["qwen"][0]+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var writes []time.Time
-	go func() {
-		for _, l := range agentLines["qwen"][1:] {
-			time.Sleep(50 * time.Millisecond)
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				return
-			}
-			f.WriteString(l + "\n")
-			f.Close()
-			mu.Lock()
-			writes = append(writes, time.Now())
-			mu.Unlock()
-		}
-	}()
-	start := time.Now()
-	settleTranscript(context.Background(), p)
-	done := time.Now()
-	mu.Lock()
-	defer mu.Unlock()
-	for _, w := range writes {
-		if w.Before(done) && done.Sub(w) < settleQuiet-30*time.Millisecond {
-			t.Errorf("returned %s after a write", done.Sub(w))
-		}
-	}
-	if d := done.Sub(start); d < settleQuiet || d > settleMax+time.Second {
-		t.Errorf("waited %s", d)
 	}
 }

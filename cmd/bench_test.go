@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
@@ -686,7 +687,7 @@ func benchLoad(b *testing.B, dir, name string) *snapshot.Record {
 
 // benchLogTail is the end of the hooks' log, for failure messages.
 func benchLogTail(snapDir string) string {
-	data, _ := os.ReadFile(logPath(snapDir))
+	data, _ := os.ReadFile(hookio.LogPath(snapDir))
 	return string(data[max(0, len(data)-2000):])
 }
 

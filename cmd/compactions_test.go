@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -127,7 +128,7 @@ func (s *simSession) preCompact() {
 	s.t.Helper()
 	s.tick(time.Second)
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: newHintWriter(s.t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": nil})), Out: hooktest.NewHintWriter(s.t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 	}
 	if err := precompactRun(opts); err != nil {
@@ -243,12 +244,12 @@ func (s *simSession) wantPointer(what, pointer, name string) {
 	s.t.Helper()
 	if name == "" {
 		if pointer != "" {
-			s.t.Errorf("%s: a pointer was handed out, want none:\n%s\nlog:\n%s", what, pointer, readLog(s.dir))
+			s.t.Errorf("%s: a pointer was handed out, want none:\n%s\nlog:\n%s", what, pointer, hooktest.ReadLog(s.dir))
 		}
 		return
 	}
 	if !strings.Contains(pointer, filepath.Join(s.dir, name+".md")) {
-		s.t.Errorf("%s: the pointer does not name %s:\n%s\nlog:\n%s", what, name, pointer, readLog(s.dir))
+		s.t.Errorf("%s: the pointer does not name %s:\n%s\nlog:\n%s", what, name, pointer, hooktest.ReadLog(s.dir))
 	}
 	for _, other := range s.snapshots() {
 		if other != name && strings.Contains(pointer, other) {
@@ -270,7 +271,7 @@ func (s *simSession) wantTaken(what, pointer string, before []string) string {
 		}
 	}
 	if named == "" {
-		s.t.Errorf("%s: no pointer to a snapshot taken at the compaction:\n%q\nlog:\n%s", what, pointer, readLog(s.dir))
+		s.t.Errorf("%s: no pointer to a snapshot taken at the compaction:\n%q\nlog:\n%s", what, pointer, hooktest.ReadLog(s.dir))
 		return ""
 	}
 	rec, err := (&snapshot.Store{Dir: s.dir}).Load(named)
@@ -332,7 +333,7 @@ func TestPostcompactEveryCompactionGetsItsOwnPointer(t *testing.T) {
 					s.wantPointer(fmt.Sprintf("compaction %d, right after the one before", k), pointer, snaps[len(snaps)-1])
 				}
 			}
-			if log := readLog(s.dir); strings.Contains(log, "newer_turned_down=1") {
+			if log := hooktest.ReadLog(s.dir); strings.Contains(log, "newer_turned_down=1") {
 				t.Errorf("a newer snapshot was turned down:\n%s", log)
 			}
 		})
@@ -468,7 +469,7 @@ func TestPostcompactFailureMarkerOfThisCompactionOnly(t *testing.T) {
 	s.turn("four")
 	before = s.snapshots()
 	s.wantTaken("fourth, no snapshot, stale marker", s.compact(false), before)
-	if log := readLog(s.dir); !strings.Contains(log, "failure marker of") {
+	if log := hooktest.ReadLog(s.dir); !strings.Contains(log, "failure marker of") {
 		t.Errorf("the log does not say why the marker was not used:\n%s", log)
 	}
 }
@@ -481,7 +482,7 @@ func TestPostcompactLogsTurnedDown(t *testing.T) {
 	s.compact(true)
 	s.turn("two")
 	s.compact(false)
-	log := readLog(s.dir)
+	log := hooktest.ReadLog(s.dir)
 	first := s.snapshots()[0]
 	lines := strings.Split(strings.TrimSpace(log), "\n")
 	var last string

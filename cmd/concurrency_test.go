@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -88,7 +89,7 @@ func TestRBTwentySessionsAtOnce(t *testing.T) {
 	}
 	for _, s := range sessions {
 		err := s.cmd.Wait()
-		if err != nil || s.out.Len() > 0 && hintProblem(s.out.String()) != "" {
+		if err != nil || s.out.Len() > 0 && hooktest.HintProblem(s.out.String()) != "" {
 			t.Errorf("session %s: %v, stdout %q, stderr %q", s.sid, err, s.out.String(), s.errOut.String())
 		}
 	}

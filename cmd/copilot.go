@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -113,17 +115,17 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	// events file) is logged here, and the hook still exits 0.
 	defer func() {
 		if r := recover(); r != nil {
-			writeLog(opts.Dir, logEntry{At: start, Command: "copilot", Outcome: outcomeFailed, Detail: fmt.Sprintf("panic: %v", r), Duration: opts.Now().Sub(start)})
+			hookio.WriteLog(opts.Dir, hookio.Entry{At: start, Command: "copilot", Outcome: hookio.OutcomeFailed, Detail: fmt.Sprintf("panic: %v", r), Duration: opts.Now().Sub(start)})
 		}
 		err = nil
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
 	defer cancel()
-	raw, rerr := readStdin(ctx, opts.IO.In, opts.CodePage)
+	raw, rerr := hookio.ReadStdin(ctx, opts.IO.In, opts.CodePage)
 	if rerr != nil {
 		return nil
 	}
-	p, perr := readPayload(ctx, bytes.NewReader(raw), opts.CodePage)
+	p, perr := hookio.ReadPayload(ctx, bytes.NewReader(raw), opts.CodePage)
 	if perr != nil {
 		return nil
 	}
@@ -140,14 +142,14 @@ func copilotRun(opts *CopilotOptions) (err error) {
 	if p.SessionID == "" {
 		return nil
 	}
-	entry := logEntry{At: start, Command: "copilot(" + p.HookEventName + ")", Session: p.SessionID, Outcome: outcomeSkipped}
+	entry := hookio.Entry{At: start, Command: "copilot(" + p.HookEventName + ")", Session: p.SessionID, Outcome: hookio.OutcomeSkipped}
 	defer func() {
 		if r := recover(); r != nil {
-			entry.Outcome, entry.Detail = outcomeFailed, fmt.Sprintf("panic: %v", r)
+			entry.Outcome, entry.Detail = hookio.OutcomeFailed, fmt.Sprintf("panic: %v", r)
 		}
 		entry.Duration = opts.Now().Sub(start)
-		if entry.Outcome != outcomeSkipped {
-			writeLog(opts.Dir, entry)
+		if entry.Outcome != hookio.OutcomeSkipped {
+			hookio.WriteLog(opts.Dir, entry)
 		}
 		err = nil
 	}()
@@ -173,12 +175,12 @@ func copilotRun(opts *CopilotOptions) (err error) {
 		return done
 	})
 	if uerr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "watch state: "+uerr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "watch state: "+uerr.Error()
 		return nil
 	}
 	if text == "" {
 		if entry.Detail != "" {
-			entry.Outcome = outcomeNone
+			entry.Outcome = hookio.OutcomeNone
 		}
 		return nil
 	}
@@ -189,10 +191,10 @@ func copilotRun(opts *CopilotOptions) (err error) {
 		_, jerr = opts.IO.Out.Write(append(out, '\n'))
 	}
 	if jerr != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "writing hook output: "+jerr.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "writing hook output: "+jerr.Error()
 		return nil
 	}
-	entry.Outcome = outcomeOK
+	entry.Outcome = hookio.OutcomeOK
 	if snap != "" {
 		entry.Snapshot = snap
 		// SF-53: what was handed out, so that nothing hands it out again.
@@ -207,10 +209,10 @@ func copilotRun(opts *CopilotOptions) (err error) {
 // copilotStoodDown reports whether this run, the plugin's, gives way to
 // the user's hooks file, which runs the event (PL-33); as watch does, only
 // the compaction's run says so in the log.
-func copilotStoodDown(opts *CopilotOptions, p Payload, start time.Time) bool {
+func copilotStoodDown(opts *CopilotOptions, p hookio.Payload, start time.Time) bool {
 	why := copilotPluginStandsDown(p, opts.Getenv)
 	if why != "" && p.HookEventName == "PreCompact" {
-		writeLog(opts.Dir, logEntry{At: start, Command: "copilot", Session: p.SessionID, Outcome: outcomeNone, Detail: why, Duration: opts.Now().Sub(start)})
+		hookio.WriteLog(opts.Dir, hookio.Entry{At: start, Command: "copilot", Session: p.SessionID, Outcome: hookio.OutcomeNone, Detail: why, Duration: opts.Now().Sub(start)})
 	}
 	return why != ""
 }
@@ -221,7 +223,7 @@ func copilotStoodDown(opts *CopilotOptions, p Payload, start time.Time) bool {
 // precompact's failure notice, once the boundary after the snapshot is
 // there; nothing, for good, when the snapshot is gone, is not the
 // session's own fresh one, or two compactions came since.
-func copilotPointer(ctx context.Context, opts *CopilotOptions, p Payload, pend *watch.Pending, now time.Time) (text, snap string, done bool, why string) {
+func copilotPointer(ctx context.Context, opts *CopilotOptions, p hookio.Payload, pend *watch.Pending, now time.Time) (text, snap string, done bool, why string) {
 	var choice *selectsnap.Choice
 	if pend.Snapshot != "" {
 		c, _, err := selectsnap.Select(ctx, selectsnap.Options{Dir: opts.Dir, SessionID: p.SessionID, Now: now,
@@ -280,7 +282,7 @@ func copilotPointer(ctx context.Context, opts *CopilotOptions, p Payload, pend *
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	project := firstNonEmpty(opts.Getenv("COPILOT_PROJECT_DIR"), gitRoot, rec.Cwd)
+	project := cmp.Or(opts.Getenv("COPILOT_PROJECT_DIR"), gitRoot, rec.Cwd)
 	sf := snapshot.FindStateFile(ctx, defaultStateFileName, []string{project, gitRoot, rec.Cwd, p.Cwd})
 	text = restore.Pointer(restore.PointerInput{Record: rec, MDPath: choice.MDPath, ProjectDir: project,
 		StateFile: sf, Lang: opts.Lang, MaxChars: defaultMaxChars})
@@ -341,7 +343,7 @@ func copilotTranscript(getenv func(string) string, sessionID string) string {
 		}
 		home = h + string(os.PathSeparator) + ".copilot"
 	}
-	if !safeSessionID(sessionID) {
+	if !hookio.SafeSessionID(sessionID) {
 		return ""
 	}
 	return home + string(os.PathSeparator) + "session-state" + string(os.PathSeparator) + sessionID + string(os.PathSeparator) + "events.jsonl"
@@ -373,7 +375,7 @@ func copilotPluginArgs(args []string, getenv func(string) string, in io.Reader) 
 // precompact writes it, with no hint (the output reaches neither the
 // summarizer nor the model), once the file holds what came before the
 // hook (PO-29).
-func copilotPreCompact(ctx context.Context, opts *CopilotOptions, p Payload, raw []byte) error {
+func copilotPreCompact(ctx context.Context, opts *CopilotOptions, p hookio.Payload, raw []byte) error {
 	if p.TranscriptPath != "" {
 		waitForOwnHook(ctx, p.TranscriptPath, "preCompact", opts.wait())
 	}

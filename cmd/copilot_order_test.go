@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
@@ -104,14 +105,14 @@ func TestCopilotNothingNotedReadsOnlyTheState(t *testing.T) {
 	if err != nil || st.Pending != nil {
 		t.Fatalf("clearing the note: %v", err)
 	}
-	logBefore := readLog(dir)
+	logBefore := hooktest.ReadLog(dir)
 	clock = clock.Add(3 * time.Second)
 	for _, ev := range []string{"UserPromptSubmit", "PostToolUse"} {
 		if out := runCopilotHook(t, opts, map[string]any{"hook_event_name": ev, "session_id": copilotFixtureID, "prompt": "next", "cwd": tmp}); out != "" {
 			t.Errorf("%s with nothing noted printed %q", ev, out)
 		}
 	}
-	if log := readLog(dir); log != logBefore {
+	if log := hooktest.ReadLog(dir); log != logBefore {
 		t.Errorf("runs with nothing noted wrote to the log:\n%s", strings.TrimPrefix(log, logBefore))
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "snap_*.json"))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
 
@@ -223,7 +224,7 @@ func TestCopilotHookSurvivesAPanic(t *testing.T) {
 	if err := copilotRun(opts); err != nil || out.Len() != 0 {
 		t.Fatalf("copilotRun = %v, stdout %q", err, out.String())
 	}
-	if log := readLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
+	if log := hooktest.ReadLog(dir); !strings.Contains(log, "copilot") || !strings.Contains(log, "panic: boom") {
 		t.Errorf("the panic is not logged:\n%s", log)
 	}
 }
@@ -306,7 +307,7 @@ func TestCopilotPluginGivesWayToTheHooksFile(t *testing.T) {
 			runCopilotHook(t, opts, map[string]any{"hook_event_name": "PreCompact", "session_id": copilotFixtureID,
 				"transcript_path": tr, "trigger": "manual", "custom_instructions": "", "cwd": proj})
 			snaps, _ := filepath.Glob(filepath.Join(dir, "snap_*.md"))
-			log := readLog(dir)
+			log := hooktest.ReadLog(dir)
 			stood := strings.Contains(log, "stood down: "+paths["user"]+" registers compact-guard for PreCompact")
 			if (len(snaps) == 0) != tc.standDown || stood != tc.standDown {
 				t.Errorf("snapshots %v, stood down %v; want stand-down %v\nlog:\n%s", snaps, stood, tc.standDown, log)

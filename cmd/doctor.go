@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
+	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
 
@@ -188,8 +190,8 @@ func doctorChecks(opts *DoctorOptions) []health.Check {
 			}
 			return nil
 		},
-		func() []health.Result { return one(snapshot.CheckLogRuns(logPath(dir), now)) },
-		func() []health.Result { return one(selectsnap.CheckTurnedDown(logPath(dir), now)) },
+		func() []health.Result { return one(snapshot.CheckLogRuns(hookio.LogPath(dir), now)) },
+		func() []health.Result { return one(selectsnap.CheckTurnedDown(hookio.LogPath(dir), now)) },
 		func() []health.Result {
 			if opts.NoSelfTest {
 				return one(health.Result{Status: health.Info, Text: "round trip skipped (--no-self-test)"})
@@ -212,7 +214,7 @@ func binaryCheck(exe string, err error) health.Result {
 func settingsEnv(opts *DoctorOptions, exe string) settings.DoctorEnv {
 	return settings.DoctorEnv{
 		Host: opts.Host, Agent: opts.Agent, Exe: exe, Backups: opts.Backups,
-		ClaudeVersion: opts.ClaudeVersion, DefaultKeep: defaultKeep, HintVar: EnvHint,
+		ClaudeVersion: opts.ClaudeVersion, DefaultKeep: defaultKeep, HintVar: take.EnvHint,
 		ArgProblem: hookArgProblem,
 		Hint: func(regs []settings.Registration, envs []settings.Value) []health.Result {
 			return checkHint(opts, regs, envs)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/take"
 
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
@@ -31,7 +32,7 @@ func checkHint(opts *DoctorOptions, regs []settings.Registration, envs []setting
 	if !opts.Agent.IsClaude() {
 		return []health.Result{{Status: health.Info, Text: fmt.Sprintf("summary hint: not printed for %s, whose PreCompact hook's plain stdout reaches no summarizer (specs/precompact.md PC-32)", opts.Agent.Title())}}
 	}
-	value, from := opts.Host.Getenv(EnvHint), "doctor's environment (a client started from this shell inherits it)"
+	value, from := opts.Host.Getenv(take.EnvHint), "doctor's environment (a client started from this shell inherits it)"
 	set := value != ""
 	for _, e := range envs { // the later wins
 		value, from, set = e.Value, fmt.Sprintf(`"env" of %s %s`, e.Source.Label, e.Source.Path), true
@@ -61,15 +62,15 @@ func hintLine(where string, args []string, value, from string, set bool) health.
 	if off, _ := c.Flags().GetBool("no-hint"); off {
 		return health.Result{Status: health.Info, Text: fmt.Sprintf("summary hint (%s): off, --no-hint in the command", where)}
 	}
-	on, known := hintEnv(value)
+	on, known := take.HintEnv(value)
 	switch {
 	case !known:
-		return health.Result{Status: health.Warn, Text: fmt.Sprintf("summary hint (%s): off, %s=%q in the %s is neither on nor off", where, EnvHint, value, from),
-			Fix: fmt.Sprintf(`set %s to "on" or "off" there`, EnvHint)}
+		return health.Result{Status: health.Warn, Text: fmt.Sprintf("summary hint (%s): off, %s=%q in the %s is neither on nor off", where, take.EnvHint, value, from),
+			Fix: fmt.Sprintf(`set %s to "on" or "off" there`, take.EnvHint)}
 	case !on:
-		return health.Result{Status: health.Info, Text: fmt.Sprintf("summary hint (%s): off, %s=%s in the %s", where, EnvHint, value, from)}
+		return health.Result{Status: health.Info, Text: fmt.Sprintf("summary hint (%s): off, %s=%s in the %s", where, take.EnvHint, value, from)}
 	case set:
-		return health.Result{Status: health.Info, Text: fmt.Sprintf("summary hint (%s): on (%s=%s in the %s); precompact hands Claude Code's summarizer the snapshot's path, the last request, the files in work and the last failing command", where, EnvHint, value, from)}
+		return health.Result{Status: health.Info, Text: fmt.Sprintf("summary hint (%s): on (%s=%s in the %s); precompact hands Claude Code's summarizer the snapshot's path, the last request, the files in work and the last failing command", where, take.EnvHint, value, from)}
 	}
-	return health.Result{Status: health.Info, Text: fmt.Sprintf(`summary hint (%s): on; precompact hands Claude Code's summarizer the snapshot's path, the last request, the files in work and the last failing command (off: --no-hint in the command, or "env": {"%s": "off"} in a settings file)`, where, EnvHint)}
+	return health.Result{Status: health.Info, Text: fmt.Sprintf(`summary hint (%s): on; precompact hands Claude Code's summarizer the snapshot's path, the last request, the files in work and the last failing command (off: --no-hint in the command, or "env": {"%s": "off"} in a settings file)`, where, take.EnvHint)}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/take"
 )
 
 // spec: DR-16, PC-31
@@ -15,7 +16,7 @@ import (
 // doctor's own environment.
 func TestDoctorHint(t *testing.T) {
 	withEnv := func(settingsText, value string) string {
-		return strings.Replace(settingsText, "{", `{"env": {"`+EnvHint+`": "`+value+`"},`, 1)
+		return strings.Replace(settingsText, "{", `{"env": {"`+take.EnvHint+`": "`+value+`"},`, 1)
 	}
 	project := func(d *docEnv) string { return filepath.Join(d.proj, ".claude", "settings.json") }
 	local := func(d *docEnv) string { return filepath.Join(d.proj, ".claude", "settings.local.json") }
@@ -43,11 +44,11 @@ func TestDoctorHint(t *testing.T) {
 		}, []string{`off, COMPACT_GUARD_HINT=no in the "env" of project settings PROJECT`}, false},
 		{"doctor's environment", func(d *docEnv) {
 			d.write(d.userSettings(), d.installed())
-			d.env[EnvHint] = "false"
+			d.env[take.EnvHint] = "false"
 		}, []string{"off, COMPACT_GUARD_HINT=false in the doctor's environment"}, false},
 		{"a settings file's env over doctor's", func(d *docEnv) {
 			d.write(d.userSettings(), withEnv(d.installed(), "yes"))
-			d.env[EnvHint] = "off"
+			d.env[take.EnvHint] = "off"
 		}, []string{`on (COMPACT_GUARD_HINT=yes in the "env" of user settings USER)`}, false},
 		{"neither on nor off", func(d *docEnv) { d.write(d.userSettings(), withEnv(d.installed(), "later")) },
 			[]string{`[warn] summary hint (user settings USER): off, COMPACT_GUARD_HINT="later" in the "env" of user settings USER is neither on nor off`,

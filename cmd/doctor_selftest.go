@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
@@ -64,7 +65,7 @@ func doctorSelfTest(agent settings.Agent) health.Result {
 		}
 	}
 	if md == "" {
-		return fail("precompact wrote no snapshot in %s; its log says: %s", dir, lastLogLine(logPath(dir)))
+		return fail("precompact wrote no snapshot in %s; its log says: %s", dir, lastLogLine(hookio.LogPath(dir)))
 	}
 	if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(md, ".md")+".json")); err != nil {
 		return fail("snapshot %s has no .json record", md)
@@ -73,7 +74,7 @@ func doctorSelfTest(agent settings.Agent) health.Result {
 	// naming the snapshot (PC-27), and nothing else.
 	if hint := preOut.String(); strings.Count(hint, "\n") != 1 || !strings.HasSuffix(hint, "\n") ||
 		strings.HasPrefix(hint, "{") || !strings.Contains(hint, filepath.Join(dir, md)) {
-		return fail("precompact's stdout is not one summary hint naming %s: %q", md, truncateRunes(hint, 300))
+		return fail("precompact's stdout is not one summary hint naming %s: %q", md, hookio.TruncateRunes(hint, 300))
 	}
 
 	post, _ := json.Marshal(map[string]any{
@@ -97,10 +98,10 @@ func doctorSelfTest(agent settings.Agent) health.Result {
 		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal(postOut.Bytes(), &hookOut); err != nil {
-		return fail("postcompact output is not hook JSON (%v): %q", err, truncateRunes(postOut.String(), 200))
+		return fail("postcompact output is not hook JSON (%v): %q", err, hookio.TruncateRunes(postOut.String(), 200))
 	}
 	if !strings.Contains(hookOut.HookSpecificOutput.AdditionalContext, md) {
-		return fail("postcompact's pointer does not name %s: %q", md, truncateRunes(hookOut.HookSpecificOutput.AdditionalContext, 300))
+		return fail("postcompact's pointer does not name %s: %q", md, hookio.TruncateRunes(hookOut.HookSpecificOutput.AdditionalContext, 300))
 	}
 	named := " and named it in its summary hint"
 	if !agent.IsClaude() {
@@ -140,5 +141,5 @@ func lastLogLine(path string) string {
 	if err != nil || len(lines) == 0 {
 		return "(no log)"
 	}
-	return truncateRunes(lines[0], 400)
+	return hookio.TruncateRunes(lines[0], 400)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
@@ -383,11 +384,11 @@ func TestDoctorSnapshotFolder(t *testing.T) {
 func TestDoctorLogFailures(t *testing.T) {
 	d := newDocEnv(t)
 	d.write(d.userSettings(), d.installed())
-	old := logEntry{At: d.now.Add(-30 * time.Hour), Command: "precompact", Session: "s1", Outcome: outcomeFailed, Detail: "old trouble"}
-	recent := logEntry{At: d.now.Add(-2 * time.Hour), Command: "precompact", Session: "s2", Outcome: outcomeFailed, Detail: "snapshot not written: disk full"}
-	ok := logEntry{At: d.now.Add(-time.Hour), Command: "postcompact", Session: "s2", Outcome: outcomeOK, Snapshot: "snap_x"}
-	warned := logEntry{At: d.now.Add(-time.Hour), Command: "precompact", Session: "s3", Outcome: outcomeWarn, Warnings: []string{"git: timeout"}}
-	logFile := logPath(d.snaps)
+	old := hookio.Entry{At: d.now.Add(-30 * time.Hour), Command: "precompact", Session: "s1", Outcome: hookio.OutcomeFailed, Detail: "old trouble"}
+	recent := hookio.Entry{At: d.now.Add(-2 * time.Hour), Command: "precompact", Session: "s2", Outcome: hookio.OutcomeFailed, Detail: "snapshot not written: disk full"}
+	ok := hookio.Entry{At: d.now.Add(-time.Hour), Command: "postcompact", Session: "s2", Outcome: hookio.OutcomeOK, Snapshot: "snap_x"}
+	warned := hookio.Entry{At: d.now.Add(-time.Hour), Command: "precompact", Session: "s3", Outcome: hookio.OutcomeWarn, Warnings: []string{"git: timeout"}}
+	logFile := hookio.LogPath(d.snaps)
 
 	d.write(logFile, old.String()+"\n"+ok.String()+"\n"+warned.String()+"\ngarbage line\n")
 	out, code := d.run()

@@ -3,14 +3,13 @@ package cmd
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -53,7 +52,7 @@ func cutFixture(t *testing.T, dir, name string, n int, dst string) {
 func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 	t.Helper()
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(payload), Out: newHintWriter(t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(payload), Out: hooktest.NewHintWriter(t), ErrOut: os.Stderr},
 		Dir: dir, Lang: snapshot.English, Keep: 40,
 		Getenv: func(string) string { return "" }, Now: time.Now,
 	}
@@ -63,18 +62,13 @@ func runPrecompactFor(t *testing.T, dir, payload string) *snapshot.Record {
 	st := &snapshot.Store{Dir: dir}
 	entries, err := st.Entries()
 	if err != nil || len(entries) == 0 {
-		t.Fatalf("no snapshot written: %v; log:\n%s", err, readLog(dir))
+		t.Fatalf("no snapshot written: %v; log:\n%s", err, hooktest.ReadLog(dir))
 	}
 	rec, err := st.Load(entries[0].Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rec
-}
-
-func readLog(dir string) string {
-	b, _ := os.ReadFile(logPath(dir))
-	return string(b)
 }
 
 // spec: PC-11 PC-16
@@ -88,16 +82,16 @@ func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
 	tmp := t.TempDir()
 	tr := filepath.Join(tmp, sid+".jsonl")
 	dir := filepath.Join(tmp, "snaps")
-	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}`
+	payload := `{"session_id":"` + sid + `","transcript_path":` + hooktest.QuoteJSON(t, tr) + `,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null}`
 
 	cutFixture(t, fixtureDir, fixture, 58, tr)
 	first := runPrecompactFor(t, dir, payload)
-	wantStrings(t, "first: prompts", promptTexts(first), []string{
+	wantStrings(t, "first: prompts", hooktest.PromptTexts(first), []string{
 		"Создай файл заметок notes/план.md и план работ",
 		"Now refactor src/app.py to use a main() function and run it",
 	})
-	wantStrings(t, "first: files", fileSummaries(first), []string{root + "src/app.py Edit 1", root + "notes/план.md Write 1"})
-	wantStrings(t, "first: commands", commandSummaries(first), []string{"python3 src/app.py ok", "python3 -m pytest -q tests error"})
+	wantStrings(t, "first: files", hooktest.FileSummaries(first), []string{root + "src/app.py Edit 1", root + "notes/план.md Write 1"})
+	wantStrings(t, "first: commands", hooktest.CommandSummaries(first), []string{"python3 src/app.py ok", "python3 -m pytest -q tests error"})
 	if first.EarlierCompactions != 0 || first.Coverage.SegmentStart != -1 || first.Coverage.Previous != "" {
 		t.Errorf("first: compactions %d, segment start %d, previous %q", first.EarlierCompactions, first.Coverage.SegmentStart, first.Coverage.Previous)
 	}
@@ -110,16 +104,16 @@ func TestPrecompactTwoCompactionsFixtureChain(t *testing.T) {
 		t.Errorf("second: coverage %+v, want previous %s read from %d", second.Coverage, first.Name, first.Coverage.TranscriptSize)
 	}
 	wantSecond := func(t *testing.T, rec *snapshot.Record) {
-		wantStrings(t, "second: prompts", promptTexts(rec), []string{
+		wantStrings(t, "second: prompts", hooktest.PromptTexts(rec), []string{
 			"Создай файл заметок notes/план.md и план работ",
 			"Now refactor src/app.py to use a main() function and run it",
 			"Add a tests/test_app.py with one test, then commit nothing yet",
 			"Запусти тесты ещё раз и обнови план в notes/план.md",
 		})
-		wantStrings(t, "second: files", fileSummaries(rec), []string{
+		wantStrings(t, "second: files", hooktest.FileSummaries(rec), []string{
 			root + "notes/план.md Edit 2", root + "tests/test_app.py Write 1", root + "src/app.py Edit 1",
 		})
-		wantStrings(t, "second: commands", commandSummaries(rec), []string{
+		wantStrings(t, "second: commands", hooktest.CommandSummaries(rec), []string{
 			"python3 src/app.py ok", "python3 -m pytest -q tests error", "git status --short ok", "python3 -m pytest -q tests || true ok",
 		})
 		if rec.EarlierCompactions != 1 {
@@ -153,15 +147,15 @@ func TestPrecompactOwnTranscript(t *testing.T) {
 	tr := filepath.Join(tmp, sid+".jsonl")
 	dir := filepath.Join(tmp, "snaps")
 	cutFixture(t, ownFixtureDir, "manual-compaction.jsonl", 53, tr)
-	payload := `{"session_id":"` + sid + `","transcript_path":` + quoteJSON(t, tr) + `,"cwd":` + quoteJSON(t, proj) +
+	payload := `{"session_id":"` + sid + `","transcript_path":` + hooktest.QuoteJSON(t, tr) + `,"cwd":` + hooktest.QuoteJSON(t, proj) +
 		`,"hook_event_name":"PreCompact","trigger":"manual","custom_instructions":"keep the failing test"}`
 	rec := runPrecompactFor(t, dir, payload)
-	wantStrings(t, "prompts", promptTexts(rec), []string{
+	wantStrings(t, "prompts", hooktest.PromptTexts(rec), []string{
 		"Создай hello.txt with a greeting — «привет» and `quotes`",
 		"Fix the greeting, then run the failing test:\n\n## step\n```sh\n./test.sh\n```",
 	})
-	wantStrings(t, "files", fileSummaries(rec), []string{proj + "/hello.txt Edit 2"})
-	wantStrings(t, "commands", commandSummaries(rec), []string{"git status --short ok", failing + " error"})
+	wantStrings(t, "files", hooktest.FileSummaries(rec), []string{proj + "/hello.txt Edit 2"})
+	wantStrings(t, "commands", hooktest.CommandSummaries(rec), []string{"git status --short ok", failing + " error"})
 	if rec.Totals == nil || *rec.Totals != (transcript.Totals{Prompts: 2, Commands: 2, Failures: 1}) {
 		t.Errorf("totals = %+v, want 2 prompts, 2 commands, 1 failure", rec.Totals)
 	}
@@ -186,38 +180,6 @@ func TestPrecompactOwnTranscript(t *testing.T) {
 			t.Errorf("show misses %q:\n%s", want, out)
 		}
 	}
-}
-
-func quoteJSON(t *testing.T, s string) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func promptTexts(r *snapshot.Record) []string {
-	var out []string
-	for _, p := range r.Prompts {
-		out = append(out, p.Text)
-	}
-	return out
-}
-
-func fileSummaries(r *snapshot.Record) []string {
-	var out []string
-	for _, f := range r.Files {
-		out = append(out, f.Path+" "+f.LastTool+" "+strconv.Itoa(f.Edits))
-	}
-	return out
-}
-
-func commandSummaries(r *snapshot.Record) []string {
-	var out []string
-	for _, c := range r.Commands {
-		out = append(out, c.Command+" "+c.Outcome)
-	}
-	return out
 }
 
 func wantStrings(t *testing.T, what string, got, want []string) {

@@ -1,10 +1,10 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +12,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/handover"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -36,7 +38,7 @@ const (
 
 // isGeminiHook reports a hook run by Gemini CLI: its events, or its chat
 // file as the transcript.
-func isGeminiHook(p Payload) bool {
+func isGeminiHook(p hookio.Payload) bool {
 	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || gemini.IsChatPath(p.TranscriptPath)
 }
 
@@ -44,7 +46,7 @@ func isGeminiHook(p Payload) bool {
 // snapshot is taken (PC-43): an automatic one whose chat's last prompt
 // token count is below the threshold Gemini CLI compares it with. A manual
 // one, or one whose count the file does not tell, takes the snapshot.
-func geminiSkip(opts *PrecompactOptions, p Payload) (why string, skip bool) {
+func geminiSkip(opts *PrecompactOptions, p hookio.Payload) (why string, skip bool) {
 	if p.HookEventName != "PreCompress" || p.Trigger != "auto" {
 		return "", false
 	}
@@ -104,51 +106,15 @@ func geminiThreshold(getenv func(string) string, cwd string) float64 {
 	return geminiDefaultThreshold
 }
 
-// readGeminiTranscript reads a Gemini CLI chat as the transcript step does
-// another client's (PC-45): whole (its facts are the session's), the
-// edits' relative paths made absolute against the payload's cwd.
-func readGeminiTranscript(ctx context.Context, st *transcriptStep) (out transcriptOutcome) {
-	out.agent = string(settings.AgentGemini)
-	out.facts = &transcript.Facts{}
-	out.layout.segmentStart = -1
-	out.layout.readTo = new(int64(0))
-	fi, err := os.Stat(st.path)
-	if err != nil || !fi.Mode().IsRegular() {
-		out.warnings = append(out.warnings, fmt.Sprintf("transcript: %s is not a readable regular file", st.path))
-		out.layout.incomplete = true
-		return out
-	}
-	out.layout.size = fi.Size()
-	st.size.Store(fi.Size())
-	chat, err := gemini.Read(ctx, st.path, gemini.Options{Cwd: st.cwd, MaxBytes: fi.Size()})
-	if chat != nil {
-		out.facts = chat.Facts
-		if u := out.facts.Usage; u != nil && u.Window == 0 {
-			// The file has no window; the limit is the client's own
-			// (tokenLimit), which its threshold is a share of.
-			u.Window = geminiLimit(u.Model)
-		}
-		*out.layout.readTo = chat.Size
-		if n := len(chat.Compressions); n > 0 {
-			out.layout.segmentStart = chat.Compressions[n-1].Offset
-		}
-	}
-	if err != nil {
-		out.warnings = append(out.warnings, "transcript: "+err.Error())
-		out.layout.incomplete = true
-	}
-	return out
-}
-
 // geminiBeforeAgent hands over, with the turn's prompt, the pointer to the
 // snapshot of the compression the chat file shows last, once (WA-36 to
 // WA-39): nothing when the file shows none, when that compression has no
 // snapshot of this session taken for it, or when its pointer went before.
-func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Time, entry *logEntry) {
+func geminiBeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string, start time.Time, entry *hookio.Entry) {
 	if p.TranscriptPath == "" || !isRegularFile(p.TranscriptPath) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout())
+	ctx, cancel := context.WithTimeout(context.Background(), opts.EffectiveTimeout())
 	defer cancel()
 	chat, err := gemini.Read(ctx, p.TranscriptPath, gemini.Options{Cwd: p.Cwd})
 	if err != nil {
@@ -167,12 +133,12 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 	choice, err := selectsnap.ForGeminiCompression(store, sid, after, last.Time, chat.Responses)
 	switch {
 	case err != nil:
-		entry.Outcome, entry.Detail = outcomeFailed, "choosing the snapshot: "+err.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "choosing the snapshot: "+err.Error()
 		return
 	case choice == nil:
 		// Logged once per compression would need state; the log says it
 		// each prompt until the next compression, which is rare.
-		entry.Outcome, entry.Detail = outcomeNone, fmt.Sprintf("compression of %s: no snapshot of this session taken for it", last.Time.UTC().Format(time.RFC3339))
+		entry.Outcome, entry.Detail = hookio.OutcomeNone, fmt.Sprintf("compression of %s: no snapshot of this session taken for it", last.Time.UTC().Format(time.RFC3339))
 		return
 	case choice.Delivered:
 		return
@@ -182,26 +148,26 @@ func geminiBeforeAgent(opts *WatchOptions, p Payload, sid string, start time.Tim
 	if rec.Git != nil {
 		gitRoot = rec.Git.Root
 	}
-	projectDir := firstNonEmpty(opts.Getenv("GEMINI_PROJECT_DIR"), gitRoot, rec.Cwd)
-	sf := snapshot.FindStateFile(ctx, opts.stateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
+	projectDir := cmp.Or(opts.Getenv("GEMINI_PROJECT_DIR"), gitRoot, rec.Cwd)
+	sf := snapshot.FindStateFile(ctx, opts.EffectiveStateFileName(), []string{projectDir, gitRoot, rec.Cwd, p.Cwd})
 	mdPath := choice.Entry.MDPath
 	if mdPath == "" {
 		mdPath = filepath.Join(opts.Dir, rec.Name+".md")
 	}
 	pointer := restore.Pointer(restore.PointerInput{Record: rec, MDPath: mdPath, ProjectDir: projectDir,
-		StateFile: sf, Lang: opts.Lang, MaxChars: opts.maxChars()})
-	out, err := restore.EventOutput("BeforeAgent", restore.ForClient(string(transcript.FormatGemini), pointer)) // PO-38
+		StateFile: sf, Lang: opts.Lang, MaxChars: opts.EffectiveMaxChars()})
+	out, err := hookio.EventOutput("BeforeAgent", restore.ForClient(string(transcript.FormatGemini), pointer)) // PO-38
 	if err == nil {
 		// Recorded first: a pointer written but not recorded would go again.
 		err = snapshot.WriteDelivery(opts.Dir, rec.Name, snapshot.Delivery{SessionID: sid, At: start, Event: "BeforeAgent", TranscriptSize: chat.Size})
 		if err == nil {
-			_, err = opts.IO.Out.Write(out)
+			_, err = opts.Out.Write(out)
 		}
 	}
 	if err != nil {
-		entry.Outcome, entry.Detail = outcomeFailed, "pointer not handed over: "+err.Error()
+		entry.Outcome, entry.Detail = hookio.OutcomeFailed, "pointer not handed over: "+err.Error()
 		return
 	}
-	entry.Outcome, entry.Snapshot = outcomeOK, rec.Name
+	entry.Outcome, entry.Snapshot = hookio.OutcomeOK, rec.Name
 	entry.Detail = "pointer handed over with the prompt after the compression of " + last.Time.UTC().Format(time.RFC3339)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/take"
 )
 
 func init() { register("handoff", newCmdHandoffDefault) }
@@ -171,7 +172,7 @@ func checkSessionBlock(opts *HandoffOptions, report handoffReport, path string, 
 	}
 	var started time.Time
 	if st == nil || st.Started.IsZero() {
-		started = transcriptStarted(sessionTranscript(opts.Getenv, sid)) // HO-11
+		started = take.TranscriptStarted(take.SessionTranscript(opts.Getenv, sid)) // HO-11
 	}
 	since := st.Bound(started)
 

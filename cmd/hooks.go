@@ -25,11 +25,3 @@ func resolveLang(ios *IO, g *GlobalOptions, getenv func(string) string) snapshot
 	}
 	return snapshot.LangFromEnv(getenv)
 }
-
-// writeLog appends one line to the log; a log that cannot be written is
-// reported on stderr, which Claude Code keeps in its debug log.
-func writeLog(dir string, e logEntry) {
-	if err := snapshot.AppendLog(logPath(dir), e.String()); err != nil {
-		os.Stderr.WriteString("compact-guard: writing log: " + err.Error() + "\n")
-	}
-}

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
@@ -129,7 +131,7 @@ func rbNewWorld(t testing.TB) *rbWorld {
 }
 
 // Log is compact-guard.log, in the folder above the snapshot folder.
-func (w *rbWorld) Log() string { return filepath.Join(filepath.Dir(w.Snaps), LogFileName) }
+func (w *rbWorld) Log() string { return filepath.Join(filepath.Dir(w.Snaps), hookio.LogFileName) }
 
 // rbResult is one finished run of the binary.
 type rbResult struct {
@@ -169,7 +171,7 @@ func (w *rbWorld) run(t testing.TB, stdin []byte, args ...string) rbResult {
 func (w *rbWorld) precompact(t testing.TB, payload []byte, args ...string) rbResult {
 	t.Helper()
 	r := w.run(t, payload, append([]string{"precompact"}, args...)...)
-	if r.Code != 0 || r.Stdout != "" && hintProblem(r.Stdout) != "" {
+	if r.Code != 0 || r.Stdout != "" && hooktest.HintProblem(r.Stdout) != "" {
 		t.Fatalf("precompact: exit %d, stdout %q (stderr %q), want exit 0 and nothing but the summary hint", r.Code, r.Stdout, r.Stderr)
 	}
 	return r
@@ -802,7 +804,7 @@ func TestRBStdinLeftOpen(t *testing.T) {
 			if !ended {
 				t.Fatalf("%s with stdin left open did not end within %s (--timeout %s)", tc.hook, bound, timeout)
 			}
-			if r.Code != 0 || (tc.hook == "precompact" && r.Stdout != "" && hintProblem(r.Stdout) != "") {
+			if r.Code != 0 || (tc.hook == "precompact" && r.Stdout != "" && hooktest.HintProblem(r.Stdout) != "") {
 				t.Errorf("exit %d, stdout %q", r.Code, r.Stdout)
 			}
 			if tc.name == "precompact-whole-payload" {

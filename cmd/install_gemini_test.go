@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 )
 
 // spec: IN-56 to IN-60 (Gemini CLI's settings.json, user and project
@@ -80,8 +81,8 @@ func TestInstallGemini(t *testing.T) {
 func TestInstallGeminiTimeouts(t *testing.T) {
 	root := t.TempDir()
 	cmdline := settings.Command(instExe, "precompact")
-	orig := `{"hooks": {"PreCompress": [{"hooks": [{"type": "command", "command": ` + quoteJSON(t, cmdline) + `, "timeout": 60}]}],
- "BeforeAgent": [{"hooks": [{"type": "command", "command": ` + quoteJSON(t, settings.Command(instExe, "watch")) + `, "timeout": 20000}]}]}}
+	orig := `{"hooks": {"PreCompress": [{"hooks": [{"type": "command", "command": ` + hooktest.QuoteJSON(t, cmdline) + `, "timeout": 60}]}],
+ "BeforeAgent": [{"hooks": [{"type": "command", "command": ` + hooktest.QuoteJSON(t, settings.Command(instExe, "watch")) + `, "timeout": 20000}]}]}}
 `
 	p := instWrite(t, filepath.Join(root, "home", ".gemini"), "settings.json", orig, 0o600)
 	out, errOut, code := instAgentRun(t, root, false, "--agent", "gemini")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
@@ -26,7 +27,7 @@ func (s *simSession) arm() {
 	s.t.Helper()
 	s.tick(time.Second)
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: newHintWriter(s.t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: hooktest.NewHintWriter(s.t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 	}
 	if err := precompactRun(opts); err != nil {
@@ -116,7 +117,7 @@ func TestPostcompactPrecomputedSwaps(t *testing.T) {
 			}
 		}
 	}
-	if log := readLog(s.dir); strings.Contains(log, "newer_turned_down=1") {
+	if log := hooktest.ReadLog(s.dir); strings.Contains(log, "newer_turned_down=1") {
 		t.Errorf("a newer snapshot was turned down:\n%s", log)
 	}
 }
@@ -224,7 +225,7 @@ func TestPostcompactTakesOnlyForTheClient(t *testing.T) {
 
 	tmp := t.TempDir()
 	tr := filepath.Join(tmp, "rollout-2026-12-01T10-00-00-0193aaaa-1111-7222-8333-444455556666.jsonl")
-	if err := os.WriteFile(tr, []byte(strings.Join(agentLines["codex"], "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(tr, []byte(strings.Join(hooktest.AgentLines["codex"], "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(tmp, "snaps")
@@ -272,12 +273,12 @@ func TestPostcompactHungTake(t *testing.T) {
 		t.Run(tc.step, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "snaps")
-			payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": smallTranscript(t), "hook_event_name": "SessionStart", "source": "compact"})
+			payload, _ := json.Marshal(map[string]string{"session_id": sid, "transcript_path": hooktest.SmallTranscript(t), "hook_event_name": "SessionStart", "source": "compact"})
 			var out strings.Builder
 			if err := postcompactRun(&PostcompactOptions{
 				IO:  &IO{In: bytes.NewReader(payload), Out: &out, ErrOut: &strings.Builder{}},
 				Dir: dir, Lang: snapshot.English, Timeout: 2 * time.Second,
-				Getenv: func(string) string { return "" }, Now: time.Now, beforeStep: hang(tc.step),
+				Getenv: func(string) string { return "" }, Now: time.Now, beforeStep: hooktest.Hang(tc.step),
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -288,7 +289,7 @@ func TestPostcompactHungTake(t *testing.T) {
 			if tc.pointer && !strings.Contains(out.String(), "were not read") && !strings.Contains(out.String(), "nothing was read") {
 				t.Errorf("the pointer does not say the transcript was not read:\n%s", out.String())
 			}
-			if log := readLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
+			if log := hooktest.ReadLog(dir); !regexp.MustCompile(tc.log).MatchString(log) {
 				t.Errorf("log (%s):\n%s", tc.log, log)
 			}
 		})

@@ -1,66 +1,16 @@
 package cmd
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
+	"github.com/compact-guard/compact-guard/take"
 )
-
-// spec: PC-36 PO-C14
-// The wait for a transcript to settle, driven by a clock that moves one
-// poll per look: it ends a quiet period after the last growth, at the cap
-// while the file still grows, or when the deadline ends it.
-func TestSettler(t *testing.T) {
-	const poll = 10 * time.Millisecond
-	for _, tc := range []struct {
-		name   string
-		sizes  []int64 // the size at each look; the last repeats
-		cut    int     // the deadline ends the wait at this pause (0: never)
-		want   settled
-		quiet  time.Duration
-		maxDur time.Duration
-	}{
-		{"nothing comes: one quiet period", []int64{100}, 0, settled{Quiet: true, Waited: 400 * time.Millisecond}, 400 * time.Millisecond, time.Second},
-		{"a write after 30 ms, then quiet", []int64{100, 100, 100, 250}, 0,
-			settled{Quiet: true, Waited: 430 * time.Millisecond, Grew: 150}, 400 * time.Millisecond, time.Second},
-		{"two writes of one drain", []int64{100, 200, 300}, 0, settled{Quiet: true, Waited: 420 * time.Millisecond, Grew: 200}, 400 * time.Millisecond, time.Second},
-		{"it keeps growing: the cap", nil, 0, settled{Waited: time.Second, Grew: 100 * 100}, 400 * time.Millisecond, time.Second},
-		{"the deadline", []int64{100}, 5, settled{Waited: 40 * time.Millisecond}, 400 * time.Millisecond, time.Second},
-		{"no quiet period asked for", []int64{100}, 0, settled{Quiet: true}, 0, time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			clock := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
-			looks, pauses := 0, 0
-			s := settler{quiet: tc.quiet, max: tc.maxDur, now: func() time.Time { return clock },
-				size: func() int64 {
-					defer func() { looks++ }()
-					if tc.sizes == nil {
-						return int64(100 * looks)
-					}
-					return tc.sizes[min(looks, len(tc.sizes)-1)]
-				},
-				wait: func() bool {
-					pauses++
-					if pauses == tc.cut {
-						return false
-					}
-					clock = clock.Add(poll)
-					return true
-				},
-			}
-			if got := s.run(); got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-}
 
 // spec: PC-36
 // precompact reads a Claude Code transcript once it has settled: the tool
@@ -72,11 +22,11 @@ func TestPrecompactReadsWhatCameWhileItWaited(t *testing.T) {
 	s.turn("run the checks")
 	wrote := 0
 	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: newHintWriter(t), ErrOut: os.Stderr},
+		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: hooktest.NewHintWriter(t), ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
 		Settle: claudeSettleQuietMeasured,
 		beforeStep: func(step string) {
-			if step == stepSettle && wrote == 0 {
+			if step == take.StepSettle && wrote == 0 {
 				wrote++
 				s.response("go test ./... # written after the hook started")
 			}
@@ -166,7 +116,7 @@ func TestWatchRecordsTheSessionGoingOn(t *testing.T) {
 	// the lock after it, records nothing.
 	late := s.clock.Add(500 * time.Millisecond)
 	s.tick(time.Second)
-	if err := markPreCompact(s.dir, s.sid, s.clock); err != nil {
+	if err := take.MarkPreCompact(s.dir, s.sid, s.clock); err != nil {
 		t.Fatal(err)
 	}
 	mark := s.clock
@@ -176,7 +126,7 @@ func TestWatchRecordsTheSessionGoingOn(t *testing.T) {
 		t.Errorf("a run that started before the mark was recorded: %+v", w)
 	}
 	// An older mark does not replace a newer one.
-	if err := markPreCompact(s.dir, s.sid, mark.Add(-time.Hour)); err != nil {
+	if err := take.MarkPreCompact(s.dir, s.sid, mark.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if w := s.wentOn(); !w.PreCompact.Equal(mark) {
@@ -207,7 +157,7 @@ func TestPostcompactSwapUnderLag(t *testing.T) {
 		if rec := s.record(taken); rec.Trigger != "auto" {
 			t.Errorf("trigger %q, want the arm's auto", rec.Trigger)
 		}
-		log := readLog(s.dir)
+		log := hooktest.ReadLog(s.dir)
 		if !strings.Contains(log, armed[0]+": the session went on after it (a PostToolUse hook ran at") {
 			t.Errorf("the log does not say why the arm-time snapshot was turned down:\n%s", log)
 		}
@@ -248,7 +198,7 @@ func TestPostcompactWaitsAtSessionStart(t *testing.T) {
 	s.settle = claudeSettleQuietMeasured
 	waits := 0
 	s.beforeStep = func(step string) {
-		if step == stepSettle {
+		if step == take.StepSettle {
 			if waits++; waits == 1 {
 				s.response("echo after the arm, written while SessionStart waits")
 			}
@@ -262,35 +212,6 @@ func TestPostcompactWaitsAtSessionStart(t *testing.T) {
 		if got := s.lastCommand(taken); got != "echo after the arm, written while SessionStart waits" {
 			t.Errorf("the snapshot taken at the compaction ends with %q", got)
 		}
-	}
-}
-
-// The record's JSON keeps the mark's time to the nanosecond, so that the
-// snapshot's created_at and the mark compare equal.
-func TestWentOnRoundTrip(t *testing.T) {
-	at := time.Date(2026, 12, 2, 0, 49, 53, 248311593, time.UTC)
-	b, err := json.Marshal(watch.State{WentOn: &watch.WentOn{PreCompact: at}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st watch.State
-	if err := json.Unmarshal(b, &st); err != nil || !st.WentOn.PreCompact.Equal(at) {
-		t.Fatalf("%s → %+v, %v", b, st.WentOn, err)
-	}
-	rec := snapshot.Record{CreatedAt: at}
-	if b, _ := json.Marshal(rec); !strings.Contains(string(b), fmt.Sprint(at.Format(time.RFC3339Nano))) {
-		t.Errorf("record %s", b)
-	}
-}
-
-// spec: PC-38
-// A wait that ends at its cap while the file grows says so, with what came
-// in it; a wait that ended quiet says nothing (the settler's cases above).
-func TestSettledWarning(t *testing.T) {
-	got := settled{Waited: 1500 * time.Millisecond, Grew: 4096}.warning()
-	want := "transcript: still being written when read (4096 bytes came in the 1.5s waited for it to settle); entries written after that are not in the snapshot"
-	if got != want {
-		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 
@@ -323,13 +244,13 @@ func TestWentOnUnreadableState(t *testing.T) {
 			if err := os.Chmod(path, tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			if rec, warning := wentOnRecorded(s.dir, s.sid); rec != nil || !strings.HasPrefix(warning, "watch state: ") {
-				t.Fatalf("wentOnRecorded = %+v, %q; want nothing and a warning", rec, warning)
+			if rec, warning := take.WentOnRecorded(s.dir, s.sid); rec != nil || !strings.HasPrefix(warning, "watch state: ") {
+				t.Fatalf("WentOnRecorded = %+v, %q; want nothing and a warning", rec, warning)
 			}
 			if got := s.swap(); !strings.Contains(got, armed[0]) {
 				t.Errorf("want the transcript alone to decide (the arm-time snapshot named), got:\n%s", got)
 			}
-			if log := readLog(s.dir); !strings.Contains(log, "watch state: ") {
+			if log := hooktest.ReadLog(s.dir); !strings.Contains(log, "watch state: ") {
 				t.Errorf("the log line has no warning:\n%s", log)
 			}
 		})

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,7 +105,7 @@ func loadSnapshots(dir string) ([]listItem, error) {
 		}
 		it.Time = rec.CreatedAt
 		it.SessionID = rec.SessionID
-		it.Agent = valueOr(rec.Agent, "claude")
+		it.Agent = cmp.Or(rec.Agent, "claude")
 		it.Trigger = rec.Trigger
 		it.Confirmed = rec.Compaction != nil
 		if rec.Context != nil {

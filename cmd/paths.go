@@ -10,9 +10,6 @@ import (
 // EnvDir names the environment variable that sets the snapshot folder.
 const EnvDir = "COMPACT_GUARD_DIR"
 
-// LogFileName is the log's name, in the folder above the snapshot folder.
-const LogFileName = "compact-guard.log"
-
 // snapshotDir resolves the snapshot folder: --dir, else $COMPACT_GUARD_DIR,
 // else <XDG state home>/compact-guard/snapshots. The result is absolute so
 // that the pointer can name it.
@@ -30,12 +27,8 @@ func snapshotDir(g *GlobalOptions) string {
 	return filepath.Clean(d)
 }
 
-// logPath is the log file, in the folder above the snapshot folder.
-func logPath(dir string) string { return filepath.Join(filepath.Dir(dir), LogFileName) }
-
-// sameFile reports whether a and b name one file.
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+// isRegularFile reports a regular file at p.
+func isRegularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -231,7 +231,7 @@ func measure(t *testing.T, ctx context.Context, dir, sid, tr string, c transcrip
 	}
 	res.chars = textcut.UTF16Len(given)
 	if r, _ := snapshot.ReadResidue(dir, rec.Name, sid); r != nil {
-		all := residue.FactsOf(residue.Input{Record: rec, NextStep: nextStep(rec)})
+		all := residue.FactsOf(residue.Input{Record: rec, NextStep: rec.Preparation.CurrentNextStep()})
 		byKey := map[string]residue.Fact{}
 		for _, f := range all {
 			byKey[f.Key] = f

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
@@ -59,7 +60,7 @@ func TestPostCompactRecordsTheResidue(t *testing.T) {
 	}
 	r, err := snapshot.ReadResidue(s.dir, names[0], s.sid)
 	if err != nil || r == nil {
-		t.Fatalf("no residue record: %v; log:\n%s", err, readLog(s.dir))
+		t.Fatalf("no residue record: %v; log:\n%s", err, hooktest.ReadLog(s.dir))
 	}
 	var got []string
 	for _, f := range r.Facts {
@@ -76,8 +77,8 @@ func TestPostCompactRecordsTheResidue(t *testing.T) {
 	if err != nil || st == nil || st.Residue == nil || st.Residue.Snapshot != names[0] {
 		t.Fatalf("residue not noted due: %+v, %v", st, err)
 	}
-	if !strings.Contains(readLog(s.dir), "residue: the summary kept 2 of 4 facts") {
-		t.Errorf("log:\n%s", readLog(s.dir))
+	if !strings.Contains(hooktest.ReadLog(s.dir), "residue: the summary kept 2 of 4 facts") {
+		t.Errorf("log:\n%s", hooktest.ReadLog(s.dir))
 	}
 
 	// Without compact_summary: no record, the residue still due.
@@ -448,7 +449,7 @@ func TestAuditResidue(t *testing.T) {
 	}
 	s.compact(true) // PostCompact's summary ("summary") keeps nothing
 	if got := s.watchPrompt(); !strings.Contains(got, "compact-guard: the summary of the compaction at") {
-		t.Fatalf("no residue with the next prompt:\n%s\nlog:\n%s", got, readLog(s.dir))
+		t.Fatalf("no residue with the next prompt:\n%s\nlog:\n%s", got, hooktest.ReadLog(s.dir))
 	}
 	s.turn("Now write the changelog entry")
 	s.compact(true) // not handed over yet

@@ -1,6 +1,9 @@
-// Package cmd holds compact-guard's cobra commands and the hook I/O: reading
-// payloads from stdin and writing hook output. Parsing and behaviour live in
-// the transcript, snapshot, selectsnap and restore packages.
+// Package cmd holds compact-guard's cobra commands: their flags, help,
+// output and exit codes. A hook command builds the options of its flow and
+// calls it: precompact the take (package take), postcompact and watch the
+// hand-over (package handover); hookio reads their payloads and writes
+// their output. Parsing and behaviour live in those packages and in
+// transcript, snapshot, selectsnap and restore.
 package cmd
 
 import (

@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"cmp"
 	"os"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -12,7 +14,7 @@ import (
 // and sub-command (specs/install.md PL-26, PL-27); "" when it runs. Only a
 // plugin's run pays for the look (a getenv for every other run): the
 // settings files are a few KB, read once.
-func pluginStandsDown(p Payload, sub string, getenv func(string) string) string {
+func pluginStandsDown(p hookio.Payload, sub string, getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -39,7 +41,7 @@ func pluginStandsDown(p Payload, sub string, getenv func(string) string) string 
 // for this call (PL-31): the trigger at PreCompact and PostCompact, the
 // source at SessionStart; "" for the other events (a tool's name, which
 // the payload reader does not keep).
-func matcherValue(p Payload) string {
+func matcherValue(p hookio.Payload) string {
 	switch p.HookEventName {
 	case "PreCompact", "PostCompact":
 		return p.Trigger
@@ -53,7 +55,7 @@ func matcherValue(p Payload) string {
 // plugin's under Copilot CLI (PL-10), gives way to the user's Copilot
 // hooks file, which registers compact-guard for the same event (PL-33); ""
 // when it runs. Only a plugin's run pays for the look.
-func copilotPluginStandsDown(p Payload, getenv func(string) string) string {
+func copilotPluginStandsDown(p hookio.Payload, getenv func(string) string) string {
 	root := getenv("COPILOT_PLUGIN_ROOT")
 	if root == "" || p.HookEventName == "" {
 		return ""
@@ -62,7 +64,7 @@ func copilotPluginStandsDown(p Payload, getenv func(string) string) string {
 	if err != nil || !settings.RunsInPlugin(root, exe) {
 		return ""
 	}
-	project := firstNonEmpty(getenv("COPILOT_PROJECT_DIR"), p.Cwd)
+	project := cmp.Or(getenv("COPILOT_PROJECT_DIR"), p.Cwd)
 	if project == "" {
 		if project, err = os.Getwd(); err != nil {
 			return ""

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/hookio/hooktest"
 )
 
 // spec: PL-26 PL-27
@@ -89,7 +90,7 @@ func TestPluginStandsDown(t *testing.T) {
 			if got := hint.Len() > 0 || out.Len() > 0; got != tc.wantSnapshot {
 				t.Errorf("hint %q, pointer %q", hint.String(), out.String())
 			}
-			log := readLog(s.dir)
+			log := hooktest.ReadLog(s.dir)
 			if got := strings.Count(log, "stood down: "+filepath.Join(cfg, "settings.json")+" registers compact-guard for "); got != map[bool]int{true: 2, false: 0}[tc.wantStoodDownLog] {
 				t.Errorf("%d stand-down lines in the log:\n%s", got, log)
 			}
@@ -227,7 +228,7 @@ func TestPluginStandsDownOnlyForAnEntryThatRuns(t *testing.T) {
 			if _, err := os.Stat(s.dir); err == nil {
 				snaps = s.snapshots()
 			}
-			log := readLog(s.dir)
+			log := hooktest.ReadLog(s.dir)
 			stood := strings.Contains(log, "stood down: "+paths[tc.file]+" registers compact-guard for PreCompact")
 			if stood != tc.standDown || (len(snaps) == 1) == tc.standDown || (hint.Len() > 0) == tc.standDown {
 				t.Fatalf("stood down %v (want %v), snapshots %v, hint %q\nlog:\n%s", stood, tc.standDown, snaps, hint.String(), log)
@@ -252,7 +253,7 @@ func TestPluginStandsDownOnlyForAnEntryThatRuns(t *testing.T) {
 				}
 			}
 			if len(pointers) == 0 || len(pointers) > 1 && tc.file == "user" {
-				t.Errorf("%d pointers, want one (two for a project's file, which the plugin does not give way to)\nlog:\n%s", len(pointers), readLog(s.dir))
+				t.Errorf("%d pointers, want one (two for a project's file, which the plugin does not give way to)\nlog:\n%s", len(pointers), hooktest.ReadLog(s.dir))
 			}
 			for _, p := range pointers {
 				if !strings.Contains(p, snaps[0]) {

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
 	"github.com/compact-guard/compact-guard/transcript/textesc"
@@ -114,7 +115,7 @@ func emojiRecord(base *snapshot.Record, n int) *snapshot.Record {
 func TestPointerUnderClientLimitInUTF16(t *testing.T) {
 	units := func(t *testing.T, text string) int {
 		t.Helper()
-		out, err := HookOutput(text)
+		out, err := hookio.HookOutput(text)
 		if err != nil {
 			t.Fatal(err)
 		}

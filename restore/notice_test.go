@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 )
 
@@ -17,7 +18,7 @@ func TestNoticeOutput(t *testing.T) {
 	f := snapshot.Failure{Reason: "mkdir /s: not a directory\nmore", LogPath: "/l/compact-guard.log", Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
 	for _, lang := range []snapshot.Lang{snapshot.English, snapshot.Russian} {
 		notice, msg := FailureNotice(f, lang), FailureMessage(f, lang)
-		out, err := NoticeOutput(notice, msg)
+		out, err := hookio.NoticeOutput(notice, msg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,8 +43,8 @@ func TestNoticeOutput(t *testing.T) {
 	if got := FailureMessage(f, snapshot.English); got != `compact-guard wrote no snapshot before this compaction (2026-12-01 10:00:00 +00:00): "mkdir /s: not a directory". The compact-guard log is at /l/compact-guard.log` {
 		t.Errorf("message %q", got)
 	}
-	a, _ := NoticeOutput("x", "")
-	b, _ := HookOutput("x")
+	a, _ := hookio.NoticeOutput("x", "")
+	b, _ := hookio.HookOutput("x")
 	if string(a) != string(b) {
 		t.Errorf("without a message %s, want %s", a, b)
 	}

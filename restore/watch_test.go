@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
@@ -214,11 +215,11 @@ func TestWA11LateNote(t *testing.T) {
 
 // spec: PO-12
 func TestEventAndBlockOutput(t *testing.T) {
-	out, err := EventOutput("PostToolUse", "a <b> & c")
+	out, err := hookio.EventOutput("PostToolUse", "a <b> & c")
 	if err != nil || string(out) != `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"a <b> & c"}}`+"\n" {
 		t.Errorf("EventOutput: %s %v", out, err)
 	}
-	out, err = BlockOutput("held")
+	out, err = hookio.BlockOutput("held")
 	var v map[string]any
 	if err != nil || json.Unmarshal(out, &v) != nil || v["decision"] != "block" || v["reason"] != "held" || len(v) != 2 {
 		t.Errorf("BlockOutput: %s %v", out, err)

@@ -1,9 +1,0 @@
-//go:build windows
-
-package cmd
-
-import "golang.org/x/sys/windows"
-
-// platformCodePage is the ANSI code page, the one PowerShell 5 and cmd.exe
-// use for piped text.
-func platformCodePage() int { return int(windows.GetACP()) }
