@@ -61,6 +61,18 @@ func TestST1NotStanding(t *testing.T) {
 	}
 }
 
+// spec: ST-1
+func TestST1OddInput(t *testing.T) {
+	// Select runs inside precompact: no input may stop it.
+	got := Select(prompts("", "\xff\xfe\x00", "\xff we must not touch \xc3 the migrations", strings.Repeat("\u0301", 5000)))
+	if len(got) != 1 || got[0].Index != 2 || got[0].Text != "\xff we must not touch \xc3 the migrations" {
+		t.Errorf("odd input: %+v", got)
+	}
+	if got := Select(nil); got != nil {
+		t.Errorf("no prompts: %+v", got)
+	}
+}
+
 // spec: ST-2 ST-9
 func TestST2Constraints(t *testing.T) {
 	checkKinds(t, "ST-2", Constraint, []string{
