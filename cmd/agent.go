@@ -4,10 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // sessionAgent tells which client a hook runs for (SF-5 agent): the
@@ -33,8 +33,8 @@ func sessionAgent(p hookio.Payload, f *transcript.File) string {
 	case base == "events.jsonl" && strings.Contains(path, "/session-state/"):
 		// Copilot CLI's, before the client wrote its first line (TR-65).
 		return string(transcript.FormatCopilot)
-	case gemini.IsChatPath(p.TranscriptPath) || p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent":
-		return string(settings.AgentGemini) // TR-81: Gemini CLI's chat, or its events
+	case geminireader.IsChatPath(p.TranscriptPath) || p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent":
+		return string(gemini.Name) // TR-81: Gemini CLI's chat, or its events
 	case p.TurnID != "":
 		return string(transcript.FormatCodex)
 	}

@@ -10,9 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/restore/audit"
 	"github.com/compact-guard/compact-guard/restore/residue"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
 	"github.com/compact-guard/compact-guard/transcript/textesc"
 )
@@ -138,9 +139,10 @@ func auditRun(opts *AuditOptions) error {
 	return nil
 }
 
-// sources are the folders of the clients audited (AU-14): Claude Code's
-// projects, Codex CLI's sessions, Qwen Code's projects and Gemini CLI's tmp (AU-26); --agent keeps
-// one. A client whose home cannot be found is left out.
+// sources are the folders of the clients audited (AU-14, AU-21, AU-26),
+// in the order of the table of clients: Claude Code's projects and each
+// client's own (agent.Client.Sessions); --agent keeps one. A client whose
+// home cannot be found is left out.
 func (o *AuditOptions) sources(projects string) []audit.Source {
 	var out []audit.Source
 	add := func(a settings.Agent, dir string, err error) {
@@ -148,15 +150,14 @@ func (o *AuditOptions) sources(projects string) []audit.Source {
 			out = append(out, audit.Source{Agent: transcript.Format(a), Dir: dir})
 		}
 	}
-	add(settings.AgentClaude, projects, nil)
-	codex, err := settings.CodexHome(o.Host)
-	add(settings.AgentCodex, filepath.Join(codex, "sessions"), err)
-	qwen, err := settings.QwenHome(o.Host)
-	add(settings.AgentQwen, filepath.Join(qwen, "projects"), err)
-	copilot, err := settings.CopilotHome(o.Host)
-	add(settings.AgentCopilot, filepath.Join(copilot, "session-state"), err) // AU-21
-	gem, err := settings.GeminiHome(o.Host)
-	add(settings.AgentGemini, filepath.Join(gem, "tmp"), err)
+	for _, c := range agent.All() {
+		if c.Sessions == nil {
+			add(c.Name(), projects, nil)
+			continue
+		}
+		dir, err := c.Sessions(o.Host)
+		add(c.Name(), dir, err)
+	}
 	return out
 }
 
@@ -260,51 +261,23 @@ func clientTitle(f transcript.Format) string {
 }
 
 // auditVerdict says in words what happened to one compaction of a
-// session of client agent, in that client's terms (AU-3, AU-15, AU-16).
-func auditVerdict(agent transcript.Format, c audit.Compaction) string {
+// session of the client whose transcripts are of format, in that client's
+// terms (AU-3, AU-15, AU-16): its agent.Client.Pointer.
+func auditVerdict(format transcript.Format, c audit.Compaction) string {
 	snap := "no snapshot of it in the folder"
 	if c.Snapshot != "" {
 		snap = "snapshot " + c.Snapshot
 	}
 	pointer, note := "pointer delivered", ""
-	switch agent {
-	case transcript.FormatQwen:
-		pointer = "pointer handed out at " + orWord(c.HandedEvent, "a hook")
-		note = " (Qwen Code records no hook context: whether the model saw it is not known)"
-		if c.Named == "" {
-			return snap + "; compact-guard recorded no pointer handed out for it" + note
+	if f := agent.OfFormat(format).Pointer; f != nil {
+		verdict, p, n := f(c, snap)
+		if verdict != "" {
+			return verdict
 		}
-	case transcript.FormatCopilot:
-		// AU-23: Copilot records each hook's output and the prompt the
-		// model got.
-		if c.Delivered == "no" && c.Handed != "" {
-			return snap + "; GitHub Copilot CLI recorded no hook context naming it after the compaction: the pointer compact-guard handed out (" + c.Handed + ") did not reach the model"
+		if p != "" {
+			pointer = p
 		}
-		if c.Delivered == "no" {
-			return snap + "; GitHub Copilot CLI recorded no pointer in a prompt or tool result after the compaction"
-		}
-		pointer = "pointer delivered with " + orWord(c.HandedEvent, "a prompt or tool result")
-	case audit.FormatGemini:
-		// AU-28: the chat records the BeforeAgent context in the prompt
-		// it was added to.
-		switch c.Delivered {
-		case "no":
-			return snap + "; the first prompt after it carried no pointer"
-		case "unknown":
-			return snap + "; no prompt after it yet: the pointer goes with the next one"
-		}
-		pointer = "pointer delivered with the first prompt after it"
-	case transcript.FormatCodex:
-		switch {
-		case c.Delivered == "no" && c.Handed != "":
-			return snap + "; Codex CLI recorded no hook context after it: the pointer compact-guard handed out (" + c.Handed + ") did not reach the model"
-		case c.Delivered == "no":
-			return snap + "; Codex CLI recorded no hook context after it: no pointer reached the model"
-		case c.Delivered == "unknown":
-			return fmt.Sprintf("%s; Codex CLI recorded %d hook context(s) of %d characters, and compact-guard recorded no pointer handed out for this compaction", snap, c.Contexts, c.ContextChars)
-		case c.ContextChars > 0 && c.Named == c.Handed:
-			note = fmt.Sprintf(" (Codex CLI recorded a hook context of %d characters; compact-guard's delivery record names the snapshot)", c.ContextChars)
-		}
+		note = n
 	}
 	switch {
 	case c.Own && c.Gone:
@@ -323,14 +296,6 @@ func auditVerdict(agent transcript.Format, c audit.Compaction) string {
 		return snap + "; no pointer in the transcript"
 	}
 	return snap + "; the client records no hook context here (not known whether one was given)"
-}
-
-// orWord is s, else word.
-func orWord(s, word string) string {
-	if s == "" {
-		return word
-	}
-	return s
 }
 
 // auditResidueLine says in one line what the summary kept of the prompts,

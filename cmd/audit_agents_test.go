@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/qwen"
 	"github.com/compact-guard/compact-guard/restore/audit"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // auditClientsHome lays out Codex CLI's and Qwen Code's sessions as the
@@ -79,7 +80,7 @@ func TestAuditEveryClient(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
 	}
-	if text := run(settings.AgentQwen, false); strings.Contains(text, "Codex CLI") || !strings.Contains(text, "Qwen Code") {
+	if text := run(qwen.Name, false); strings.Contains(text, "Codex CLI") || !strings.Contains(text, "Qwen Code") {
 		t.Errorf("--agent qwen:\n%s", text)
 	}
 	if text := run(settings.AgentClaude, false); !strings.Contains(text, "no session transcripts changed") || !strings.Contains(text, filepath.Join(home, ".claude", "projects")) {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/restore/audit"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 func runAudit(t *testing.T, s *simSession, extra func(*AuditOptions)) (audit.Report, string, error) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/hookio/hooktest"
 	"github.com/compact-guard/compact-guard/transcript/transcripttest"
 )
@@ -250,7 +250,7 @@ func TestCopilotPluginGivesWayToTheHooksFile(t *testing.T) {
 	if err := os.WriteFile(installedBinary, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	installed := string(settings.CopilotFile(installedBinary))
+	installed := string(copilot.CopilotFile(installedBinary))
 	for _, tc := range []struct {
 		name      string
 		file      string // user, project
@@ -265,7 +265,7 @@ func TestCopilotPluginGivesWayToTheHooksFile(t *testing.T) {
 		{"plugin, the user's file with a matcher added by hand: runs", "user",
 			strings.Replace(installed, `"type":"command",`, `"type":"command","matcher":"manual",`, 1), true, false},
 		{"plugin, the user's file whose program is gone: runs", "user",
-			string(settings.CopilotFile(filepath.Join(t.TempDir(), "compact-guard"))), true, false},
+			string(copilot.CopilotFile(filepath.Join(t.TempDir(), "compact-guard"))), true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 	"github.com/compact-guard/compact-guard/take"
@@ -171,7 +171,7 @@ func resultLine(c health.Result, fancy, color bool) string {
 
 // doctorChecks is doctor's list, in the order of its report. Each check
 // lives in the package that owns what it checks: the hooks files and the
-// clients' own checks in cmd/internal/settings (a new client's beside its
+// clients' own checks in settings (a new client's beside its
 // file there), the snapshot folder and the log in snapshot, the selection
 // in selectsnap; the hint and the round trip here, beside the code they
 // run.

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/qwen"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // spec: DR-15
@@ -16,9 +18,9 @@ import (
 // of each hook of ours in config.toml: trusted, missing, changed.
 func TestDoctorCodexTrust(t *testing.T) {
 	d := newDocEnv(t)
-	d.agent = settings.AgentCodex
+	d.agent = codex.Name
 	var out strings.Builder
-	opts := &SettingsOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &out}, Scope: settings.ScopeUser, Agent: settings.AgentCodex,
+	opts := &SettingsOptions{IO: &IO{In: strings.NewReader(""), Out: &out, ErrOut: &out}, Scope: settings.ScopeUser, Agent: codex.Name,
 		Executable: func() (string, error) { return d.exe, nil },
 		Host:       settings.Host{Getenv: func(string) string { return "" }, Home: func() (string, error) { return d.home, nil }, Getwd: func() (string, error) { return d.proj, nil }},
 		Now:        time.Now, Backups: filepath.Join(d.root, "backups")}
@@ -56,8 +58,8 @@ func TestDoctorCodexTrust(t *testing.T) {
 // doctor --agent qwen reads ~/.qwen/settings.json, comments and all.
 func TestDoctorQwen(t *testing.T) {
 	d := newDocEnv(t)
-	d.agent = settings.AgentQwen
-	doc, _ := settings.ParseFor(settings.AgentQwen, []byte("{\n  // mine\n}\n"))
+	d.agent = qwen.Name
+	doc, _ := settings.ParseFor(qwen.Name, []byte("{\n  // mine\n}\n"))
 	if _, err := doc.Install(d.exe, "", settings.Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}

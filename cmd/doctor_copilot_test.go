@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/copilot"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
 
 // checkCopilot is doctor's settings check for Copilot CLI, as doctor runs it.
 func checkCopilot(opts *DoctorOptions, exe string) []health.Result {
-	return settings.Check(settings.DoctorEnv{Host: opts.Host, Agent: settings.AgentCopilot, Exe: exe})
+	return settings.Check(settings.DoctorEnv{Host: opts.Host, Agent: copilot.Name, Exe: exe})
 }
 
 func copilotDoctorText(cs []health.Result) string {
@@ -123,8 +124,8 @@ func TestDoctorCopilotPlugin(t *testing.T) {
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	user := filepath.Join(root, "home", ".copilot", "hooks", settings.CopilotFileName)
-	if err := os.WriteFile(user, settings.CopilotFile(bin), 0o600); err != nil {
+	user := filepath.Join(root, "home", ".copilot", "hooks", copilot.CopilotFileName)
+	if err := os.WriteFile(user, copilot.CopilotFile(bin), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got = copilotDoctorText(checkCopilot(opts, bin))

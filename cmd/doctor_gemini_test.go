@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // spec: DR-46, DR-47
@@ -14,8 +15,8 @@ import (
 // an exact trigger matcher) and asks for both.
 func TestDoctorGemini(t *testing.T) {
 	d := newDocEnv(t)
-	d.agent = settings.AgentGemini
-	doc, _ := settings.ParseFor(settings.AgentGemini, []byte("{\n  // mine\n}\n"))
+	d.agent = gemini.Name
+	doc, _ := settings.ParseFor(gemini.Name, []byte("{\n  // mine\n}\n"))
 	if _, err := doc.Install(d.exe, "", settings.Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/take"
 
 	"github.com/compact-guard/compact-guard/snapshot/health"

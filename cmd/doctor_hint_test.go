@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/qwen"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/take"
 )
 
@@ -81,10 +82,10 @@ func TestDoctorHint(t *testing.T) {
 // For Codex CLI and Qwen Code doctor says that no hint is printed.
 func TestDoctorHintOtherClients(t *testing.T) {
 	d := newDocEnv(t)
-	d.agent = settings.AgentQwen
+	d.agent = qwen.Name
 	path := filepath.Join(d.home, ".qwen", "settings.json")
-	doc, _ := settings.ParseFor(settings.AgentQwen, []byte("{}"))
-	if _, err := doc.Install(d.exe, string(settings.AgentQwen), settings.Carry{Own: true}); err != nil {
+	doc, _ := settings.ParseFor(qwen.Name, []byte("{}"))
+	if _, err := doc.Install(d.exe, string(qwen.Name), settings.Carry{Own: true}); err != nil {
 		t.Fatal(err)
 	}
 	d.write(path, string(doc.Bytes()))

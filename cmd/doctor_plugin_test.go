@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // installPlugin lays out the plugin as Claude Code installs it (the cache

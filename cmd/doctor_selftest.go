@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )

@@ -12,8 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/copilot"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	"github.com/compact-guard/compact-guard/clients/qwen"
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/health"
 )
@@ -428,7 +432,7 @@ func TestDoctorSelfTestRoundTrip(t *testing.T) {
 	}
 	// The other clients get no hint: their round trip line names none
 	// (issue 28: doctor --agent codex spoke of a hint Codex never gets).
-	for _, a := range []settings.Agent{settings.AgentCodex, settings.AgentQwen, settings.AgentCopilot, settings.AgentGemini} {
+	for _, a := range []settings.Agent{codex.Name, qwen.Name, copilot.Name, gemini.Name} {
 		c := doctorSelfTest(a)
 		if c.Status != health.OK || strings.Contains(c.Text, "hint") ||
 			!regexp.MustCompile(`precompact wrote snap_\d{8}-\d{6}_d0c70000\.md, postcompact pointed at it`).MatchString(c.Text) {

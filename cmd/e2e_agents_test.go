@@ -27,9 +27,10 @@ import (
 	"github.com/compact-guard/compact-guard/restore/audit"
 )
 
-// The releases the harness runs.
+// The releases the harness runs: e2eCodexNewest beside the pin (E2E-20).
 const (
 	e2eCodexVersion = "0.169.0"
+	e2eCodexNewest  = "0.171.0"
 	e2eQwenVersion  = "0.24.4"
 )
 
@@ -47,25 +48,30 @@ var e2eAgentPackages = map[string]struct{ pkg, version, entry, versionOut string
 	"qwen":  {"@qwen-code/qwen-code", e2eQwenVersion, "node_modules/@qwen-code/qwen-code/cli-entry.js", e2eQwenVersion},
 }
 
-// e2eRequireAgent returns the client of agent ("codex", "qwen"), installing
-// it with npm into <user cache>/compact-guard-e2e/<agent>-<version> (E2E-20).
-// Outside CI a missing npm or registry skips the test; with CI=true it fails.
-func e2eRequireAgent(t *testing.T, agent string) e2eClient {
+// e2eRequireAgent returns the client of agent ("codex", "qwen") of release
+// version ("": the pinned one), installing it with npm into <user
+// cache>/compact-guard-e2e/<agent>-<version> (E2E-20). Outside CI a missing
+// npm or registry skips the test; with CI=true it fails.
+func e2eRequireAgent(t *testing.T, agent, version string) e2eClient {
 	t.Helper()
-	return e2eRequire(t, agent, func() (e2eClient, error) { return e2eInstallAgent(agent) })
+	if version == "" {
+		version = e2eAgentPackages[agent].version
+	}
+	return e2eRequire(t, agent+" "+version, func() (e2eClient, error) { return e2eInstallAgent(agent, version) })
 }
 
-func e2eInstallAgent(agent string) (e2eClient, error) {
+func e2eInstallAgent(agent, version string) (e2eClient, error) {
 	p := e2eAgentPackages[agent]
-	dir, err := e2eCacheDir(agent + "-" + p.version)
+	dir, err := e2eCacheDir(agent + "-" + version)
 	if err != nil {
 		return e2eClient{}, err
 	}
-	c := e2eClient{Version: p.version, Argv: []string{"node", filepath.Join(dir, p.entry)}}
+	c := e2eClient{Version: version, Argv: []string{"node", filepath.Join(dir, p.entry)}}
+	versionOut := strings.ReplaceAll(p.versionOut, p.version, version)
 	works := func(c e2eClient) error {
-		return e2eVersionSays(c, func(out string) bool { return strings.Contains(out, p.versionOut) })
+		return e2eVersionSays(c, func(out string) bool { return strings.Contains(out, versionOut) })
 	}
-	return e2eNpmInstalled(dir, p.pkg+"@"+p.version, 10*time.Minute, func() e2eClient { return c }, works, nil)
+	return e2eNpmInstalled(dir, p.pkg+"@"+version, 10*time.Minute, func() e2eClient { return c }, works, nil)
 }
 
 // ---------------------------------------------------------------------------
@@ -125,6 +131,9 @@ type e2eAgentFake struct {
 	// got there, however long that took (E2E-23).
 	await   func(r *e2eAgentRequest) bool
 	fillers int
+	// failCompact, when set, answers every compaction request with HTTP 400
+	// (E2E-61): a compaction that fails.
+	failCompact bool
 }
 
 // e2eMaxFillers bounds the filler replies one await may take.
@@ -243,6 +252,10 @@ func (f *e2eAgentFake) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if req.Kind == "compact" && f.failCompact {
+		http.Error(w, `{"error":{"message":"E2E: the compaction fails","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	if f.agent == "codex" {
 		e2eWriteResponses(w, req.Seq, reply)
@@ -349,7 +362,14 @@ type e2eAgentWorld struct {
 
 func e2eNewAgentWorld(t *testing.T, bins e2eBinaries, agent string) *e2eAgentWorld {
 	t.Helper()
-	client := e2eRequireAgent(t, agent)
+	return e2eNewAgentWorldVersion(t, bins, agent, "")
+}
+
+// e2eNewAgentWorldVersion is e2eNewAgentWorld on release version of the
+// client ("": the pinned one).
+func e2eNewAgentWorldVersion(t *testing.T, bins e2eBinaries, agent, version string) *e2eAgentWorld {
+	t.Helper()
+	client := e2eRequireAgent(t, agent, version)
 	root := t.TempDir()
 	w := &e2eAgentWorld{t: t, agent: agent, bins: bins, client: client, fake: e2eNewAgentFake(t, agent),
 		Home: filepath.Join(root, "home"), RecordDir: filepath.Join(root, "hook-records")}
@@ -769,7 +789,8 @@ func (a *e2eAppServer) TurnDone(what string) {
 
 func TestE2EAgents(t *testing.T) {
 	bins := e2eBuild(t, t.TempDir())
-	t.Run("E2E20_22_Codex", func(t *testing.T) { t.Parallel(); e2eCodexScenario(t, bins) })
+	t.Run("E2E20_22_Codex", func(t *testing.T) { t.Parallel(); e2eCodexScenario(t, bins, e2eCodexVersion) })
+	t.Run("E2E20_22_Codex_"+e2eCodexNewest, func(t *testing.T) { t.Parallel(); e2eCodexScenario(t, bins, e2eCodexNewest) })
 	t.Run("E2E23_24_Qwen", func(t *testing.T) { t.Parallel(); e2eQwenScenario(t, bins) })
 	t.Run("E2E25_QwenLatePointer", func(t *testing.T) { t.Parallel(); e2eQwenLateScenario(t, bins) })
 }
@@ -777,8 +798,8 @@ func TestE2EAgents(t *testing.T) {
 // e2eCodexScenario (E2E-20 to E2E-22): install and trust, two automatic
 // compactions (codex exec, codex exec resume), one manual (app-server),
 // each pointer its own, the order of records and hooks measured.
-func e2eCodexScenario(t *testing.T, bins e2eBinaries) {
-	w := e2eNewAgentWorld(t, bins, "codex")
+func e2eCodexScenario(t *testing.T, bins e2eBinaries, version string) {
+	w := e2eNewAgentWorldVersion(t, bins, "codex", version)
 	codexHome := filepath.Join(w.Home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o700); err != nil {
 		t.Fatal(err)
@@ -945,7 +966,7 @@ wire_api = "responses"
 	// compaction's hook context went into the model's history, and
 	// compact-guard's delivery record names the compaction's own snapshot.
 	e2eAuditAgent(t, w, "codex", sid, 3, "yes")
-	e2eCopyFixture(t, rollout, "codex"+e2eCodexVersion, "three-compactions.jsonl")
+	e2eCopyFixture(t, rollout, "codex"+version, "three-compactions.jsonl")
 }
 
 // e2eAuditAgent runs 'compact-guard audit --json --agent agent --session

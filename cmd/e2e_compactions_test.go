@@ -30,6 +30,7 @@ func TestE2ECompactions(t *testing.T) {
 	}{
 		{"E2E11_Headless", e2eScenarioHeadlessCompactions(e2eClaudeVersion)},
 		{"E2E11_Headless_2.1.332", e2eScenarioHeadlessCompactions("2.1.332")},
+		{"E2E11_Headless_" + e2eClaudeNewest, e2eScenarioHeadlessCompactions(e2eClaudeNewest)},
 		{"E2E12_StreamJSON", e2eScenarioStreamJSONCompactions(e2eClaudeVersion)},
 		{"E2E12_StreamJSON_2.1.119", e2eScenarioStreamJSONCompactions("2.1.119")},
 		{"E2E12_StreamJSON_2.0.76", e2eScenarioStreamJSONCompactions("2.0.76")},

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/gemini"
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 )
 
 // Gemini CLI end to end (specs/e2e.md E2E-51 to E2E-55): the real client
@@ -173,9 +173,9 @@ func (w *e2eGemWorld) Chat() string {
 	return best
 }
 
-func (w *e2eGemWorld) readChat() *gemini.Chat {
+func (w *e2eGemWorld) readChat() *geminireader.Chat {
 	w.t.Helper()
-	c, err := gemini.Read(context.Background(), w.Chat(), gemini.Options{Cwd: w.Project})
+	c, err := geminireader.Read(context.Background(), w.Chat(), geminireader.Options{Cwd: w.Project})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -11,14 +11,15 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/gemini"
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // Gemini CLI's hooks (specs/precompact.md PC-43 to PC-46, specs/watch.md
@@ -39,7 +40,7 @@ const (
 // isGeminiHook reports a hook run by Gemini CLI: its events, or its chat
 // file as the transcript.
 func isGeminiHook(p hookio.Payload) bool {
-	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || gemini.IsChatPath(p.TranscriptPath)
+	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || geminireader.IsChatPath(p.TranscriptPath)
 }
 
 // geminiSkip says whether a PreCompress can compress nothing, so that no
@@ -50,7 +51,7 @@ func geminiSkip(opts *PrecompactOptions, p hookio.Payload) (why string, skip boo
 	if p.HookEventName != "PreCompress" || p.Trigger != "auto" {
 		return "", false
 	}
-	tokens, model, ok := gemini.LastFill(p.TranscriptPath)
+	tokens, model, ok := geminireader.LastFill(p.TranscriptPath)
 	if !ok {
 		return "", false
 	}
@@ -82,7 +83,7 @@ func geminiThreshold(getenv func(string) string, cwd string) float64 {
 	}
 	host := settings.DefaultHost()
 	host.Getenv = getenv
-	if home, err := settings.GeminiHome(host); err == nil {
+	if home, err := gemini.Home(host); err == nil {
 		files = append(files, filepath.Join(home, "settings.json"))
 	}
 	for _, f := range files {
@@ -116,7 +117,7 @@ func geminiBeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.EffectiveTimeout())
 	defer cancel()
-	chat, err := gemini.Read(ctx, p.TranscriptPath, gemini.Options{Cwd: p.Cwd})
+	chat, err := geminireader.Read(ctx, p.TranscriptPath, geminireader.Options{Cwd: p.Cwd})
 	if err != nil {
 		entry.Warnings = append(entry.Warnings, "reading the chat: "+err.Error())
 	}

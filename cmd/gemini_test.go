@@ -15,7 +15,7 @@ import (
 )
 
 // gmWorld is a Gemini CLI session as its chat file shows it, written in
-// the layout Gemini CLI 0.61.0 writes (transcript/gemini's testdata), with
+// the layout Gemini CLI 0.61.0 writes (clients/gemini/reader's testdata), with
 // the real binary's hooks run on it.
 type gmWorld struct {
 	*rbWorld

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/handoff"
 	"github.com/compact-guard/compact-guard/snapshot/watch"

@@ -10,7 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 func init() {
@@ -79,15 +80,15 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func installRun(opts *InstallOptions) error {
-	if opts.Agent == settings.AgentCopilot {
-		return copilotInstall(opts) // IN-41
-	}
 	exe, err := opts.Executable()
 	if err != nil {
 		return err
 	}
 	if isTemporaryBuild(exe) {
 		return fmt.Errorf("refusing to register %s: it is a temporary build that disappears when 'go run' ends; build it first with 'go build -o ~/.local/bin/compact-guard .'", exe)
+	}
+	if own := agent.Of(opts.Agent).Own; own != nil {
+		return own.Install(opts.request(exe)) // IN-41
 	}
 	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
@@ -103,7 +104,7 @@ func installRun(opts *InstallOptions) error {
 				client, from, h.Event, h.Since)
 		}
 	}
-	if err := checkCodexConfig(opts); err != nil {
+	if err := checkTrustConfig(opts); err != nil {
 		return err
 	}
 	carry, cfgPath, err := carryFor(opts, path)
@@ -132,7 +133,7 @@ func installRun(opts *InstallOptions) error {
 			before := d.Handlers(exe)
 			changes, err := d.Install(exe, client, carry)
 			notes = d.CarryNotes()
-			if err == nil && opts.Agent == settings.AgentCodex {
+			if err == nil && agent.Of(opts.Agent).Trust != nil {
 				plan = settings.PlanTrust(path, before, d.Handlers(exe))
 			}
 			foreign = unmanagedEntries(d, exe)
@@ -164,7 +165,7 @@ func installRun(opts *InstallOptions) error {
 	if opts.Settings == "" && opts.Scope == settings.ScopeProject {
 		personal := "--scope local keeps them personal"
 		if !opts.Agent.HasScope(settings.ScopeLocal) {
-			personal = "--scope user keeps them personal" // Codex and Qwen Code have no local file
+			personal = "--scope user keeps them personal" // a client with no local file
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s is usually committed, and the hooks name this machine's path to compact-guard; %s\n", filepath.Base(res.Path), personal)
 	}
@@ -178,15 +179,24 @@ func installRun(opts *InstallOptions) error {
 	return nil
 }
 
-// installTrust records in Codex's config.toml the trust of the handlers
-// install wrote (IN-20), and notes a project Codex does not trust; it
-// reports whether the trust changed. Other clients run their hooks as the
-// file says.
+// request is what the client's own install or uninstall is asked (a
+// hooks file of its own, agent.OwnFile), exe the binary to register or
+// the running one.
+func (o *SettingsOptions) request(exe string) agent.Request {
+	return agent.Request{Exe: exe, Scope: o.Scope, Settings: o.Settings, Host: o.Host, DryRun: o.DryRun, Out: o.IO.Out, ErrOut: o.IO.ErrOut}
+}
+
+// installTrust records, for a client that runs only the hooks its config
+// file trusts (Codex CLI), the trust of the handlers install wrote
+// (IN-20), and notes a project the client does not trust; it reports
+// whether the trust changed. Other clients run their hooks as the file
+// says.
 func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (bool, error) {
-	if opts.Agent != settings.AgentCodex {
+	t := agent.Of(opts.Agent).Trust
+	if t == nil {
 		return false, nil
 	}
-	tr, err := trustCodexHooks(opts, plan, settings.TraceInstall)
+	tr, err := trustHooks(opts, t, plan, settings.TraceInstall)
 	if err != nil {
 		return false, err
 	}
@@ -195,32 +205,31 @@ func installTrust(opts *InstallOptions, plan settings.TrustPlan, path string) (b
 		fmt.Fprintf(opts.IO.Out, "trust already recorded in %s\n", tr.Path)
 	}
 	if opts.Settings == "" && opts.Scope == settings.ScopeProject && !opts.DryRun {
-		proj := filepath.Dir(filepath.Dir(path))
-		if cfg, err := readCodexConfigFile(tr.Path); err == nil && !cfg.TrustsProject(proj) {
-			fmt.Fprintf(opts.IO.ErrOut, "note: Codex loads %s only in a trusted project: trust %s when Codex asks, or set trust_level = \"trusted\" under [projects.%q] in %s\n",
-				path, proj, proj, tr.Path)
+		if note := t.ProjectNote(tr.Path, path); note != "" {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", note)
 		}
 	}
 	return trusted, nil
 }
 
-// trustCodexHooks carries out plan in Codex's config.toml (IN-20) and
+// trustHooks carries out plan in the config file of t's client (IN-20) and
 // prints what changed.
-func trustCodexHooks(opts *SettingsOptions, plan settings.TrustPlan, mode settings.TraceMode) (*settings.TrustResult, error) {
-	home, err := settings.CodexHome(opts.Host)
+func trustHooks(opts *SettingsOptions, t *agent.Trust, plan settings.TrustPlan, mode settings.TraceMode) (*settings.TrustResult, error) {
+	config, err := t.Config(opts.Host)
 	if err != nil {
 		return nil, err
 	}
-	res, err := settings.TrustEdit{Path: filepath.Join(home, "config.toml"), Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups, Trace: mode}.Apply()
+	res, err := settings.TrustEdit{Path: config, Plan: plan, DryRun: opts.DryRun, Now: opts.Now, Backups: opts.Backups, Trace: mode, Agent: opts.Agent}.Apply()
 	if err != nil {
 		return nil, err
 	}
-	printTrust(opts.IO.Out, res, opts.DryRun)
+	printTrust(opts.IO.Out, res, t.Who, opts.DryRun)
 	return res, nil
 }
 
-// printTrust says what a trust edit did (or, in a dry run, would do).
-func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
+// printTrust says what a trust edit of who's config did (or, in a dry run,
+// would do).
+func printTrust(out io.Writer, res *settings.TrustResult, who string, dryRun bool) {
 	switch {
 	case !res.Changed():
 		return
@@ -234,9 +243,9 @@ func printTrust(out io.Writer, res *settings.TrustResult, dryRun bool) {
 	case res.Trace != nil && res.Trace.Restored:
 		fmt.Fprintf(out, "restored %s (byte for byte as install found it)\n", res.Path)
 	case !res.Existed:
-		fmt.Fprintf(out, "created %s (Codex runs only the hooks it trusts there)\n", res.Path)
+		fmt.Fprintf(out, "created %s (%s runs only the hooks it trusts there)\n", res.Path, who)
 	default:
-		fmt.Fprintf(out, "updated %s (Codex runs only the hooks it trusts there)\n", res.Path)
+		fmt.Fprintf(out, "updated %s (%s runs only the hooks it trusts there)\n", res.Path, who)
 	}
 	if res.Backup != "" {
 		fmt.Fprintf(out, "  backup  %s (%s)\n", res.Backup, backupCount(res.BackupsKept, res.BackupsRemoved))
@@ -282,40 +291,43 @@ func noteForeign(opts *SettingsOptions, path string, entries []settings.Entry, v
 	}
 }
 
-// checkCodexConfig refuses, before the hooks file is changed, a Codex
-// config.toml that the trust edit could not read or parse (IN-22).
-func checkCodexConfig(opts *SettingsOptions) error {
-	if opts.Agent != settings.AgentCodex {
+// checkTrustConfig refuses, before the hooks file is changed, a config
+// file of a client that runs only the hooks it trusts (Codex's
+// config.toml) that the trust edit could not read or parse (IN-22).
+func checkTrustConfig(opts *SettingsOptions) error {
+	t := agent.Of(opts.Agent).Trust
+	if t == nil {
 		return nil
 	}
-	home, err := settings.CodexHome(opts.Host)
+	config, err := t.Config(opts.Host)
 	if err != nil {
 		return err
 	}
-	return settings.CheckConfig(filepath.Join(home, "config.toml"))
+	return settings.CheckConfig(config)
 }
 
 // carryFor says whose flags install carries over in the file at path
-// (IN-31): every entry's in the user's own file; on Codex elsewhere only
-// those of a handler config.toml (cfgPath) already trusts as it stands;
-// on Claude Code and Qwen Code, which run a project's hooks as the file
-// says, every entry's, named on stderr.
+// (IN-31): every entry's in the user's own file; for a client that runs
+// only the hooks its config file (cfgPath) trusts (Codex), elsewhere only
+// those of a handler that file already trusts as it stands; for a client
+// that runs a project's hooks as the file says, every entry's, named on
+// stderr.
 func carryFor(opts *SettingsOptions, path string) (settings.Carry, string, error) {
 	carry := settings.Carry{Own: opts.Settings == "" && opts.Scope == settings.ScopeUser}
-	if opts.Agent != settings.AgentCodex {
+	t := agent.Of(opts.Agent).Trust
+	if t == nil {
 		return carry, "", nil
 	}
-	home, err := settings.CodexHome(opts.Host)
+	cfgPath, err := t.Config(opts.Host)
 	if err != nil {
 		return carry, "", err
 	}
-	cfgPath := filepath.Join(home, "config.toml")
 	if !carry.Own {
-		cfg, err := readCodexConfigFile(cfgPath)
+		trusts, err := t.Trusts(cfgPath, path)
 		if err != nil {
 			return carry, "", err
 		}
-		carry.Trusts = settings.CodexTrusts(cfg, path)
+		carry.Trusts = trusts
 	}
 	return carry, cfgPath, nil
 }
@@ -330,9 +342,9 @@ func noteCarried(opts *SettingsOptions, path, cfgPath string, notes []settings.C
 		case !n.Kept:
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry %s is not trusted as it stands in %s, and a hooks file that is not your own may come from anyone: install writes its own handler in its place, without %s (it carries such a file's flags only from a handler config.toml already trusts)\n",
 				path, n.Event, strconv.Quote(n.Command), cfgPath, words)
-		case opts.Agent == settings.AgentCodex:
-			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s: %s trusts that exact handler, so check that they are yours (compact-guard doctor --agent codex)\n",
-				path, n.Event, words, cfgPath)
+		case agent.Of(opts.Agent).Trust != nil:
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s: %s trusts that exact handler, so check that they are yours (compact-guard doctor%s)\n",
+				path, n.Event, words, cfgPath, opts.Agent.Flag())
 		default:
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s: %s entry keeps %s from the file: %s runs a project's hooks as the file says, so check that they are yours\n",
 				path, n.Event, words, opts.Agent.Title())

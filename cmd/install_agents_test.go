@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/qwen"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // instAgentHost is a machine whose home and current folder are in root.
@@ -69,11 +71,11 @@ func TestInstallCodex(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	doc, err := settings.ParseFor(settings.AgentCodex, instRead(t, hooks))
+	doc, err := settings.ParseFor(codex.Name, instRead(t, hooks))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := settings.ReadCodexConfig(instRead(t, cfg))
+	c, err := settings.ReadTrustConfig(instRead(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func TestInstallCodexProject(t *testing.T) {
 	if !strings.Contains(errOut, "only in a trusted project") {
 		t.Errorf("no note on project trust: %q", errOut)
 	}
-	c, _ := settings.ReadCodexConfig(instRead(t, cfg))
+	c, _ := settings.ReadTrustConfig(instRead(t, cfg))
 	if len(c.Hooks.State) != 3 {
 		t.Errorf("state %v", c.Hooks.State)
 	}
@@ -154,7 +156,7 @@ func TestInstallQwen(t *testing.T) {
 		t.Errorf("qwen install touched trust:\n%s", out)
 	}
 	// watch for the late pointer alone: the prompt and the resume.
-	doc, err := settings.ParseFor(settings.AgentQwen, instRead(t, p))
+	doc, err := settings.ParseFor(qwen.Name, instRead(t, p))
 	if err != nil {
 		t.Fatal(err)
 	}

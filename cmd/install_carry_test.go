@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/qwen"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // Tests of whose flags install carries over (specs/install.md IN-6, IN-31)
@@ -29,13 +31,13 @@ func codexTrust(t *testing.T, cfg, path string, h settings.Handler) {
 }
 
 // codexHandlers reads a Codex hooks file's handlers and config.toml.
-func codexHandlers(t *testing.T, d *docEnv, hooks, cfg string) ([]settings.Handler, *settings.CodexConfig) {
+func codexHandlers(t *testing.T, d *docEnv, hooks, cfg string) ([]settings.Handler, *settings.TrustConfig) {
 	t.Helper()
-	doc, err := settings.ParseFor(settings.AgentCodex, instRead(t, hooks))
+	doc, err := settings.ParseFor(codex.Name, instRead(t, hooks))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := settings.ReadCodexConfig(instRead(t, cfg))
+	c, err := settings.ReadTrustConfig(instRead(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestInstallCodexDoesNotCarryCommittedFlags(t *testing.T) {
 	} {
 		t.Run(a.name, func(t *testing.T) {
 			d := newDocEnv(t)
-			d.agent = settings.AgentCodex
+			d.agent = codex.Name
 			hooks := filepath.Join(d.proj, ".codex", "hooks.json")
 			cfg := filepath.Join(d.home, ".codex", "config.toml")
 			words := strings.ReplaceAll(a.words, "SNAPS", filepath.Join(d.proj, "snaps"))
@@ -148,7 +150,7 @@ func TestInstallCodexDoesNotCarryCommittedFlags(t *testing.T) {
 func TestInstallCodexKeepsTheUsersOwnFlags(t *testing.T) {
 	t.Run("project, trusted", func(t *testing.T) {
 		d := newDocEnv(t)
-		d.agent = settings.AgentCodex
+		d.agent = codex.Name
 		hooks := filepath.Join(d.proj, ".codex", "hooks.json")
 		cfg := filepath.Join(d.home, ".codex", "config.toml")
 		old := filepath.Join(d.root, "old", "compact-guard")
@@ -176,7 +178,7 @@ func TestInstallCodexKeepsTheUsersOwnFlags(t *testing.T) {
 	})
 	t.Run("user, changed since trusted", func(t *testing.T) {
 		d := newDocEnv(t)
-		d.agent = settings.AgentCodex
+		d.agent = codex.Name
 		hooks := filepath.Join(d.home, ".codex", "hooks.json")
 		cfg := filepath.Join(d.home, ".codex", "config.toml")
 		d.write(cfg, "")
@@ -212,7 +214,7 @@ func TestInstallProjectFlagsAreKeptAndNamed(t *testing.T) {
 		file  string
 	}{
 		{settings.AgentClaude, filepath.Join(".claude", "settings.json")},
-		{settings.AgentQwen, filepath.Join(".qwen", "settings.json")},
+		{qwen.Name, filepath.Join(".qwen", "settings.json")},
 	} {
 		t.Run(string(c.agent), func(t *testing.T) {
 			d := newDocEnv(t)
@@ -225,7 +227,7 @@ func TestInstallProjectFlagsAreKeptAndNamed(t *testing.T) {
 			if !strings.Contains(errOut, "PreCompact entry keeps --keep 100") || !strings.Contains(errOut, "runs a project's hooks as the file says") {
 				t.Errorf("install does not name the flags it kept:\n%s", errOut)
 			}
-			if c.agent == settings.AgentQwen && strings.Contains(errOut, "--scope local") {
+			if c.agent == qwen.Name && strings.Contains(errOut, "--scope local") {
 				t.Errorf("install offers Qwen Code a scope it does not have:\n%s", errOut)
 			}
 			if want := settings.QuotePath(d.exe) + ` precompact --keep 100`; !strings.Contains(string(instRead(t, p)), strings.ReplaceAll(want, `"`, `\"`)) {

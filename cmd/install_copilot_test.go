@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/copilot"
 )
 
 // spec: IN-41, IN-42, IN-43, IN-45, IN-46
@@ -37,7 +37,7 @@ func TestInstallCopilot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(data) != string(settings.CopilotFile(instExe)) {
+			if string(data) != string(copilot.CopilotFile(instExe)) {
 				t.Errorf("file:\n%s", data)
 			}
 			for _, want := range []string{`"PreCompact": [{"type":"command","bash":"\"` + instExe + `\" copilot","powershell":"& '` + instExe + `' copilot","timeoutSec":60}]`,

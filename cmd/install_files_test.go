@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/qwen"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // Tests of the files install, uninstall and doctor read and the backups
@@ -67,9 +69,9 @@ func TestSettingsFilesThatAreNotRegular(t *testing.T) {
 	}{
 		{"settings.json", settings.AgentClaude, []string{"--scope", "project"}, func(d *docEnv) string { return filepath.Join(d.proj, ".claude", "settings.json") }},
 		{"settings.local.json", settings.AgentClaude, []string{"--scope", "local"}, func(d *docEnv) string { return filepath.Join(d.proj, ".claude", "settings.local.json") }},
-		{"hooks.json", settings.AgentCodex, []string{"--agent", "codex", "--scope", "project"}, func(d *docEnv) string { return filepath.Join(d.proj, ".codex", "hooks.json") }},
-		{"config.toml", settings.AgentCodex, []string{"--agent", "codex"}, func(d *docEnv) string { return filepath.Join(d.home, ".codex", "config.toml") }},
-		{"qwen settings.json", settings.AgentQwen, []string{"--agent", "qwen", "--scope", "project"}, func(d *docEnv) string { return filepath.Join(d.proj, ".qwen", "settings.json") }},
+		{"hooks.json", codex.Name, []string{"--agent", "codex", "--scope", "project"}, func(d *docEnv) string { return filepath.Join(d.proj, ".codex", "hooks.json") }},
+		{"config.toml", codex.Name, []string{"--agent", "codex"}, func(d *docEnv) string { return filepath.Join(d.home, ".codex", "config.toml") }},
+		{"qwen settings.json", qwen.Name, []string{"--agent", "qwen", "--scope", "project"}, func(d *docEnv) string { return filepath.Join(d.proj, ".qwen", "settings.json") }},
 	} {
 		for _, kind := range []string{"/dev/zero", "FIFO", "folder", "huge"} {
 			t.Run(f.name+" "+kind, func(t *testing.T) {

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/gemini"
 	"github.com/compact-guard/compact-guard/hookio/hooktest"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // spec: IN-56 to IN-60 (Gemini CLI's settings.json, user and project
@@ -45,7 +46,7 @@ func TestInstallGemini(t *testing.T) {
 			if !strings.Contains(out, "updated "+p) || !strings.Contains(out, "timeout 60000ms") {
 				t.Errorf("IN-57 out:\n%s", out)
 			}
-			doc, err := settings.ParseFor(settings.AgentGemini, []byte(got))
+			doc, err := settings.ParseFor(gemini.Name, []byte(got))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // instFixedNow is the clock of every install test.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // traceFile is install's trace of the file at p (IN-76), in the test

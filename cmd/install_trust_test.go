@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/codex"
+	"github.com/compact-guard/compact-guard/clients/qwen"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // Tests of what install trusts and removes (specs/install.md IN-6, IN-12,
@@ -65,7 +67,7 @@ func TestInstallCodexTrustsOnlyWhatItWrites(t *testing.T) {
 	} {
 		t.Run(a.name, func(t *testing.T) {
 			d := newDocEnv(t)
-			d.agent = settings.AgentCodex
+			d.agent = codex.Name
 			hooks := filepath.Join(d.proj, ".codex", "hooks.json")
 			cfg := filepath.Join(d.home, ".codex", "config.toml")
 			d.write(hooks, codexHooksWith(a.event, a.matcher, a.command))
@@ -73,11 +75,11 @@ func TestInstallCodexTrustsOnlyWhatItWrites(t *testing.T) {
 			if _, errOut, code := d.setup(false, "--agent", "codex", "--scope", "project"); code != ExitOK {
 				t.Fatalf("install: exit %d: %s", code, errOut)
 			}
-			doc, err := settings.ParseFor(settings.AgentCodex, instRead(t, hooks))
+			doc, err := settings.ParseFor(codex.Name, instRead(t, hooks))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := settings.ReadCodexConfig(instRead(t, cfg))
+			c, err := settings.ReadTrustConfig(instRead(t, cfg))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +121,7 @@ func TestInstallCodexTrustsOnlyWhatItWrites(t *testing.T) {
 			if code != ExitOK || !strings.Contains(out, "untrusted "+key) {
 				t.Fatalf("install again: exit %d\n%s%s", code, out, errOut)
 			}
-			if c, _ := settings.ReadCodexConfig(instRead(t, cfg)); c.Hooks.State[key].TrustedHash != "" {
+			if c, _ := settings.ReadTrustConfig(instRead(t, cfg)); c.Hooks.State[key].TrustedHash != "" {
 				t.Errorf("the trust is still there:\n%s", instRead(t, cfg))
 			}
 			if report, _ := d.run(); docLine(report, "[FAIL]", key) != "" {
@@ -143,8 +145,8 @@ func TestUninstallLeavesAChainedHandler(t *testing.T) {
 	}{
 		{settings.AgentClaude, func(d *docEnv) string { return d.userSettings() },
 			"{\n  \"hooks\": {\n    \"PreCompact\": [\n      {\n        \"matcher\": \"auto\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"compact-guard precompact && notify-send \\\"compacted\\\"\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"},
-		{settings.AgentCodex, func(d *docEnv) string { return filepath.Join(d.home, ".codex", "hooks.json") }, codexHooksWith("PreCompact", "auto", mine)},
-		{settings.AgentQwen, func(d *docEnv) string { return filepath.Join(d.home, ".qwen", "settings.json") },
+		{codex.Name, func(d *docEnv) string { return filepath.Join(d.home, ".codex", "hooks.json") }, codexHooksWith("PreCompact", "auto", mine)},
+		{qwen.Name, func(d *docEnv) string { return filepath.Join(d.home, ".qwen", "settings.json") },
 			"{\n  // mine\n  \"hooks\": {\"PreCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"compact-guard precompact && notify-send \\\"compacted\\\"\"}]}]}\n}\n"},
 	} {
 		t.Run(string(c.agent), func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // hookShape is what a registration amounts to, whoever writes it.

@@ -12,7 +12,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // SettingsOptions are the inputs of install and uninstall, which take the
@@ -180,14 +180,4 @@ func backupCount(kept, removed int) string {
 		return fmt.Sprintf("%d backups kept, %d older removed", kept, removed)
 	}
 	return fmt.Sprintf("%d backups kept, at most %d", kept, settings.KeepBackups)
-}
-
-// readCodexConfigFile reads (settings.ReadFile: a regular file, bounded)
-// and decodes Codex's config.toml; a missing file is an empty config.
-func readCodexConfigFile(path string) (*settings.CodexConfig, error) {
-	data, _, err := settings.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return settings.ReadCodexConfig(data)
 }

@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"os"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/hookio"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -71,7 +72,7 @@ func copilotPluginStandsDown(p hookio.Payload, getenv func(string) string) strin
 		}
 	}
 	host := settings.Host{Getenv: getenv, Home: os.UserHomeDir, Getwd: func() (string, error) { return project, nil }}
-	if path := settings.CopilotFileRegistration(host, project, p.HookEventName); path != "" {
+	if path := copilot.CopilotFileRegistration(host, project, p.HookEventName); path != "" {
 		return "stood down: " + path + " registers compact-guard for " + p.HookEventName + ", and the plugin's hook gives way to it (PL-33)"
 	}
 	return ""

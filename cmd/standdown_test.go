@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
 	"github.com/compact-guard/compact-guard/hookio/hooktest"
+	"github.com/compact-guard/compact-guard/settings"
 )
 
 // spec: PL-26 PL-27

@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/compact-guard/compact-guard/cmd/internal/settings"
+	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/snapshot/watch"
 )
 
@@ -58,15 +59,15 @@ read, parsed or written, 2 bad flags.`,
 }
 
 func uninstallRun(opts *UninstallOptions) error {
-	if opts.Agent == settings.AgentCopilot {
-		return copilotUninstall(opts) // IN-46
-	}
 	self, _ := opts.Executable() // recognition by name still works without it
+	if own := agent.Of(opts.Agent).Own; own != nil {
+		return own.Uninstall(opts.request(self)) // IN-46
+	}
 	path, err := settings.AgentPathFor(opts.Agent, opts.Scope, opts.Settings, opts.Host)
 	if err != nil {
 		return err
 	}
-	if err := checkCodexConfig(opts); err != nil {
+	if err := checkTrustConfig(opts); err != nil {
 		return err
 	}
 	var plan settings.TrustPlan
@@ -84,7 +85,7 @@ func uninstallRun(opts *UninstallOptions) error {
 		Change: func(d *settings.Document) ([]settings.Change, error) {
 			before := d.Handlers(self)
 			changes := d.Uninstall(self)
-			if opts.Agent == settings.AgentCodex {
+			if agent.Of(opts.Agent).Trust != nil {
 				plan = settings.PlanTrust(path, before, d.Handlers(self))
 			}
 			foreign = d.Entries(self)
@@ -119,8 +120,8 @@ func uninstallRun(opts *UninstallOptions) error {
 	}
 	printTrace(out, res.Trace)
 	files := []string{res.Path}
-	if opts.Agent == settings.AgentCodex && !plan.Empty() {
-		tr, err := trustCodexHooks(opts, plan, settings.TraceUninstall)
+	if t := agent.Of(opts.Agent).Trust; t != nil && !plan.Empty() {
+		tr, err := trustHooks(opts, t, plan, settings.TraceUninstall)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/snapshot/redact"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript"
 )
@@ -55,6 +57,9 @@ func Postcompact(opts *Options) (err error) {
 	}
 	if confirm {
 		entry.Command = "postcompact(PostCompact)"
+		if forgetIfFailed(ctx, total, opts, p, sessionID, &entry) {
+			return nil
+		}
 	}
 
 	checkCtx, cancelCheck := hookio.Phase(ctx, total, hookio.ShareRead)
@@ -105,6 +110,54 @@ func Postcompact(opts *Options) (err error) {
 		recordDelivery(saveCtx, opts, sessionID, start, size, found.choice.Record.Name, &entry)
 	}
 	return nil
+}
+
+// forgetIfFailed runs forgetFailedCompaction, in the save phase, when the
+// PostCompact payload says its compaction failed, and reports whether it
+// did (PO-C17).
+func forgetIfFailed(ctx context.Context, total time.Duration, opts *Options, p hookio.Payload, sessionID string, entry *hookio.Entry) bool {
+	failed, why := p.CompactionFailed()
+	if failed {
+		saveCtx, cancelSave := hookio.Phase(ctx, total, hookio.ShareSave)
+		defer cancelSave()
+		forgetFailedCompaction(saveCtx, opts, p, sessionID, why, entry)
+	}
+	return failed
+}
+
+// forgetFailedCompaction is the PostCompact run for a compaction that did
+// not complete (PO-C17): there is no summary to complete and no compaction
+// to point to, so nothing is confirmed or compared, and the watch notes
+// precompact made for it — the pointer's check (WA-11) and the residue due
+// (WA-14) — are dropped, so that no later prompt hands either over. The
+// snapshot stays: it is what the session held, for list and show.
+func forgetFailedCompaction(ctx context.Context, opts *Options, p hookio.Payload, sessionID, why string, entry *hookio.Entry) {
+	detail, _ := redact.Text(why)
+	if r := []rune(detail); len(r) > 200 {
+		detail = string(r[:200]) + "…"
+	}
+	entry.Outcome, entry.Detail = hookio.OutcomeNone, "the compaction failed ("+detail+"); no pointer, no residue"
+	if p.Reason != "" || p.Phase != "" {
+		entry.Detail += fmt.Sprintf(" (reason %q, phase %q)", p.Reason, p.Phase)
+	}
+	err, berr := hookio.Bounded(ctx, opts.BeforeStep, "dropping the failed compaction's notes", func() error {
+		store := watch.StoreFor(opts.Dir)
+		if st, err := store.Load(sessionID); err != nil || st == nil || (st.Pending == nil && st.Residue == nil) {
+			return err // nothing noted: no lock, no write
+		}
+		_, err := store.Update(sessionID, func(st *watch.State) bool {
+			changed := st.Pending != nil || st.Residue != nil
+			st.Pending, st.Residue = nil, nil
+			return changed
+		})
+		return err
+	})
+	if berr != nil {
+		err = berr
+	}
+	if err != nil {
+		entry.Warnings = append(entry.Warnings, "watch state: "+err.Error())
+	}
 }
 
 // postcompactFor tells what a run is for: confirm at PostCompact, the

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
@@ -46,10 +47,49 @@ type Payload struct {
 	// StopHookActive is Stop's stop_hook_active: the client is already
 	// continuing because a Stop hook held the stop (watch WA-10).
 	StopHookActive bool
+	// Reason, Phase and Implementation are the lifecycle metadata newer
+	// Codex CLI sources give PreCompact and PostCompact ("user_requested",
+	// "manual", "responses"): kept for the log line (specs/postcompact.md
+	// PO-C17).
+	Reason, Phase, Implementation string
+	// Status and Error are how newer Codex CLI sources end a compaction in
+	// PostCompact: "failed" with the error for one that did not complete
+	// (PO-C17). Empty from every client that sends none.
+	Status string
+	Error  *string
 	// Encoding names how stdin was decoded ("utf-8", "utf-16le", "windows-1251", ...).
 	Encoding string
 	// Warnings lists fields that were present but unusable.
 	Warnings []string
+}
+
+// compactionEnded are the PostCompact statuses of a compaction that did not
+// complete (PO-C17): Codex CLI's "failed", and the words for one stopped
+// before its end.
+var compactionEnded = map[string]bool{"failed": true, "failure": true, "error": true,
+	"cancelled": true, "canceled": true, "interrupted": true, "aborted": true}
+
+// CompactionFailed reports whether a PostCompact payload says that its
+// compaction did not complete — a status of compactionEnded, or an error
+// that is not empty — and why, for the log (PO-C17). A payload with neither
+// field (every client before them) is a completed compaction.
+func (p Payload) CompactionFailed() (bool, string) {
+	status := strings.ToLower(strings.TrimSpace(p.Status))
+	failed := compactionEnded[status]
+	why := ""
+	if p.Error != nil && strings.TrimSpace(*p.Error) != "" {
+		failed, why = true, strings.TrimSpace(*p.Error)
+	}
+	if !failed {
+		return false, ""
+	}
+	if status == "" {
+		status = "no status"
+	}
+	if why != "" {
+		status += ": " + why
+	}
+	return true, status
 }
 
 // ErrPayload wraps every reason a payload could not be parsed.
@@ -108,6 +148,11 @@ func ReadPayload(ctx context.Context, r io.Reader, codePage int) (Payload, error
 	str("prompt_id", &p.PromptID)
 	str("turn_id", &p.TurnID)
 	str("source", &p.Source)
+	str("reason", &p.Reason)
+	str("phase", &p.Phase)
+	str("implementation", &p.Implementation)
+	str("status", &p.Status)
+	p.Error = optStr("error")
 	if v, ok := fields["stop_hook_active"]; ok && string(v) == "true" {
 		p.StopHookActive = true
 	}

@@ -1,11 +1,6 @@
 package restore
 
-import (
-	"strings"
-
-	"github.com/compact-guard/compact-guard/selectsnap"
-	"github.com/compact-guard/compact-guard/transcript"
-)
+import "strings"
 
 // escapedQuote is the quote mark a session's text carries instead of "> "
 // for a client that escapes angle brackets (PO-38). Qwen Code 0.24.4 and
@@ -16,8 +11,9 @@ import (
 // becomes four characters of noise at the head of every quoted line.
 const escapedQuote = '|'
 
-// escapesBrackets are the clients whose hook context is escaped so.
-var escapesBrackets = map[string]bool{selectsnap.AgentQwen: true, string(transcript.FormatGemini): true}
+// EscapesBrackets are the clients whose hook context is escaped so, by
+// name; each registered client that does adds itself (agent.Register).
+var EscapesBrackets = map[string]bool{}
 
 // ForClient returns text as the client agent should hand it to the model
 // (PO-38): for Qwen Code and Gemini CLI every quoted line (quote's "> ", or ">" for an
@@ -27,7 +23,7 @@ var escapesBrackets = map[string]bool{selectsnap.AgentQwen: true, string(transcr
 // so the change touches the quote marks and nothing of what they quote;
 // a ">" inside a quoted line stays, and Qwen Code shows it as "&gt;".
 func ForClient(agent, text string) string {
-	if !escapesBrackets[agent] || !strings.Contains(text, ">") {
+	if !EscapesBrackets[agent] || !strings.Contains(text, ">") {
 		return text
 	}
 	lines := strings.Split(text, "\n")

@@ -121,6 +121,8 @@ func TestWatchTextsQuoteWhatTheyName(t *testing.T) {
 		ours(t, "stop reason", StopReason(in))
 		in.Window.Source = "autoCompactWindow in /p/x. " + fake + "/.claude/settings.json"
 		ours(t, "notice, settings file", WatchNotice(in))
+		in.Window.Source = "modelSettings.autoCompactWindow in /p/x. " + fake + "/.claude/settings.json"
+		ours(t, "notice, per-model setting", WatchNotice(in))
 	}
 	ours(t, "late note", LateNote("resumed", "2.1. "+fake, now, now, snapshot.English))
 }

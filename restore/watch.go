@@ -127,8 +127,10 @@ func windowSource(src string) string {
 	if m, ok := strings.CutPrefix(src, "model "); ok {
 		return "model " + ident(m, watchPathChars)
 	}
-	if f, ok := strings.CutPrefix(src, "autoCompactWindow in "); ok {
-		return "autoCompactWindow in " + inline(f, watchPathChars)
+	for _, setting := range []string{"autoCompactWindow in ", "modelSettings.autoCompactWindow in "} {
+		if f, ok := strings.CutPrefix(src, setting); ok {
+			return setting + inline(f, watchPathChars)
+		}
 	}
 	return oneLine(src, watchPathChars)
 }

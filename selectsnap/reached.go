@@ -39,12 +39,20 @@ const (
 	deliversContext = "2.0.76"
 )
 
+// NoContextRecorded are the transcript formats whose client records no
+// hook context and keeps the SessionStart context in the memory of the
+// process that compacted (Qwen Code: its own releases put it into the
+// system instruction); PointerFate judges them by that rule. Each
+// registered client that does so adds its format.
+var NoContextRecorded = map[transcript.Format]bool{}
+
 // PointerFate decides whether the pointer of compaction c reached the model
 // (SS-17). snapshotName is the compaction's own snapshot; delivery is its
 // delivery record (SF-53, nil for none); resumed is when the session was last
 // resumed in a new client process (SessionStart "resume"; zero for never).
 // It reads nothing: a client other than Claude Code can use it with what it
-// knows of its own transcripts. A Qwen Code compaction (c.Format) follows the
+// knows of its own transcripts. A compaction of a format in NoContextRecorded
+// (Qwen Code's) follows the
 // rule of the Claude Code releases that keep the context in memory only.
 func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapshot.Delivery, resumed time.Time) (reached bool, why string) {
 	recorded := false
@@ -54,12 +62,13 @@ func PointerFate(c transcript.Compaction, snapshotName string, delivery *snapsho
 		}
 	}
 	switch v := c.Version; {
-	case c.Format == transcript.FormatQwen:
-		// Qwen Code (its own releases) puts SessionStart context into the
-		// system instruction of the process that compacted and records none
-		// of it; a process started with --continue or --resume has only its
-		// own (measured with 0.24.4, specs/e2e.md E2E-25): the rule below,
-		// with nothing ever recorded.
+	case NoContextRecorded[c.Format]:
+		// Such a client (Qwen Code's own releases) puts SessionStart
+		// context into the system instruction of the process that
+		// compacted and records none of it; a process started with
+		// --continue or --resume has only its own (measured with Qwen Code
+		// 0.24.4, specs/e2e.md E2E-25): the rule below, with nothing ever
+		// recorded.
 	case v != "" && RecordsContext(v), v == "" && c.HookRecords > 0:
 		// The client gives the model what the transcript holds, in this
 		// process and after a resume alike.

@@ -49,12 +49,10 @@ type Transcript interface {
 	NewestResponseIn(ctx context.Context, from, to int64, after time.Time) (time.Time, bool, error)
 }
 
-// Agents whose order is known (SS-15); "" is AgentClaude.
-const (
-	AgentClaude = "claude"
-	AgentCodex  = "codex"
-	AgentQwen   = "qwen"
-)
+// AgentClaude is Claude Code's name, the baseline whose order is known
+// here (SS-15); "" is AgentClaude. Every other client's order comes from
+// its folder under clients/ (agent.Register puts it in Orders).
+const AgentClaude = "claude"
 
 // Order is when a client writes a compaction's boundary relative to the
 // hooks that run selection, as measured with the real clients (SS-15).
@@ -70,11 +68,10 @@ type Order struct {
 	LateSessionStart bool
 }
 
-// Orders are the measured orders by agent (specs/selectsnap.md).
+// Orders are the measured orders by agent (specs/selectsnap.md): Claude
+// Code's, and each registered client's.
 var Orders = map[string]Order{
 	AgentClaude: {},
-	AgentCodex:  {BoundaryBefore: map[string]bool{"SessionStart": true, "PostCompact": true}},
-	AgentQwen:   {BoundaryBefore: map[string]bool{"SessionStart": true}, LateSessionStart: true},
 }
 
 // agentOr is the agent a record or an Options names, "" read as

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // readWholeChat reads a chat whose records update one another by id

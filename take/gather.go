@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
 	"github.com/compact-guard/compact-guard/snapshot/redact"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // The gathering of a snapshot's facts, shared by precompact (PreCompact,
@@ -180,7 +180,7 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 		out.layout.incomplete = true
 		return out
 	}
-	if gemini.IsChatPath(st.path) {
+	if geminireader.IsChatPath(st.path) {
 		return readWholeChat(readCtx, st) // PC-45
 	}
 	f := openTranscriptSettled(readCtx, scanCtx, st, &out)

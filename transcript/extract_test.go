@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/transcript/claude"
+	claude "github.com/compact-guard/compact-guard/clients/claude/reader"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 

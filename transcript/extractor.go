@@ -1,6 +1,6 @@
 package transcript
 
-import "github.com/compact-guard/compact-guard/transcript/internal/facts"
+import "github.com/compact-guard/compact-guard/transcript/facts"
 
 // Extractor turns transcript lines, fed in file order, into Facts. It keeps
 // only the bounded facts and the pending tool calls, never a line: Feed may be

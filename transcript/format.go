@@ -3,7 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"io"
 )
 
@@ -22,7 +22,7 @@ const (
 	// FormatCopilot is GitHub Copilot CLI's events.jsonl (TR-65..TR-71).
 	FormatCopilot Format = "copilot"
 	// FormatGemini is Gemini CLI's chat file (TR-81..TR-87), read whole
-	// by transcript/gemini; its row tells the format (TR-88).
+	// by clients/gemini/reader; its row tells the format (TR-88).
 	FormatGemini Format = "gemini"
 )
 

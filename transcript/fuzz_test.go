@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/jsonspan"
+	"github.com/compact-guard/compact-guard/transcript/jsonspan"
 	"github.com/compact-guard/compact-guard/transcript/textcut"
 )
 

@@ -11,7 +11,7 @@ import (
 // A chat Gemini CLI wrote opens as FormatGemini (its row of the readers
 // table), and the line reader records no fact of it: Read has them.
 func TestGeminiChatFormat(t *testing.T) {
-	f, err := transcript.Open("gemini/testdata/gemini0.61.0/two-compressions.jsonl")
+	f, err := transcript.Open("../clients/gemini/reader/testdata/gemini0.61.0/two-compressions.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

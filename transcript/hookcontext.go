@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // HookContext is a hook's context a client recorded as given to the model

@@ -39,6 +39,6 @@ func TestHookContexts(t *testing.T) {
 	if hcs, err := q.HookContexts(context.Background(), 0, q.Size()); hcs != nil || err != nil {
 		t.Errorf("qwen: %+v %v", hcs, err)
 	}
-	// Codex's placeholder of an elided text is read in transcript/codex
+	// Codex's placeholder of an elided text is read in clients/codex/reader
 	// (its TestHookContexts).
 }

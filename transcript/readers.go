@@ -3,34 +3,38 @@ package transcript
 import (
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/claude"
-	"github.com/compact-guard/compact-guard/transcript/codex"
-	"github.com/compact-guard/compact-guard/transcript/copilot"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
-	"github.com/compact-guard/compact-guard/transcript/internal/facts"
-	"github.com/compact-guard/compact-guard/transcript/qwen"
+	claude "github.com/compact-guard/compact-guard/clients/claude/reader"
+	"github.com/compact-guard/compact-guard/transcript/facts"
 )
 
 // readers is the table of the formats read, one row per client, in the
 // order DetectFormat asks them (TR-37): the first reader that recognises a
-// line's top level decides. Claude Code's comes last, since any typed line
-// is one of its entries; it is also the reader of a file whose start
-// decides nothing.
+// line's top level decides. Each client's folder under clients/ registers
+// its row (Register); Claude Code's, the baseline, is the table's own and
+// stays last, since any typed line is one of its entries; it is also the
+// reader of a file whose start decides nothing.
 var readers = []struct {
 	format Format
 	reader Reader
 }{
-	{FormatCodex, codex.Reader{}},
-	{FormatQwen, qwen.Reader{}},
-	{FormatCopilot, copilot.Reader{}},
-	{FormatGemini, gemini.Reader{}},
 	{FormatClaude, claude.Reader{}},
+}
+
+// Register adds the reader of format f to the table, before Claude Code's
+// row. It is called while the program starts (agent.Register), before any
+// transcript is read.
+func Register(f Format, r Reader) {
+	last := readers[len(readers)-1]
+	readers = append(readers[:len(readers)-1], struct {
+		format Format
+		reader Reader
+	}{f, r}, last)
 }
 
 // A Reader reads the transcripts of one client: it tells the client's
 // lines, turns them into facts, and finds its compactions and model
-// responses for the backward scans. Each lives in a folder of its own
-// under transcript/ and is one row of the readers table.
+// responses for the backward scans. Each lives in its client's folder
+// (clients/<name>/reader) and is one row of the readers table.
 type Reader interface {
 	// Detect reports whether a line whose first top-level "type" is typ
 	// ("" for none) and whose top-level keys are keys was written by this

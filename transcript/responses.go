@@ -6,7 +6,7 @@ package transcript
 
 import (
 	"context"
-	"github.com/compact-guard/compact-guard/transcript/claude"
+	claude "github.com/compact-guard/compact-guard/clients/claude/reader"
 	"time"
 )
 

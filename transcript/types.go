@@ -5,23 +5,24 @@
 // the context fill; and it finds their compactions and model responses
 // reading backwards. It reads nothing on disk but the transcript itself.
 //
-// Each client's format is one reader in a folder of its own
-// (transcript/claude, codex, qwen, copilot, gemini) behind the Reader
+// Each client's format is one reader in its client's folder
+// (clients/claude/reader, clients/codex/reader, …) behind the Reader
 // interface, and one row of the readers table (readers.go), which is also
-// the format detection (TR-37). To add an agent: write
-// transcript/<agent>/reader.go with a Reader (Detect, Lines, Boundary,
+// the format detection (TR-37). To add a client: write
+// clients/<name>/reader/reader.go with a Reader (Detect, Lines, Boundary,
 // Response; FillReader too when its responses carry the context fill),
 // its line handler feeding a facts.Builder through the shared helpers of
-// transcript/internal/facts and transcript/internal/jsonspan; add a Format
-// constant and a row to the table (before Claude Code's, which takes any
-// typed line); name its clauses in specs/transcript.md and test it with
-// its own fixtures beside it.
+// transcript/facts and transcript/jsonspan; name it with its format in
+// the client's agent.Client, whose registration adds its row to the table
+// (before Claude Code's, which takes any typed line); name its clauses in
+// specs/transcript.md and test it with its own fixtures beside it and a
+// row of the conformance suite (clients/conformance_test.go).
 package transcript
 
-import "github.com/compact-guard/compact-guard/transcript/internal/facts"
+import "github.com/compact-guard/compact-guard/transcript/facts"
 
 // The facts a reading yields; they are defined with the readers' builder
-// in transcript/internal/facts.
+// in transcript/facts.
 type (
 	// Facts is everything extracted from the part of the transcript read.
 	Facts = facts.Facts
@@ -57,7 +58,7 @@ const (
 	OutcomeUnknown     = facts.OutcomeUnknown
 )
 
-// Limits of what Facts keeps (see transcript/internal/facts).
+// Limits of what Facts keeps (see transcript/facts).
 const (
 	MaxPrompts           = facts.MaxPrompts
 	MaxPromptChars       = facts.MaxPromptChars

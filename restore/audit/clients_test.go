@@ -1,8 +1,10 @@
-package audit
+package audit_test
 
 import (
 	"bytes"
 	"context"
+	_ "github.com/compact-guard/compact-guard/clients" // registers the clients audited here
+	"github.com/compact-guard/compact-guard/restore/audit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,9 @@ import (
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
+// The clients' layouts and judges are their folders' (clients/codex,
+// clients/qwen), registered by the clients registry this test imports.
+//
 // The sessions of the real clients, as the e2e scenarios recorded them
 // (E2E-20 to E2E-24): Codex CLI 0.169.0 with three compactions (two
 // automatic, one manual through the app-server), Qwen Code 0.24.4 with two.
@@ -77,13 +82,13 @@ func (w *clientWorld) hand(t *testing.T, k int, sid, event string, at time.Time)
 	}
 }
 
-func (w *clientWorld) read(t *testing.T) Session {
+func (w *clientWorld) read(t *testing.T) audit.Session {
 	t.Helper()
 	entries, err := w.store.Entries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ReadSession(w.path, w.store, entries, 1<<30)
+	return audit.ReadSession(w.path, w.store, entries, 1<<30)
 }
 
 const codexRel = "codex/sessions/2026/12/01/rollout-2026-12-01T06-17-45-" + codexSID + ".jsonl"
@@ -201,22 +206,22 @@ func TestAuditTranscriptsPerClient(t *testing.T) {
 	write("codex/sessions/2026/12/01/other.jsonl")
 	qwen := write("qwen/projects/-p/chats/cccc3333-0000-4000-8000-000000000003.jsonl")
 	write("qwen/projects/-p/cccc3333-not-in-chats.jsonl")
-	sources := []Source{
+	sources := []audit.Source{
 		{Agent: transcript.FormatClaude, Dir: filepath.Join(root, "claude", "projects")},
 		{Agent: transcript.FormatCodex, Dir: filepath.Join(root, "codex", "sessions")},
 		{Agent: transcript.FormatQwen, Dir: filepath.Join(root, "qwen", "projects")},
 		{Agent: transcript.FormatCodex, Dir: filepath.Join(root, "missing")},
 	}
-	got, err := Transcripts(sources, time.Time{}, "", 10)
+	got, err := audit.Transcripts(sources, time.Time{}, "", 10)
 	if err != nil || len(got) != 3 || !slices.Contains(got, claude) || !slices.Contains(got, codex) || !slices.Contains(got, qwen) {
 		t.Errorf("transcripts %v (%v)", got, err)
 	}
 	for prefix, want := range map[string]string{"aaaa": claude, "bbbb2222": codex, "cccc": qwen} {
-		if got, _ := Transcripts(sources, time.Time{}, prefix, 10); len(got) != 1 || got[0] != want {
+		if got, _ := audit.Transcripts(sources, time.Time{}, prefix, 10); len(got) != 1 || got[0] != want {
 			t.Errorf("--session %s: %v", prefix, got)
 		}
 	}
-	if id := sessionID(transcript.FormatCodex, codex); id != "bbbb2222-0000-4000-8000-000000000002" {
+	if id := audit.SessionID(transcript.FormatCodex, codex); id != "bbbb2222-0000-4000-8000-000000000002" {
 		t.Errorf("codex session id %q", id)
 	}
 }

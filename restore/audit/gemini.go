@@ -2,31 +2,18 @@ package audit
 
 import (
 	"context"
-	"strings"
 	"time"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // FormatGemini names Gemini CLI's chats in audit's reports (AU-26). It is
-// not a format of transcript's readers table: transcript/gemini reads the
+// not a format of transcript's readers table: clients/gemini/reader reads the
 // chat whole.
 const FormatGemini transcript.Format = "gemini"
-
-// geminiSession is the session id part of a chat file's name
-// (session-<YYYY-MM-DDTHH-MM>-<sid8>.jsonl): the id's first 8 characters,
-// which is what --session's prefix can match (AU-26).
-func geminiSession(name string) (string, bool) {
-	base, ok := strings.CutSuffix(name, ".jsonl")
-	if !ok || !strings.HasPrefix(base, "session-") {
-		return "", false
-	}
-	i := strings.LastIndexByte(base, '-')
-	return base[i+1:], i > 0
-}
 
 // readGeminiSession audits one Gemini CLI chat (AU-26 to AU-28): each
 // compression the chat shows (TR-82), the snapshot taken for it (SS-40),
@@ -37,8 +24,10 @@ func geminiSession(name string) (string, bool) {
 // prompt carries none, "unknown" while no prompt came after it.
 func readGeminiSession(path string, st *snapshot.Store, entries []snapshot.Entry) Session {
 	s := Session{Agent: FormatGemini, Transcript: path, Compactions: []Compaction{}}
-	if id, ok := geminiSession(filepathBase(path)); ok {
-		s.SessionID = id
+	if l := clients[FormatGemini]; l.Session != nil {
+		if id, ok := l.Session(path); ok {
+			s.SessionID = id
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Deadline)
 	defer cancel()
@@ -96,11 +85,4 @@ func geminiDelivered(turns []gemini.Turn, from, to time.Time, a *Compaction) {
 		}
 		return
 	}
-}
-
-func filepathBase(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
+	gemini "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/transcript"
-	"github.com/compact-guard/compact-guard/transcript/gemini"
 )
 
 // ReadSession reads one transcript's compactions and matches each with
@@ -78,14 +78,9 @@ func ReadSession(path string, st *snapshot.Store, entries []snapshot.Entry, maxR
 			// what was given.
 			a.Handed, a.HandedEvent = handed.in(cuts[i], cuts[i+1])
 		}
-		switch format {
-		case transcript.FormatCodex:
-			codexDelivered(ctx, f, c, end, &a)
-		case transcript.FormatQwen:
-			qwenDelivered(&a)
-		case transcript.FormatCopilot:
-			copilotDelivered(path, c, end, &a)
-		default:
+		if judge := clients[format].Delivered; judge != nil {
+			judge(ctx, path, f, c, end, &a)
+		} else {
 			claudeDelivered(c, &a)
 		}
 		a.Own = a.Named != "" && a.Named == a.Snapshot
@@ -143,54 +138,6 @@ func claudeDelivered(c transcript.Compaction, a *Compaction) {
 		// process goes on: after --resume the model never sees it.
 		a.Delivered = "unknown"
 	}
-}
-
-// codexDelivered judges Codex CLI's record (AU-15): every hook context it
-// puts into the model's history is a developer message in the rollout,
-// between this boundary and the next (a manual compaction's SessionStart
-// runs at the next turn, still before the next boundary). Codex 0.169.0
-// keeps only the length of such a text ("[elided N characters]"): the
-// snapshot is then the one compact-guard's delivery record says it handed
-// out for this compaction (AU-17). A text kept whole is read as Claude
-// Code's is.
-func codexDelivered(ctx context.Context, f *transcript.File, c transcript.Compaction, end int64, a *Compaction) {
-	hcs, err := f.HookContexts(ctx, c.Offset, min(end, c.Offset+transcript.ContextWindow))
-	if err != nil {
-		return
-	}
-	a.Contexts = len(hcs)
-	if len(hcs) == 0 {
-		a.Delivered = "no"
-		return
-	}
-	elided := false
-	for _, hc := range hcs {
-		a.ContextChars += hc.Chars
-		switch name := selectsnap.NamedSnapshot(hc.Text); {
-		case hc.Elided:
-			elided = true
-		case name != "":
-			a.Delivered, a.Named = "yes", name
-		case strings.Contains(hc.Text, "compact-guard"):
-			a.Delivered, a.Notice = "yes", true
-		}
-	}
-	if a.Delivered == "unknown" && elided && a.Handed != "" {
-		a.Delivered, a.Named = "yes", a.Handed
-	}
-	if a.Delivered == "unknown" && !elided {
-		a.Delivered = "no" // the contexts kept whole are none of ours
-	}
-}
-
-// qwenDelivered judges Qwen Code's (AU-16): its chat records no hook
-// context, and its SessionStart(compact) hook runs asynchronously, its
-// context reaching the model a request late or, after a headless
-// /compress, not at all (measured, E2E-23, E2E-25). Whether the model saw
-// the pointer is not known; the snapshot compact-guard's delivery record
-// says it handed out is named.
-func qwenDelivered(a *Compaction) {
-	a.Delivered, a.Named = "unknown", a.Handed
 }
 
 // takenFor is the snapshot taken for each compaction (SS-14), prev the

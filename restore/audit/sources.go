@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,57 +20,47 @@ type Source struct {
 	Dir   string            `json:"dir"`
 }
 
-// client is what audit knows of one client's sessions: where in its
-// folder a session's transcript is, and the session's id in its file's
-// name. A client is audited once it has a row in clients.
-type client struct {
-	title string
-	// depth is how many folders below Source.Dir a transcript lies, and
-	// sub the folder it lies in at the last level ("" for none).
-	depth int
-	sub   string
-	// session is the session id of the transcript at path, ok false for
+// Layout is what audit knows of one client's sessions: where in its
+// folder a session's transcript is, the session's id in its file's name,
+// and how its records say whether a pointer reached the model. A client
+// is audited once its Layout is registered (Register; Claude Code's is
+// audit's own).
+type Layout struct {
+	// Title is the client's name for people.
+	Title string
+	// Depth is how many folders below Source.Dir a transcript lies, and
+	// Sub the folder it lies in at the last level ("" for none).
+	Depth int
+	Sub   string
+	// Session is the session id of the transcript at path, ok false for
 	// a file that is not a session's.
-	session func(path string) (string, bool)
+	Session func(path string) (string, bool)
+	// Delivered judges, from the client's records of compaction c (the
+	// transcript f at path, up to end), whether its pointer reached the
+	// model, filling a's Delivered, Named, Contexts and the like; nil:
+	// Claude Code's rule, which reads the context's recorded text.
+	Delivered func(ctx context.Context, path string, f *transcript.File, c transcript.Compaction, end int64, a *Compaction)
 }
 
-// clients are the clients audit reads, by transcript format.
-var clients = map[transcript.Format]client{
+// clients are the clients audit reads, by transcript format: Claude
+// Code's, and each registered.
+var clients = map[transcript.Format]Layout{
 	// projects/<folder>/<session>.jsonl; subagents' agent-*.jsonl are not
 	// sessions (AU-1).
-	transcript.FormatClaude: {title: "Claude Code", depth: 1, session: func(path string) (string, bool) {
+	transcript.FormatClaude: {Title: "Claude Code", Depth: 1, Session: func(path string) (string, bool) {
 		name := filepath.Base(path)
 		sid, ok := strings.CutSuffix(name, ".jsonl")
 		return sid, ok && !strings.HasPrefix(name, "agent-")
 	}},
-	// sessions/YYYY/MM/DD/rollout-<local time>-<session id>.jsonl (AU-14).
-	transcript.FormatCodex: {title: "Codex CLI", depth: 3, session: func(path string) (string, bool) {
-		base, ok := strings.CutSuffix(filepath.Base(path), ".jsonl")
-		if !ok || !strings.HasPrefix(base, "rollout-") || len(base) < len("rollout-")+36 {
-			return "", false
-		}
-		return base[len(base)-36:], true
-	}},
-	// projects/<folder>/chats/<session id>.jsonl (AU-14).
-	transcript.FormatQwen: {title: "Qwen Code", depth: 1, sub: "chats", session: func(path string) (string, bool) {
-		return strings.CutSuffix(filepath.Base(path), ".jsonl")
-	}},
-	// session-state/<session id>/events.jsonl (AU-21).
-	transcript.FormatCopilot: {title: "GitHub Copilot CLI", depth: 1, session: func(path string) (string, bool) {
-		if filepath.Base(path) != "events.jsonl" {
-			return "", false
-		}
-		return filepath.Base(filepath.Dir(path)), true
-	}},
-	// tmp/<project>/chats/session-<time>-<sid8>.jsonl (AU-26).
-	FormatGemini: {title: "Gemini CLI", depth: 1, sub: "chats", session: func(path string) (string, bool) {
-		return geminiSession(filepath.Base(path))
-	}},
 }
+
+// Register adds the layout of the client whose transcripts are of format
+// f. It is called while the program starts (agent.Register).
+func Register(f transcript.Format, l Layout) { clients[f] = l }
 
 // Title is the client's name for people ("" for a format audit does not
 // know).
-func Title(f transcript.Format) string { return clients[f].title }
+func Title(f transcript.Format) string { return clients[f].Title }
 
 // sessionID is the session id of the transcript at path, read by its
 // format's rule; Claude Code's when the format is unknown.
@@ -78,7 +69,7 @@ func sessionID(format transcript.Format, path string) string {
 	if !ok {
 		c = clients[transcript.FormatClaude]
 	}
-	if sid, ok := c.session(path); ok {
+	if sid, ok := c.Session(path); ok {
 		return sid
 	}
 	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
@@ -117,7 +108,7 @@ func Transcripts(sources []Source, since time.Time, prefix string, n int) ([]str
 
 // listSessions walks src.Dir down to c's transcripts. A missing folder is
 // no session; one that cannot be read is an error only at the top.
-func listSessions(src Source, c client, since time.Time, prefix string) ([]found, error) {
+func listSessions(src Source, c Layout, since time.Time, prefix string) ([]found, error) {
 	if _, err := os.ReadDir(src.Dir); err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
@@ -125,7 +116,7 @@ func listSessions(src Source, c client, since time.Time, prefix string) ([]found
 		return nil, fmt.Errorf("read %s: %w", src.Dir, err)
 	}
 	dirs := []string{src.Dir}
-	for level := 0; level < c.depth; level++ {
+	for level := 0; level < c.Depth; level++ {
 		var next []string
 		for _, d := range dirs {
 			es, err := os.ReadDir(d)
@@ -142,15 +133,15 @@ func listSessions(src Source, c client, since time.Time, prefix string) ([]found
 	}
 	var out []found
 	for _, d := range dirs {
-		if c.sub != "" {
-			d = filepath.Join(d, c.sub)
+		if c.Sub != "" {
+			d = filepath.Join(d, c.Sub)
 		}
 		es, err := os.ReadDir(d)
 		if err != nil {
 			continue
 		}
 		for _, e := range es {
-			sid, ok := c.session(filepath.Join(d, e.Name()))
+			sid, ok := c.Session(filepath.Join(d, e.Name()))
 			if !ok || !e.Type().IsRegular() || !strings.HasPrefix(sid, prefix) {
 				continue
 			}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/compact-guard/compact-guard/transcript/claude"
+	claude "github.com/compact-guard/compact-guard/clients/claude/reader"
 )
 
 // The labelled sets of specs/standing.md ST-12 to ST-14: the typed prompts

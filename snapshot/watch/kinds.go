@@ -81,7 +81,7 @@ func applyClientMode(w *Window, in WindowInput, getenv func(string) string) {
 		return
 	}
 	w.Mode = ModeProactive
-	if s := w.Source; s == "--window" || s == "CLAUDE_CODE_AUTO_COMPACT_WINDOW" || strings.HasPrefix(s, "autoCompactWindow in ") {
+	if setByUser(w.Source) {
 		return
 	}
 	mode, window := clientMode(in.Version, in.Model)

@@ -9,9 +9,6 @@
 package watch
 
 import (
-	"encoding/json"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -68,17 +65,15 @@ type WindowInput struct {
 // InferWindow applies WA-2: --window wins; else the model's window (1M for
 // the models the client gives one natively or a model setting ending in
 // "[1m]", 200k otherwise, 1M when the fill seen exceeds 200k), lowered to
-// the auto-compact window the user set (environment, then settings files);
-// the auto-compaction point follows the client's rule and its switches.
+// the auto-compact window the user set (the variable, else the settings
+// files as WA-43 reads them); the auto-compaction point follows the
+// client's rule and its switches.
 func InferWindow(in WindowInput) Window {
 	getenv := in.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	var s settingsFacts
-	for _, p := range in.Settings {
-		s.merge(readSettings(p), p)
-	}
+	s := readAllSettings(in.Settings)
 	w := Window{Tokens: SmallWindow, Source: "default"}
 	switch {
 	case in.Flag > 0:
@@ -93,12 +88,8 @@ func InferWindow(in WindowInput) Window {
 		if in.Fill > w.Tokens {
 			w = Window{Tokens: LargeWindow, Source: "usage seen"}
 		}
-		if n, ok := positive(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); ok {
-			if n < w.Tokens {
-				w = Window{Tokens: max(n, MinAutoCompact), Source: "CLAUDE_CODE_AUTO_COMPACT_WINDOW"}
-			}
-		} else if s.autoWindow > 0 && s.autoWindow < w.Tokens {
-			w = Window{Tokens: max(s.autoWindow, MinAutoCompact), Source: "autoCompactWindow in " + s.autoWindowFile}
+		if u, ok := setWindow(getenv, s, firstOf(in.Model, firstOf(getenv("ANTHROPIC_MODEL"), s.model))); ok {
+			w = Window{Tokens: min(w.Tokens, u.tokens), Source: u.source}
 		}
 	}
 	w.AutoAt = autoPoint(w.Tokens, getenv)
@@ -159,49 +150,21 @@ func ModelWindow(model string) int64 {
 	return SmallWindow
 }
 
-// settingsFacts is what the settings files say about the window.
-type settingsFacts struct {
-	autoWindow     int64
-	autoWindowFile string
-	model          string
+// setWindow is the auto-compact window the user set for model (WA-43):
+// CLAUDE_CODE_AUTO_COMPACT_WINDOW when it reads as a size, else the
+// settings files'.
+func setWindow(getenv func(string) string, s settingsFacts, model string) (userWindow, bool) {
+	if n, ok := envTokens(getenv("CLAUDE_CODE_AUTO_COMPACT_WINDOW")); ok {
+		return userWindow{n, "CLAUDE_CODE_AUTO_COMPACT_WINDOW"}, true
+	}
+	return s.windowFor(model)
 }
 
-func (s *settingsFacts) merge(f fileSettings, path string) {
-	if f.AutoCompactWindow != nil && *f.AutoCompactWindow > 0 {
-		s.autoWindow, s.autoWindowFile = *f.AutoCompactWindow, path
-	}
-	if f.Model != "" {
-		s.model = f.Model
-	}
-}
-
-type fileSettings struct {
-	AutoCompactWindow *int64 `json:"autoCompactWindow"`
-	Model             string `json:"model"`
-}
-
-// maxSettingsBytes bounds a settings file read for the window.
-const maxSettingsBytes = 1 << 20
-
-// readSettings reads the keys of a settings file the window depends on;
-// a missing, unreadable or invalid file says nothing.
-func readSettings(path string) fileSettings {
-	var f fileSettings
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSettingsBytes {
-		return f
-	}
-	file, err := os.Open(path)
-	if err != nil {
-		return f
-	}
-	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, maxSettingsBytes))
-	if err != nil {
-		return f
-	}
-	_ = json.Unmarshal(data, &f)
-	return f
+// setByUser reports whether a window's source is one the user set, so that
+// the client compacts at its point whatever the release (WA-20).
+func setByUser(source string) bool {
+	return source == "--window" || source == "CLAUDE_CODE_AUTO_COMPACT_WINDOW" ||
+		strings.HasPrefix(source, "autoCompactWindow in ") || strings.HasPrefix(source, "modelSettings.autoCompactWindow in ")
 }
 
 func positive(s string) (int64, bool) {

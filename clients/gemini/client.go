@@ -1,0 +1,21 @@
+package gemini
+
+import (
+	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/clients/gemini/reader"
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// Client is what the shared code asks of Gemini CLI (agent.Client); the
+// clients package registers it.
+var Client = &agent.Client{
+	Settings: &Settings,
+	Format:   transcript.Format(Name),
+	Reader:   reader.Reader{},
+	// Gemini CLI escapes "<" and ">" in a hook's context as Qwen Code does
+	// (the same getAdditionalContext, PO-38).
+	EscapesBrackets: true,
+	Layout:          layout,
+	Sessions:        sessions,
+	Pointer:         pointer,
+}

@@ -1,0 +1,27 @@
+package qwen
+
+import (
+	"github.com/compact-guard/compact-guard/agent"
+	"github.com/compact-guard/compact-guard/clients/qwen/reader"
+	"github.com/compact-guard/compact-guard/selectsnap"
+	"github.com/compact-guard/compact-guard/transcript"
+)
+
+// Client is what the shared code asks of Qwen Code (agent.Client); the
+// clients package registers it.
+var Client = &agent.Client{
+	Settings: &Settings,
+	Format:   transcript.Format(Name),
+	Reader:   reader.Reader{},
+	// Qwen Code writes the boundary before SessionStart(compact), which it
+	// runs in the background, so it may start after the next responses
+	// (measured with 0.24.4, SS-15).
+	Order: selectsnap.Order{BoundaryBefore: map[string]bool{"SessionStart": true}, LateSessionStart: true},
+	// It records no hook context (SS-17, AU-16) and escapes "<" and ">" in
+	// the context it hands the model (PO-38).
+	NoContextRecorded: true,
+	EscapesBrackets:   true,
+	Layout:            layout,
+	Sessions:          sessions,
+	Pointer:           pointer,
+}
