@@ -17,6 +17,7 @@ import (
 var layers = map[string]int{
 	"transcript/textcut": 0, "transcript/textesc": 0, "transcript/nonblock": 0, "transcript/jsonspan": 0,
 	"transcript/facts":      1,
+	"snapshot/standing":     1,
 	"clients/claude/reader": 2, "clients/codex/reader": 2, "clients/qwen/reader": 2, "clients/copilot/reader": 2, "clients/gemini/reader": 2,
 	"transcript": 3, "transcript/transcripttest": 3,
 	"snapshot/trust": 4, "snapshot/trust/trusttest": 4, "snapshot/redact": 4, "snapshot/health": 4,

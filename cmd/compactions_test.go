@@ -42,8 +42,6 @@ type simSession struct {
 	// beforeStep, when set, is given to postcompact's runs (a step that
 	// hangs).
 	beforeStep func(string)
-	// settle is postcompact's --settle (PO-C14): zero reads at once.
-	settle time.Duration
 }
 
 func newSimSession(t *testing.T, sid string) *simSession {
@@ -149,7 +147,7 @@ func (s *simSession) postcompact(event string) string {
 	opts := &PostcompactOptions{
 		IO:  &IO{In: strings.NewReader(s.payload(event, extra)), Out: &out, ErrOut: os.Stderr},
 		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 5 * time.Second,
-		beforeStep: s.beforeStep, Settle: s.settle,
+		beforeStep: s.beforeStep,
 	}
 	if err := postcompactRun(opts); err != nil {
 		s.t.Fatal(err)

@@ -823,6 +823,11 @@ type e2eWorld struct {
 	BinDir string
 	// ExtraEnv is added to every client run.
 	ExtraEnv []string
+	// ClientTimeout, when set, bounds one headless run instead of
+	// e2eClientTimeout: a scenario of forty steps whose compaction hooks a
+	// recording hook holds (E2E-41) takes longer on two busy cores than
+	// one answer does. It bounds a stuck run; nothing waits for it.
+	ClientTimeout time.Duration
 
 	mu   sync.Mutex
 	runs []string // transcript of client runs, for failure dumps
@@ -1059,7 +1064,7 @@ func (w *e2eWorld) TryClaude(fake *e2eFake, project, resume, prompt string, extr
 		args = append(args, "--resume", resume)
 	}
 	args = append(args, extra...)
-	ctx, cancel := context.WithTimeout(context.Background(), e2eClientTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(w.ClientTimeout, e2eClientTimeout))
 	defer cancel()
 	cmd := w.claude.Command(ctx, args...)
 	cmd.Dir = project

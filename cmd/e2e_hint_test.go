@@ -348,24 +348,35 @@ func e2eHintTerminal(t *testing.T, bins e2eBinaries, claude e2eClient) {
 		u.Type(text)
 		u.WaitScreen("the typed text", 20*time.Second, func(s string) bool { return strings.Contains(s, text) })
 		// An Enter that comes while the client still takes the typed text
-		// in is lost on a busy machine: press it again while the text is
-		// still in the input line, as Submit does.
-		inInput := func() bool {
+		// in is lost on a busy machine, or, inside its paste window, taken
+		// as a newline in the input. Both are screen states: the text still
+		// in the input line, with a line of input below it (the stray
+		// newline) or the input's rule right below it. The stray newline is
+		// deleted, and the screen waited for until the rule is back below
+		// the text, before Enter is pressed again.
+		input := func() (inInput, stray bool) {
 			lines := strings.Split(u.Screen(), "\n")
 			for i := len(lines) - 1; i >= 0; i-- {
 				if strings.HasPrefix(strings.TrimSpace(lines[i]), ">") {
-					return strings.Contains(lines[i], text)
+					inInput = strings.Contains(lines[i], text)
+					stray = inInput && i+1 < len(lines) && !strings.Contains(lines[i+1], "───")
+					return inInput, stray
 				}
 			}
-			return false
+			return false, false
 		}
 		for tries := 0; ; tries++ {
 			u.Type("", "Enter")
 			if e2eWaitFor(60*time.Second, done) {
 				return
 			}
-			if tries == 2 || !inInput() {
+			inInput, stray := input()
+			if tries == 2 || !inInput {
 				t.Fatalf("%q was not acted on; the screen:\n%s", text, u.Screen())
+			}
+			if stray {
+				u.Type("", "BSpace")
+				u.WaitScreen("the stray newline deleted", 20*time.Second, func(string) bool { in, st := input(); return in && !st })
 			}
 		}
 	}

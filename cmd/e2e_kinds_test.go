@@ -325,7 +325,7 @@ func e2eCheckKinds(t *testing.T, w *e2eWorld, fake *e2eFake, sid string) e2eKind
 		named[name] = k + 1
 		// The client writes nothing of the session's own between a
 		// compaction's hooks and its boundary but what it made before them
-		// (E2E-41): the snapshot, read once the file settled, holds the
+		// (E2E-41): the snapshot, completed by the later hooks (PO-C18), holds the
 		// last command before the boundary.
 		if last, want := e2eLastCommandOf(rec), e2eLastBash(data[:b.Offset]); last != want {
 			t.Errorf("compaction %d: %s's last command is %q, the transcript's before the compaction %q", k+1, name, last, want)

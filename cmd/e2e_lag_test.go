@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/compact-guard/compact-guard/selectsnap"
 )
 
 // e2eLagFollow is the recording hook's follow mode for the lag
@@ -115,6 +118,13 @@ type e2eLagRow struct {
 	// in ms after the hook started (-1: after the hook's follow ended).
 	Missing []string
 	Arrived []float64
+	// MissingEnd is where each missing entry ends in the file, and
+	// MissingOwn whether it is one of the session's own (user, assistant,
+	// attachment): those a snapshot must hold (E2E-62).
+	MissingEnd []int64
+	MissingOwn []bool
+	// At is when the hook started.
+	At time.Time
 	// Growth is how the file grew during the follow (ms:bytes).
 	Growth string
 	// AfterArm counts, for a swap's SessionStart, the PostToolUse runs
@@ -171,7 +181,7 @@ func e2eMeasureLag(t *testing.T, w *e2eWorld, sid, scenario string) []e2eLagRow 
 			continue
 		}
 		at, _ := time.Parse(time.RFC3339Nano, r.Probe.At)
-		row := e2eLagRow{Version: w.claude.Version, Scenario: scenario, Hook: r.Event}
+		row := e2eLagRow{Version: w.claude.Version, Scenario: scenario, Hook: r.Event, At: at}
 		if r.Source != "" {
 			row.Hook += "(" + r.Source + ")"
 		}
@@ -196,6 +206,8 @@ func e2eMeasureLag(t *testing.T, w *e2eWorld, sid, scenario string) []e2eLagRow 
 				what += " (sidechain)"
 			}
 			row.Missing = append(row.Missing, fmt.Sprintf("%s [%.0fms before]", what, float64(at.Sub(e.Time).Microseconds())/1000))
+			row.MissingEnd = append(row.MissingEnd, e.End)
+			row.MissingOwn = append(row.MissingOwn, e.Type == "user" || e.Type == "assistant" || e.Type == "attachment")
 			arrived := -1.0
 			for _, g := range r.Follow.Growth {
 				if g.Size >= e.End {
@@ -267,64 +279,200 @@ func e2eRegisterRecordingOn(t *testing.T, w *e2eWorld, events ...string) {
 	e2eWriteSettings(t, w.Settings, s)
 }
 
-// spec: E2E-41 SS-26 PC-36 PO-C14
+// e2eLagVersions are the releases the lag is measured and caught on
+// (E2E-41, E2E-62): the kinds' two and the newest.
+var e2eLagVersions = append(append([]string{}, e2eKindsVersions...), e2eClaudeNewest)
+
+// e2eLagManual is how many typed /compact the manual scenario runs, so that
+// the three scenarios make at least 20 compactions per release (E2E-62).
+const e2eLagManual = 11
+
+// spec: E2E-41 E2E-62 SS-26 PC-48 PO-C18
 //
 // TestE2ELag measures how far the transcript lags the compaction hooks
-// (specs/selectsnap.md, "Transcripts lag hooks"), on 2.1.210 and 2.1.328:
-// E2E-31's precomputed compactions, E2E-33's reactive ones, and three typed
-// /compact in one stream-json process, with compact-guard's hooks and the
-// recording hook on every event, following the transcript from the start
+// (specs/selectsnap.md, "Transcripts lag hooks"), on 2.1.210, 2.1.328 and
+// 2.1.337: E2E-31's precomputed compactions, E2E-33's reactive ones, and
+// typed /compact in one stream-json process, with compact-guard's hooks and
+// the recording hook on every event, following the transcript from the start
 // of each PreCompact and SessionStart(compact) until it has been quiet for a
 // second. For each compaction it checks the order selection rests on: no
 // tool call's or prompt's hook starts between a compaction's PreCompact and
-// its SessionStart, and one does between an arm and its swap; and that every
+// its SessionStart, and one does between an arm and its swap; that every
 // line of the session (a prompt, a response, a tool result, an attachment)
 // the client made before a compaction hook started and wrote after it
-// started, it wrote while the hook ran (so waiting inside the hook helps).
-// It logs the table. COMPACT_GUARD_E2E_LAG_OUT=FILE appends the rows as JSON
-// lines; COMPACT_GUARD_E2E_LAG_DETACH=1 follows beside the hook instead of
-// holding it (the client's own timing, nothing checked of arrivals).
+// started, it wrote while the hook ran; and (E2E-62) that each such line is
+// in the snapshot the compaction's pointer names, whose last command is the
+// transcript's last before the boundary, over at least 20 compactions per
+// release. It logs the table. COMPACT_GUARD_E2E_LAG_OUT=FILE appends the
+// rows as JSON lines; COMPACT_GUARD_E2E_LAG_DETACH=1 follows beside the hook
+// instead of holding it (the client's own timing, nothing checked of
+// arrivals).
 func TestE2ELag(t *testing.T) {
 	bins := e2eBuild(t, t.TempDir())
 	detach := os.Getenv("COMPACT_GUARD_E2E_LAG_DETACH") != ""
-	for _, v := range e2eKindsVersions {
-		for _, sc := range []string{"precomputed", "reactive", "manual"} {
-			t.Run(sc+"_"+v, func(t *testing.T) {
-				t.Parallel()
-				w, fake, proj := e2eKindsWorld(t, bins, v)
-				w.ExtraEnv = append(w.ExtraEnv, e2eLagFollow...)
-				if detach {
-					w.ExtraEnv = append(w.ExtraEnv, "E2E_RECHOOK_FOLLOW_DETACH=1")
-				}
-				sid := ""
-				switch sc {
-				case "precomputed":
-					w.Precompute()
-					w.ExtraEnv = append(w.ExtraEnv, "CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000")
-					e2eFillerSteps(fake, "swap", 40)
-					fake.Script(e2eReply{e2eText("Done with the steps.")})
-					sid = w.Claude(fake, proj, "", "Шаг: run the steps one after another").SessionID
-				case "reactive":
-					for k := 1; k <= 3; k++ {
-						e2eFillerSteps(fake, fmt.Sprintf("turn %d", k), 11)
-						fake.Script(e2eReply{e2eText(fmt.Sprintf("Done with turn %d.", k))})
-						sid = w.Claude(fake, proj, sid, fmt.Sprintf("Шаг %d: run the steps", k)).SessionID
+	var mu sync.Mutex
+	caught := map[string]*e2eLagCaught{}
+	t.Run("scenarios", func(t *testing.T) {
+		for _, v := range e2eLagVersions {
+			for _, sc := range []string{"precomputed", "reactive", "manual"} {
+				t.Run(sc+"_"+v, func(t *testing.T) {
+					t.Parallel()
+					w, fake, sid := e2eLagScenario(t, bins, v, sc, detach)
+					rows := e2eMeasureLag(t, w, sid, sc)
+					e2eCheckLag(t, rows, detach)
+					c := e2eCheckLagCaught(t, w, fake, sid, rows)
+					e2eLogLag(t, rows)
+					mu.Lock()
+					defer mu.Unlock()
+					if caught[v] == nil {
+						caught[v] = &e2eLagCaught{}
 					}
-				case "manual":
-					s := w.StartStream(fake, proj)
-					for k := 1; k <= 3; k++ {
-						e2eScriptEditTurn(fake, proj, k)
-						s.Turn(e2eCompactionPrompt(k))
-						s.Turn(fmt.Sprintf("/compact compaction %d", k))
-					}
-					sid = s.Close()
-				}
-				rows := e2eMeasureLag(t, w, sid, sc)
-				e2eCheckLag(t, rows, detach)
-				e2eLogLag(t, rows)
-			})
+					caught[v].add(c)
+				})
+			}
+		}
+	})
+	for _, v := range e2eLagVersions {
+		c := caught[v]
+		if c == nil {
+			// Its scenarios did not run (-run chose others) or failed on
+			// their own before counting.
+			t.Logf("%s: nothing measured", v)
+			continue
+		}
+		t.Logf("%s: %d compactions; %d lines of the session's written after a compaction hook started, %d of them not in the snapshot the pointer names", v, c.Compactions, c.Lagging, c.Missed)
+		if c.Compactions < 20 || c.Missed > 0 {
+			t.Errorf("%s: %d compactions (want at least 20), %d lagging lines missed (want 0)", v, c.Compactions, c.Missed)
 		}
 	}
+}
+
+// e2eLagScenario runs one scenario of TestE2ELag and returns its world,
+// fake and session.
+func e2eLagScenario(t *testing.T, bins e2eBinaries, v, sc string, detach bool) (*e2eWorld, *e2eFake, string) {
+	w, fake, proj := e2eKindsWorld(t, bins, v)
+	w.ExtraEnv = append(w.ExtraEnv, e2eLagFollow...)
+	w.ClientTimeout = 6 * time.Minute
+	if detach {
+		w.ExtraEnv = append(w.ExtraEnv, "E2E_RECHOOK_FOLLOW_DETACH=1")
+	}
+	sid := ""
+	switch sc {
+	case "precomputed":
+		w.Precompute()
+		w.ExtraEnv = append(w.ExtraEnv, "CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000")
+		e2eFillerSteps(fake, "swap", 40)
+		fake.Script(e2eReply{e2eText("Done with the steps.")})
+		sid = w.Claude(fake, proj, "", "Шаг: run the steps one after another").SessionID
+	case "reactive":
+		for k := 1; k <= 4; k++ {
+			e2eFillerSteps(fake, fmt.Sprintf("turn %d", k), 11)
+			fake.Script(e2eReply{e2eText(fmt.Sprintf("Done with turn %d.", k))})
+			sid = w.Claude(fake, proj, sid, fmt.Sprintf("Шаг %d: run the steps", k)).SessionID
+		}
+	case "manual":
+		s := w.StartStream(fake, proj)
+		for k := 1; k <= e2eLagManual; k++ {
+			e2eScriptEditTurn(fake, proj, k)
+			s.Turn(e2eCompactionPrompt(k))
+			s.Turn(fmt.Sprintf("/compact compaction %d", k))
+		}
+		// One more turn, whose request carries the last compaction's pointer.
+		fake.Script(e2eReply{e2eText("Noted.")})
+		s.Turn("What next?")
+		sid = s.Close()
+	}
+	return w, fake, sid
+}
+
+// e2eLagCaught counts, for E2E-62, the compactions checked, the session's
+// lines written after a compaction hook started, and those of them the
+// snapshot the pointer names does not hold.
+type e2eLagCaught struct{ Compactions, Lagging, Missed int }
+
+func (c *e2eLagCaught) add(o e2eLagCaught) {
+	c.Compactions += o.Compactions
+	c.Lagging += o.Lagging
+	c.Missed += o.Missed
+}
+
+// e2eCheckLagCaught checks E2E-62 for each compaction of the session: the
+// next main request after its SessionStart(compact) names one snapshot,
+// which covers every line of the session's own that a hook of this
+// compaction found missing (its coverage reaches past the line's end, and no
+// further than the compaction's boundary), and whose last command is the
+// transcript's last before the boundary.
+func e2eCheckLagCaught(t *testing.T, w *e2eWorld, fake *e2eFake, sid string, rows []e2eLagRow) (c e2eLagCaught) {
+	t.Helper()
+	data, err := os.ReadFile(w.TranscriptPath(sid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bounds []int64
+	for _, e := range e2eLagEntries(data) {
+		if e.Subtype == "compact_boundary" && !e.Copy {
+			bounds = append(bounds, e.Offset)
+		}
+	}
+	reqs := fake.Requests()
+	var pending []int64
+	for _, r := range rows {
+		for i, own := range r.MissingOwn {
+			if own {
+				pending = append(pending, r.MissingEnd[i])
+			}
+		}
+		if !strings.HasPrefix(r.Hook, "SessionStart") {
+			continue
+		}
+		k := c.Compactions
+		c.Compactions++
+		c.Lagging += len(pending)
+		if k >= len(bounds) {
+			t.Errorf("compaction %d: no boundary in the transcript", k+1)
+			c.Missed += len(pending)
+			continue
+		}
+		b := bounds[k]
+		rec := e2eLagPointed(t, w, reqs, r.At)
+		switch {
+		case rec == nil:
+			t.Errorf("compaction %d: no pointer to a snapshot of the session in the next request", k+1)
+			c.Missed += len(pending)
+		case rec.Coverage.TranscriptSize > b:
+			t.Errorf("compaction %d: the snapshot covers %d bytes, past the boundary at %d", k+1, rec.Coverage.TranscriptSize, b)
+		default:
+			for _, end := range pending {
+				if end > rec.Coverage.TranscriptSize {
+					c.Missed++
+					t.Errorf("compaction %d: a line ending at byte %d, written after a hook started, is not in the snapshot (it covers %d bytes)", k+1, end, rec.Coverage.TranscriptSize)
+				}
+			}
+			if last, want := e2eLastCommandOf(rec), e2eLastBash(data[:b]); last != want {
+				t.Errorf("compaction %d: the snapshot's last command is %q, the transcript's before the boundary %q", k+1, last, want)
+			}
+		}
+		pending = nil
+	}
+	return c
+}
+
+// e2eLagPointed is the snapshot named by the pointer in the first main
+// request after at, nil when there is none.
+func e2eLagPointed(t *testing.T, w *e2eWorld, reqs []*e2eRequest, at time.Time) *e2eKindsRecord {
+	t.Helper()
+	for _, r := range reqs {
+		if r.Kind != "tools" || !r.Time.After(at) {
+			continue
+		}
+		for _, ctx := range e2eAdditionalContexts(r) {
+			if name := selectsnap.NamedSnapshot(ctx); name != "" {
+				return e2eReadKindsRecord(t, w.SnapDir, name)
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // e2eCheckLag checks the order and the arrivals of E2E-41.

@@ -10,6 +10,7 @@ import (
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/take"
 )
 
 func init() { register("postcompact", newCmdPostcompactDefault) }
@@ -24,12 +25,9 @@ type PostcompactOptions struct {
 	MaxChars      int
 	StateFileName string
 	Timeout       time.Duration
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before SessionStart(compact) reads it (PO-C14); zero reads it at once.
-	Settle   time.Duration
-	CodePage int
-	Getenv   func(string) string
-	Now      func() time.Time
+	CodePage      int
+	Getenv        func(string) string
+	Now           func() time.Time
 
 	// beforeStep, when set, is called as each step bounded by the deadline
 	// begins, with the step's name: tests make a step hang with it.
@@ -82,7 +80,8 @@ Try it by hand:
 	f.IntVar(&opts.MaxChars, "max-chars", defaultMaxChars, "hard cap on the pointer's length in characters (300 to 9000)")
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultPostcompactTime, "total deadline; each step has its share of it")
-	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "at SessionStart(compact), read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
+	f.Duration("settle", 0, take.SettleRetired) // PO-C14
+	_ = f.MarkHidden("settle")
 	return c
 }
 
@@ -92,7 +91,7 @@ func postcompactRun(opts *PostcompactOptions) error {
 	return handover.Postcompact(&handover.Options{
 		In: opts.IO.In, Out: opts.IO.Out, HookWarnings: opts.IO.hookWarnings,
 		Dir: opts.Dir, Lang: opts.Lang, MaxAge: opts.MaxAge, MaxChars: opts.MaxChars, StateFileName: opts.StateFileName,
-		Timeout: opts.Timeout, Settle: opts.Settle, CodePage: opts.CodePage, Getenv: opts.Getenv, Now: opts.Now,
+		Timeout: opts.Timeout, CodePage: opts.CodePage, Getenv: opts.Getenv, Now: opts.Now,
 		BeforeStep: opts.beforeStep, ClientOf: handoverClient("postcompact", opts.Getenv),
 	})
 }

@@ -27,9 +27,6 @@ type PrecompactOptions struct {
 	NoRedact      bool
 	// NoHint keeps stdout empty: no summary hint (PC-31).
 	NoHint bool
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before it is read (PC-36); zero reads it at once.
-	Settle time.Duration
 	// GitPath is passed to gitstate.Read ("" = git from PATH).
 	GitPath  string
 	CodePage int
@@ -96,7 +93,8 @@ Try it by hand:
 	f.StringVar(&opts.StateFileName, "state-file", defaultStateFileName, "name of the project's state file")
 	f.DurationVar(&opts.Timeout, "timeout", defaultTimeout, "total deadline; after it the snapshot holds what was gathered")
 	f.DurationVar(&opts.GitTimeout, "git-timeout", defaultGitTimeout, "deadline for reading git state")
-	f.DurationVar(&opts.Settle, "settle", claudeSettleQuiet, "read a Claude Code transcript once it has not grown for this long (the client writes it late); 0 reads at once")
+	f.Duration("settle", 0, take.SettleRetired) // PC-36
+	_ = f.MarkHidden("settle")
 	f.Int64Var(&budgetMiB, "earlier-budget", defaultEarlierBudget>>20, "MiB of earlier transcript segments to read when no earlier snapshot covers them")
 	f.BoolVar(&opts.NoRedact, "no-redact", false, "write prompts and commands verbatim, without redacting secrets")
 	f.BoolVar(&opts.NoHint, "no-hint", false, "print no summary hint on stdout (as COMPACT_GUARD_HINT=off does)")
@@ -110,7 +108,7 @@ func precompactRun(opts *PrecompactOptions) error {
 		In: opts.IO.In, Out: opts.IO.Out, HookWarnings: opts.IO.hookWarnings, FlagsDropped: opts.IO.flagsDropped,
 		Dir: opts.Dir, Lang: opts.Lang, Keep: opts.Keep, StateFileName: opts.StateFileName,
 		Timeout: opts.Timeout, GitTimeout: opts.GitTimeout, EarlierBudget: opts.EarlierBudget,
-		NoRedact: opts.NoRedact, NoHint: opts.NoHint, Settle: opts.Settle, GitPath: opts.GitPath,
+		NoRedact: opts.NoRedact, NoHint: opts.NoHint, GitPath: opts.GitPath,
 		CodePage: opts.CodePage, Getenv: opts.Getenv, Now: opts.Now, ReadClock: opts.ReadClock,
 		BeforeStep: opts.beforeStep, ClientOf: opts.clientOf,
 	})
@@ -129,25 +127,4 @@ func (o *PrecompactOptions) clientOf(p hookio.Payload) take.Client {
 		c.SkipOutcome, c.Skip = hookio.OutcomeSkipped, why
 	}
 	return c
-}
-
-// claudeSettleQuietMeasured is the quiet period chosen from the
-// measurement (take.ClaudeSettleQuiet), the default of --settle.
-const claudeSettleQuietMeasured = take.ClaudeSettleQuiet
-
-// claudeSettleQuiet is --settle's default. The unit tests' transcripts are
-// written by nobody while a hook reads them, and 0.4 s per hook run would
-// triple the suite's time: their TestMain sets it to zero in the test
-// process, and the binary the robustness tests build sets settleDefault
-// with -ldflags -X. The e2e runs the binary as built.
-var (
-	settleDefault     = ""
-	claudeSettleQuiet = settleQuietDefault()
-)
-
-func settleQuietDefault() time.Duration {
-	if d, err := time.ParseDuration(settleDefault); err == nil && d >= 0 {
-		return d
-	}
-	return claudeSettleQuietMeasured
 }

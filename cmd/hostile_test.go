@@ -60,9 +60,7 @@ func rbBuild() (string, error) {
 	}
 	// Built as install.sh and the release build it (benchGoBuild), so that
 	// these tests run the binary users run, and TestLeanBinary measures
-	// this one build instead of making its own; with the wait for Claude
-	// Code's transcript to settle off (benchBuildFlags, PC-36): their
-	// transcripts are static.
+	// this one build instead of making its own.
 	if err := benchGoBuild(".", "..", exe); err != nil {
 		return "", err
 	}

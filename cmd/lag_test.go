@@ -12,45 +12,6 @@ import (
 	"github.com/compact-guard/compact-guard/take"
 )
 
-// spec: PC-36
-// precompact reads a Claude Code transcript once it has settled: the tool
-// call and result the client writes after the hook started (Claude Code
-// writes what it queued 100 ms later) are in the snapshot.
-func TestPrecompactReadsWhatCameWhileItWaited(t *testing.T) {
-	t.Parallel()
-	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000f001")
-	s.turn("run the checks")
-	wrote := 0
-	opts := &PrecompactOptions{
-		IO:  &IO{In: strings.NewReader(s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil})), Out: hooktest.NewHintWriter(t), ErrOut: os.Stderr},
-		Dir: s.dir, Getenv: func(string) string { return "" }, Now: s.now, Timeout: 10 * time.Second, GitTimeout: time.Second,
-		Settle: claudeSettleQuietMeasured,
-		beforeStep: func(step string) {
-			if step == take.StepSettle && wrote == 0 {
-				wrote++
-				s.response("go test ./... # written after the hook started")
-			}
-		},
-	}
-	if err := precompactRun(opts); err != nil {
-		t.Fatal(err)
-	}
-	snaps := s.snapshots()
-	if wrote != 1 || len(snaps) != 1 {
-		t.Fatalf("wrote %d times, snapshots %v", wrote, snaps)
-	}
-	if got := s.lastCommand(snaps[0]); got != "go test ./... # written after the hook started" {
-		t.Errorf("the snapshot's last command is %q, want the one written while the hook waited", got)
-	}
-	fi, err := os.Stat(s.tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec := s.record(snaps[0]); rec.Coverage.TranscriptSize != fi.Size() {
-		t.Errorf("coverage %d, transcript %d", rec.Coverage.TranscriptSize, fi.Size())
-	}
-}
-
 // toolHook runs watch as the hook of a tool call (PostToolUse) or a prompt
 // (UserPromptSubmit) of s, at s's clock, and returns what it printed.
 func (s *simSession) toolHook(event string) string {
@@ -182,37 +143,6 @@ func TestPostcompactSwapUnderLag(t *testing.T) {
 		own := s.snapshots()
 		s.wantPointer("proactive", s.swap(), own[len(own)-1])
 	})
-}
-
-// spec: PO-C14 SS-8d SS-21
-// postcompact reads the transcript at SessionStart(compact) once it has
-// settled: the response after the arm that the client writes while the
-// hook runs turns the arm-time snapshot down (SS-8d), and the snapshot taken
-// at the compaction holds its command.
-func TestPostcompactWaitsAtSessionStart(t *testing.T) {
-	t.Parallel()
-	s := newSimSession(t, "7c1d0e5a-0000-4000-8000-00000000f006")
-	s.turn("a long task")
-	s.arm()
-	armed := s.snapshots()
-	s.settle = claudeSettleQuietMeasured
-	waits := 0
-	s.beforeStep = func(step string) {
-		if step == take.StepSettle {
-			if waits++; waits == 1 {
-				s.response("echo after the arm, written while SessionStart waits")
-			}
-		}
-	}
-	taken := s.wantTaken("swap", s.swap(), armed)
-	if waits != 1 {
-		t.Errorf("waited %d times, want once: at SessionStart, not at PostCompact nor in the take", waits)
-	}
-	if taken != "" {
-		if got := s.lastCommand(taken); got != "echo after the arm, written while SessionStart waits" {
-			t.Errorf("the snapshot taken at the compaction ends with %q", got)
-		}
-	}
 }
 
 // spec: SS-29 PO-C15

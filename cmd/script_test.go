@@ -20,11 +20,6 @@ import (
 var updateScripts = flag.Bool("update-scripts", false, "rewrite testscript files' cmp targets with actual output")
 
 func TestMain(m *testing.M) {
-	// No script's transcript is written to while a hook reads it: the
-	// wait for Claude Code's to settle (--settle's default, PC-36, PO-C14)
-	// would only cost 0.4 s per hook run. Options made by a test wait only
-	// when the test sets Settle.
-	claudeSettleQuiet = 0
 	testscript.Main(m, map[string]func(){
 		"compact-guard": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -29,12 +29,9 @@ type Options struct {
 	MaxChars      int
 	StateFileName string
 	Timeout       time.Duration
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before SessionStart(compact) reads it (PO-C14); zero reads it at once.
-	Settle   time.Duration
-	CodePage int
-	Getenv   func(string) string
-	Now      func() time.Time
+	CodePage      int
+	Getenv        func(string) string
+	Now           func() time.Time
 	// BeforeStep, when set, is called as each step bounded by the deadline
 	// begins, with the step's name: tests make a step hang with it.
 	BeforeStep func(string)

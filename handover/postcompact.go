@@ -78,15 +78,17 @@ func Postcompact(opts *Options) (err error) {
 	if f != nil {
 		size = f.Size()
 	}
+	takeCtx, cancelTake := hookio.Phase(ctx, total, shareTake)
+	defer cancelTake()
 	if confirm {
+		foldLate(takeCtx, opts, p, f, found, start, &entry) // PO-C18
 		confirmCompaction(saveCtx, opts, p, sessionID, start, size, found, &entry)
 		recordResidue(saveCtx, opts, p, sessionID, start, found, &entry)
 		return nil
 	}
 	// PO-C10, PO-C11: no snapshot of this compaction, so it is taken now.
-	takeCtx, cancelTake := hookio.Phase(ctx, total, shareTake)
-	defer cancelTake()
 	taken := takeIfNone(takeCtx, opts, p, client, sessionID, start, f, &found, serr, &entry)
+	foldLate(takeCtx, opts, p, f, found, start, &entry) // PO-C18: a snapshot just taken has nothing to fold
 
 	var text, message string
 	switch {

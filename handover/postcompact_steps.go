@@ -8,7 +8,6 @@ import (
 	"github.com/compact-guard/compact-guard/restore"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/take"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -16,21 +15,22 @@ import (
 // (PO-C9) under the step name tests hook into: functions of their own so
 // that the run reads as the order of its steps.
 
-// openTranscriptWithin opens the payload's transcript under checkCtx, once
-// it take.Settled (PO-C14). It returns nil, with the reason among the warnings,
-// when there is none or it cannot be opened; the caller closes it.
+// openTranscriptWithin opens the payload's transcript under checkCtx, at
+// once (PO-C14: SessionStart waits for nothing; what the client writes late
+// is folded in, PO-C18). It returns nil, with the reason among the
+// warnings, when there is none or it cannot be opened; the caller closes
+// it.
 func openTranscriptWithin(checkCtx context.Context, opts *Options, p hookio.Payload, entry *hookio.Entry) *transcript.File {
 	if p.TranscriptPath == "" {
 		return nil
 	}
 	type opened struct {
-		f      *transcript.File
-		settle take.Settled
-		err    error
+		f   *transcript.File
+		err error
 	}
 	o, berr := hookio.Bounded(checkCtx, opts.BeforeStep, "opening the transcript", func() opened {
-		f, r, err := take.OpenSettled(checkCtx, p, p.TranscriptPath, opts.Settle, opts.BeforeStep) // PO-C14
-		return opened{f, r, err}
+		f, err := transcript.Open(p.TranscriptPath)
+		return opened{f, err}
 	})
 	switch {
 	case berr != nil:
@@ -38,9 +38,6 @@ func openTranscriptWithin(checkCtx context.Context, opts *Options, p hookio.Payl
 	case o.err != nil:
 		entry.Warnings = append(entry.Warnings, "transcript: "+o.err.Error())
 	default:
-		if !o.settle.Quiet {
-			entry.Warnings = append(entry.Warnings, o.settle.Warning())
-		}
 		return o.f
 	}
 	return nil

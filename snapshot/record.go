@@ -150,6 +150,20 @@ type Coverage struct {
 	// facts do not cover the bytes up to TranscriptSize, so the record must
 	// never be chained from (FindChain skips it).
 	Incomplete bool `json:"incomplete,omitempty"`
+	// Folded is set when a later hook of the same compaction read the
+	// lines the client wrote after this snapshot was taken, up to the
+	// compaction's boundary, into it (specs/postcompact.md PO-C18).
+	Folded *Fold `json:"folded,omitempty"`
+}
+
+// Fold says that a snapshot was completed after it was taken: the hook
+// (SessionStart or PostCompact) that read the transcript's lines from From
+// up to To into it, at At (PO-C18, SF-72).
+type Fold struct {
+	At    time.Time `json:"at"`
+	Event string    `json:"event"`
+	From  int64     `json:"from"`
+	To    int64     `json:"to"`
 }
 
 // CompactionConfirmation is written by the PostCompact hook once the

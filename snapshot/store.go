@@ -457,27 +457,12 @@ func (s *Store) Confirm(name, sessionID string, c CompactionConfirmation) error 
 	}
 	c.At = c.At.UTC()
 	rec.Compaction = &c
-	lang := rec.Lang
-	if lang != Russian {
-		lang = English
-	}
-	js, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	jsPath := filepath.Join(s.Dir, name+".json")
-	// A snapshot pruned meanwhile stays pruned: rewriting it would bring back
-	// a record the folder no longer counts.
-	if _, err := os.Lstat(jsPath); err != nil {
-		return fmt.Errorf("%w: %s was removed", ErrNoSnapshot, name)
-	}
-	if err := WriteFileAtomic(filepath.Join(s.Dir, name+".md"), RenderMarkdown(rec, lang), 0o600); err != nil {
+	if err := s.writeBoth(rec); err != nil {
+		if errors.Is(err, ErrNoSnapshot) {
+			return err
+		}
 		return fmt.Errorf("confirm snapshot: %w", err)
 	}
-	if err := WriteFileAtomic(jsPath, append(js, '\n'), 0o600); err != nil {
-		return fmt.Errorf("confirm snapshot: %w", err)
-	}
-	_ = syncDir(s.Dir)
 	return nil
 }
 

@@ -52,6 +52,7 @@ func Gather(ctx context.Context, opts *Options, client Client, p hookio.Payload,
 		sessionID = sessionFromTranscriptPath(transcriptPath)
 	}
 
+	noteStart := time.Now()
 	marked := notePreCompactAsync(gatherCtx, opts, p, sessionID, now)
 
 	store := &snapshot.Store{Dir: opts.Dir, Keep: opts.Keep, Now: opts.Now}
@@ -63,9 +64,6 @@ func Gather(ctx context.Context, opts *Options, client Client, p hookio.Payload,
 
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
 		clock: opts.ReadClock, before: opts.BeforeStep, cwd: p.Cwd, chatWindow: client.ChatWindow, writesLate: client.WritesLate}
-	if p.HookEventName == "PreCompact" {
-		step.settleClaude = opts.Settle
-	}
 	tr := readTranscriptWithin(ctx, gatherCtx, total, step)
 	warnings = append(warnings, tr.warnings...)
 
@@ -106,7 +104,9 @@ func Gather(ctx context.Context, opts *Options, client Client, p hookio.Payload,
 		warn("state file: %s did not answer within the deadline; the folders after it were not looked in", u)
 	}
 
-	waitPreCompactNote(marked, warn)
+	noteTicker := time.NewTicker(markWait)
+	waitPreCompactNote(gatherCtx, marked, noteTicker.C, watchLockHeldSince(opts.Dir, sessionID, noteStart), warn)
+	noteTicker.Stop()
 
 	if !opts.NoRedact {
 		rec.Redactions = snapshot.RedactRecord(rec)
@@ -148,10 +148,6 @@ type transcriptStep struct {
 	clock           func() time.Time
 	before          func(string)
 	size            atomic.Int64
-	// settleClaude is how long a Claude Code transcript must stay
-	// unchanged before it is read (PC-36): precompact's --settle; zero for
-	// the take at SessionStart, whose run waited before selection (PO-C14).
-	settleClaude time.Duration
 	// cwd is the payload's: a Gemini CLI chat names edited files relative
 	// to it (TR-84).
 	cwd string
@@ -184,7 +180,7 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 	if geminireader.IsChatPath(st.path) {
 		return readWholeChat(readCtx, st) // PC-45
 	}
-	f := openTranscriptSettled(readCtx, scanCtx, st, &out)
+	f := openTranscriptSettled(readCtx, st, &out)
 	if f == nil {
 		return out
 	}
@@ -221,33 +217,25 @@ func readTranscriptSafe(readCtx, scanCtx context.Context, st *transcriptStep) (o
 }
 
 // openTranscriptSettled opens the transcript, and when its client writes it
-// late (Qwen Code, Claude Code with --settle) opens it again once it has
-// settled. It returns nil, with the reason in out, when it cannot be
-// opened.
-func openTranscriptSettled(readCtx, scanCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
+// late in the background (Qwen Code, PC-24) opens it again once it has
+// settled. A Claude Code transcript is read at once (PC-48): what its
+// client writes late, the compaction's later hooks fold in (PO-C18). It
+// returns nil, with the reason in out, when it cannot be opened.
+func openTranscriptSettled(readCtx context.Context, st *transcriptStep, out *transcriptOutcome) *transcript.File {
 	f, err := transcript.Open(st.path)
 	if err != nil {
 		out.warnings = append(out.warnings, err.Error()) // already "transcript: …"
 		out.layout.incomplete = true
 		return nil
 	}
-	format, _ := f.Format()
-	late := st.writesLate != nil && st.writesLate(format)
-	if late || format == transcript.FormatClaude && st.settleClaude > 0 {
+	if format, _ := f.Format(); st.writesLate != nil && st.writesLate(format) {
 		// Qwen Code queues its records and writes them in the background:
-		// the last tool result may not be on disk yet (PC-24). Claude Code
-		// writes what it queued 100 ms later: the newest tool call, its
-		// result or a whole response may be missing when the hook starts
-		// (PC-36).
+		// the last tool result may not be on disk yet (PC-24).
 		f.Close()
 		if st.before != nil {
 			st.before(StepSettle)
 		}
-		if late {
-			settleTranscript(readCtx, st.path)
-		} else if r := settleClaudeTranscript(scanCtx, st.path, st.settleClaude); !r.Quiet {
-			out.warnings = append(out.warnings, r.Warning())
-		}
+		settleTranscript(readCtx, st.path)
 		if f, err = transcript.Open(st.path); err != nil {
 			out.warnings = append(out.warnings, err.Error())
 			out.layout.incomplete = true
@@ -342,11 +330,8 @@ type Settled struct {
 	Grew   int64
 }
 
-// Warning is what the record says when the wait ended while the
-// transcript still grew (PC-38).
-func (s Settled) Warning() string {
-	return fmt.Sprintf("transcript: still being written when read (%d bytes came in the %s waited for it to settle); entries written after that are not in the snapshot", s.Grew, s.Waited.Round(time.Millisecond))
-}
+// StepSettle is the name the wait goes by for a test's BeforeStep.
+const StepSettle = "waiting for the transcript to settle"
 
 // settle waits until the file at path has not grown for quiet, checking
 // every poll, at most max or until ctx ends.

@@ -10,6 +10,7 @@ import (
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/snapshot/gitstate"
+	"github.com/compact-guard/compact-guard/snapshot/watch"
 	"github.com/compact-guard/compact-guard/transcript"
 )
 
@@ -66,20 +67,49 @@ func notePreCompactAsync(ctx context.Context, opts *Options, p hookio.Payload, s
 	return marked
 }
 
-// waitPreCompactNote waits for the note of notePreCompactAsync. It is
-// written within milliseconds, or held up by another run's lock: a crashed
-// watch run's lock, taken over only after 10 s (WA-9), must not hold the
-// snapshot up by more than markWait.
-func waitPreCompactNote(marked <-chan error, warn func(string, ...any)) {
-	select {
-	case err := <-marked:
-		if err != nil {
-			warn("watch state: %v", err)
+// waitPreCompactNote waits for the note of notePreCompactAsync, as long as
+// ctx allows while the note is merely slow (a busy machine: twenty hooks
+// writing at once, PC-37). Every markWait it looks for evidence that the
+// note is held up rather than slow: the session's watch lock held by
+// another run since before this one started (a crashed watch run's lock is
+// taken over only after 10 s, WA-9), and then gives up with a warning.
+// tick is the clock of those looks (a ticker of markWait; tests drive it).
+func waitPreCompactNote(ctx context.Context, marked <-chan error, tick <-chan time.Time, heldByOther func() bool, warn func(string, ...any)) {
+	for {
+		select {
+		case err := <-marked:
+			if err != nil {
+				warn("watch state: %v", err)
+			}
+			return
+		case <-ctx.Done():
+			warn("watch state: the PreCompact's note (PC-37) not written by the deadline")
+			return
+		case <-tick:
+			if heldByOther() {
+				warn("watch state: the PreCompact's note (PC-37) not written within %s: another run holds the session's watch lock", markWait)
+				return
+			}
 		}
-	case <-time.After(markWait):
-		warn("watch state: the PreCompact's note (PC-37) not written within %s", markWait)
 	}
 }
+
+// watchLockHeldSince reports, for waitPreCompactNote, whether the session's
+// watch lock is held by a run that took it before since: this run's own
+// note takes it only after since. A file's time comes from the kernel's
+// coarse clock, up to a tick (10 ms at most) behind time.Now, so a lock
+// counts as another run's only when it is lockClockSlack older.
+func watchLockHeldSince(dir, sessionID string, since time.Time) func() bool {
+	path := watch.StoreFor(dir).LockPath(sessionID)
+	return func() bool {
+		fi, err := os.Lstat(path)
+		return err == nil && fi.ModTime().Before(since.Add(-lockClockSlack))
+	}
+}
+
+// lockClockSlack is how much older than this run's note a lock file must be
+// to be another run's (watchLockHeldSince).
+const lockClockSlack = 100 * time.Millisecond
 
 // gitOptions are the options of every git read of the gathering.
 func (o *Options) gitOptions() gitstate.Options {

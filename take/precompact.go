@@ -37,9 +37,6 @@ type Options struct {
 	NoRedact      bool
 	// NoHint keeps stdout empty: no summary hint (PC-31).
 	NoHint bool
-	// Settle is how long a Claude Code transcript must stay unchanged
-	// before it is read (PC-36); zero reads it at once.
-	Settle time.Duration
 	// GitPath is passed to gitstate.Read ("" = git from PATH).
 	GitPath  string
 	CodePage int

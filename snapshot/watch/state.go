@@ -301,7 +301,7 @@ func (s Store) ensureDir() error {
 // for milliseconds, so its file is never that far from now unless the clock
 // was ahead when a run that then crashed made it (WA-9).
 func (s Store) lock(sessionID string) (func(), error) {
-	path := strings.TrimSuffix(s.Path(sessionID), ".json") + ".lock"
+	path := s.LockPath(sessionID)
 	deadline := time.Now().Add(lockWait)
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
