@@ -35,6 +35,10 @@ type Client struct {
 	// EscapesBrackets is set when it escapes "<" and ">" in a hook's
 	// context, so quotes are marked "| " instead of "> " (PO-38).
 	EscapesBrackets bool
+	// WritesLate is set when it queues its transcript's records and writes
+	// them in the background (Qwen Code): the take waits for the file to
+	// settle before reading it (PC-24).
+	WritesLate bool
 	// Trust is set for a client that runs only the hooks a config file of
 	// its own trusts (Codex CLI, IN-20): install and uninstall then record
 	// and take back that trust as well.
@@ -56,6 +60,8 @@ type Client struct {
 	// snapshot), else how the pointer went and a note to add; nil: Claude
 	// Code's words ("pointer delivered").
 	Pointer func(c audit.Compaction, snap string) (verdict, pointer, note string)
+	// Hooks is what its hook runs do differently from Claude Code's.
+	Hooks Hooks
 }
 
 // Trust is how install and uninstall keep the trust of a client that runs

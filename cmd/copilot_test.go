@@ -154,12 +154,12 @@ func TestWaitForOwnHook(t *testing.T) {
 	if err := os.WriteFile(tr, []byte(before), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if waitForOwnHook(context.Background(), tr, "postToolUse", 30*time.Millisecond) {
+	if copilot.WaitForOwnHook(context.Background(), tr, "postToolUse", 30*time.Millisecond) {
 		t.Error("an earlier, ended invocation taken for this one")
 	}
 	own := `{"type":"hook.start","data":{"hookInvocationId":"22222222-2222-2222-2222-222222222222","hookType":"postToolUse","input":{"toolName":"bash"}},"id":"c","timestamp":"2026-12-02T01:00:01.000Z","parentId":"b"}` + "\n"
 	done := make(chan bool)
-	go func() { done <- waitForOwnHook(context.Background(), tr, "postToolUse", 10*time.Second) }()
+	go func() { done <- copilot.WaitForOwnHook(context.Background(), tr, "postToolUse", 10*time.Second) }()
 	f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestWaitForOwnHook(t *testing.T) {
 	if !<-done {
 		t.Error("the invocation's own hook.start was not seen")
 	}
-	if waitForOwnHook(context.Background(), tr, "preCompact", 30*time.Millisecond) {
+	if copilot.WaitForOwnHook(context.Background(), tr, "preCompact", 30*time.Millisecond) {
 		t.Error("a postToolUse start taken for preCompact")
 	}
 }

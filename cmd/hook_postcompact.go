@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -101,6 +102,6 @@ func postcompactRun(opts *PostcompactOptions) error {
 // names none, for a snapshot taken at the compaction.
 func handoverClient(sub string, getenv func(string) string) func(hookio.Payload) handover.Client {
 	return func(p hookio.Payload) handover.Client {
-		return handover.Client{Name: sessionAgent(p, nil), StandsDown: pluginStandsDown(p, sub, getenv), ChatWindow: geminiLimit}
+		return handover.Client{Name: sessionAgent(p, nil), StandsDown: pluginStandsDown(p, sub, getenv), ChatWindow: agent.ChatWindow, WritesLate: agent.WritesLate, Supersedes: agent.Supersedes}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
 	"github.com/compact-guard/compact-guard/take"
@@ -119,10 +120,10 @@ func precompactRun(opts *PrecompactOptions) error {
 // compression that compresses nothing, PC-43), and the window of a chat
 // file that names none.
 func (o *PrecompactOptions) clientOf(p hookio.Payload) take.Client {
-	c := take.Client{Name: sessionAgent(p, nil), ChatWindow: geminiLimit}
+	c := take.Client{Name: sessionAgent(p, nil), ChatWindow: agent.ChatWindow, WritesLate: agent.WritesLate, Supersedes: agent.Supersedes}
 	if why := pluginStandsDown(p, "precompact", o.Getenv); why != "" {
 		c.SkipOutcome, c.Skip = hookio.OutcomeNone, why // PL-26: no snapshot, no hint
-	} else if why, skip := geminiSkip(o, p); skip { // PC-43
+	} else if why, skip := agent.SkipPreCompact(p, o.Getenv); skip { // PC-43
 		c.SkipOutcome, c.Skip = hookio.OutcomeSkipped, why
 	}
 	return c

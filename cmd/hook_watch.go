@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
@@ -147,8 +148,8 @@ func watchRun(opts *WatchOptions) error {
 		Thresholds: opts.Thresholds, Window: opts.Window, StopGate: opts.StopGate, AfterRead: opts.afterRead,
 	}
 	w.OwnEvent = func(p hookio.Payload, sid string, start time.Time, entry *hookio.Entry) {
-		if p.HookEventName == "BeforeAgent" { // Gemini CLI (WA-36)
-			geminiBeforeAgent(w, p, sid, start, entry)
+		if run := agent.WatchEvent(p.HookEventName); run != nil { // an event only one client sends (WA-36)
+			run(w, p, sid, start, entry)
 		}
 	}
 	return handover.Watch(w)

@@ -1,10 +1,8 @@
 package cmd
 
 import (
-	"cmp"
 	"os"
 
-	"github.com/compact-guard/compact-guard/clients/copilot"
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/settings"
 	"github.com/compact-guard/compact-guard/transcript"
@@ -48,32 +46,6 @@ func matcherValue(p hookio.Payload) string {
 		return p.Trigger
 	case "SessionStart":
 		return p.Source
-	}
-	return ""
-}
-
-// copilotPluginStandsDown says why this run of the Copilot hook, the
-// plugin's under Copilot CLI (PL-10), gives way to the user's Copilot
-// hooks file, which registers compact-guard for the same event (PL-33); ""
-// when it runs. Only a plugin's run pays for the look.
-func copilotPluginStandsDown(p hookio.Payload, getenv func(string) string) string {
-	root := getenv("COPILOT_PLUGIN_ROOT")
-	if root == "" || p.HookEventName == "" {
-		return ""
-	}
-	exe, err := os.Executable()
-	if err != nil || !settings.RunsInPlugin(root, exe) {
-		return ""
-	}
-	project := cmp.Or(getenv("COPILOT_PROJECT_DIR"), p.Cwd)
-	if project == "" {
-		if project, err = os.Getwd(); err != nil {
-			return ""
-		}
-	}
-	host := settings.Host{Getenv: getenv, Home: os.UserHomeDir, Getwd: func() (string, error) { return project, nil }}
-	if path := copilot.CopilotFileRegistration(host, project, p.HookEventName); path != "" {
-		return "stood down: " + path + " registers compact-guard for " + p.HookEventName + ", and the plugin's hook gives way to it (PL-33)"
 	}
 	return ""
 }

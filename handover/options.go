@@ -68,6 +68,10 @@ type Client struct {
 	StandsDown string
 	// ChatWindow is take.Client's, for a snapshot taken at the compaction.
 	ChatWindow func(model string) int64
+	// WritesLate is take.Client's, for a snapshot taken at the compaction.
+	WritesLate func(format transcript.Format) bool
+	// Supersedes is take.Client's, for a snapshot taken at the compaction.
+	Supersedes func(agent, event string) bool
 }
 
 // agent is the client a hook runs for: the transcript's format when its
@@ -82,7 +86,9 @@ func (c Client) agent(f *transcript.File) string {
 }
 
 // take is what the take needs to know of the client.
-func (c Client) take() take.Client { return take.Client{Name: c.Name, ChatWindow: c.ChatWindow} }
+func (c Client) take() take.Client {
+	return take.Client{Name: c.Name, ChatWindow: c.ChatWindow, WritesLate: c.WritesLate, Supersedes: c.Supersedes}
+}
 
 // Defaults of the hand-over's options, and of postcompact's and watch's
 // flags. DefaultTimeout bounds watch's run too: it reads the transcript

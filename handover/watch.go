@@ -64,7 +64,7 @@ func Watch(opts *WatchOptions) (err error) {
 		return nil
 	case watch.UserPromptSubmit, watch.PostToolUse, watch.PostToolUseFailure, watch.Stop:
 	default:
-		if opts.OwnEvent != nil { // Gemini CLI's BeforeAgent (WA-36)
+		if opts.OwnEvent != nil { // an event only one client sends (WA-36)
 			opts.OwnEvent(p, sid, start, &entry)
 		}
 		return nil

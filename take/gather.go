@@ -63,7 +63,7 @@ func Gather(ctx context.Context, opts *Options, client Client, p hookio.Payload,
 	}
 
 	step := &transcriptStep{path: transcriptPath, sessionID: sessionID, store: store, budget: opts.EarlierBudget,
-		clock: opts.ReadClock, before: opts.BeforeStep, cwd: p.Cwd, chatWindow: client.ChatWindow}
+		clock: opts.ReadClock, before: opts.BeforeStep, cwd: p.Cwd, chatWindow: client.ChatWindow, writesLate: client.WritesLate}
 	tr := readTranscriptWithin(ctx, gatherCtx, total, step)
 	warnings = append(warnings, tr.warnings...)
 
@@ -151,8 +151,9 @@ type transcriptStep struct {
 	// cwd is the payload's: a Gemini CLI chat names edited files relative
 	// to it (TR-84).
 	cwd string
-	// chatWindow is Client.ChatWindow.
+	// chatWindow is Client.ChatWindow, writesLate Client.WritesLate.
 	chatWindow func(model string) int64
+	writesLate func(format transcript.Format) bool
 }
 
 // readTranscriptSafe reads the transcript under readCtx, newest first when
@@ -227,7 +228,7 @@ func openTranscriptSettled(readCtx context.Context, st *transcriptStep, out *tra
 		out.layout.incomplete = true
 		return nil
 	}
-	if format, _ := f.Format(); format == transcript.FormatQwen {
+	if format, _ := f.Format(); st.writesLate != nil && st.writesLate(format) {
 		// Qwen Code queues its records and writes them in the background:
 		// the last tool result may not be on disk yet (PC-24).
 		f.Close()

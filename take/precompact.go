@@ -12,6 +12,7 @@ import (
 
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
+	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // Options configures one take: a run of the PreCompact hook, or the
@@ -66,6 +67,14 @@ type Client struct {
 	// that names none: the client's own limit for the model; nil leaves
 	// it unknown.
 	ChatWindow func(model string) int64
+	// WritesLate reports a transcript format whose client queues its
+	// records and writes them in the background, so that the take waits
+	// for the file to settle first (PC-24); nil: none does.
+	WritesLate func(format transcript.Format) bool
+	// Supersedes reports a snapshot of agent's, taken at event, that
+	// replaces the session's earlier ones of the same segment never
+	// handed out (PC-47); nil: none does.
+	Supersedes func(agent, event string) bool
 }
 
 // Defaults of the take's options, and of precompact's flags.
@@ -155,7 +164,7 @@ func Run(opts *Options) (err error) {
 		entry.Warnings = append(entry.Warnings, cerr.Error())
 	}
 	entry.Snapshot = filepath.Base(sv.mdPath)
-	supersedeWithin(saveCtx, opts, store, rec, &entry) // PC-47
+	supersedeWithin(saveCtx, opts, client.Supersedes, store, rec, &entry) // PC-47
 	// PC-27: the summary hint, once the snapshot is saved, within the save
 	// phase; the last thing on stdout, and the only one.
 	hint, hwarn := printHint(saveCtx, opts, rec, payload, perr, sv.mdPath)

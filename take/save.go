@@ -6,7 +6,6 @@ import (
 
 	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/snapshot"
-	"github.com/compact-guard/compact-guard/transcript"
 )
 
 // The save steps of Run, each bounded by the save phase (hookio.ShareSave)
@@ -76,13 +75,14 @@ func writeFailureMarker(saveCtx context.Context, opts *Options, rec *snapshot.Re
 	}
 }
 
-// supersedeWithin removes, for a Gemini CLI PreCompress, the session's
+// supersedeWithin removes, for a snapshot that supersedes (Gemini CLI's at
+// PreCompress, Client.Supersedes), the session's
 // earlier snapshots of the same segment that were never handed out (PC-47,
 // SF-71): the client runs the hook before every model request, and only
 // the newest can be the next compression's. A step given up, or a file
 // that cannot be removed, is a warning.
-func supersedeWithin(saveCtx context.Context, opts *Options, store *snapshot.Store, rec *snapshot.Record, entry *hookio.Entry) {
-	if rec.Agent != string(transcript.FormatGemini) || rec.HookEvent != "PreCompress" {
+func supersedeWithin(saveCtx context.Context, opts *Options, supersedes func(agent, event string) bool, store *snapshot.Store, rec *snapshot.Record, entry *hookio.Entry) {
+	if supersedes == nil || !supersedes(rec.Agent, rec.HookEvent) {
 		return
 	}
 	w, err := hookio.Bounded(saveCtx, opts.BeforeStep, "removing the snapshots this one supersedes", func() []string {

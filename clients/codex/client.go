@@ -3,8 +3,11 @@ package codex
 import (
 	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/clients/codex/reader"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/transcript"
+	"path/filepath"
+	"strings"
 )
 
 // Client is what the shared code asks of Codex CLI (agent.Client); the
@@ -20,4 +23,15 @@ var Client = &agent.Client{
 	Layout:   layout,
 	Sessions: sessions,
 	Pointer:  pointer,
+	// A Codex CLI hook is known by its rollout file under sessions/, or,
+	// asked last, by the turn_id only Codex sends.
+	Hooks: agent.Hooks{Owns: ownsPath, OwnsByField: func(p hookio.Payload) bool { return p.TurnID != "" }},
+}
+
+// ownsPath reports a payload whose transcript is a Codex rollout file
+// (~/.codex/sessions/…/rollout-*.jsonl).
+func ownsPath(p hookio.Payload) bool {
+	path := filepath.ToSlash(p.TranscriptPath)
+	base := filepath.Base(path)
+	return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl") && strings.Contains(path, "/sessions/")
 }

@@ -3,7 +3,10 @@ package copilot
 import (
 	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/clients/copilot/reader"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/transcript"
+	"path/filepath"
+	"strings"
 )
 
 // Client is what the shared code asks of GitHub Copilot CLI
@@ -16,4 +19,11 @@ var Client = &agent.Client{
 	Layout:   layout,
 	Sessions: sessions,
 	Pointer:  pointer,
+	// A Copilot CLI hook is known by its session's events file
+	// (~/.copilot/session-state/<id>/events.jsonl), before the client
+	// wrote its first line too (TR-65).
+	Hooks: agent.Hooks{Owns: func(p hookio.Payload) bool {
+		path := filepath.ToSlash(p.TranscriptPath)
+		return filepath.Base(path) == "events.jsonl" && strings.Contains(path, "/session-state/")
+	}},
 }

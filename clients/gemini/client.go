@@ -3,7 +3,10 @@ package gemini
 import (
 	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/clients/gemini/reader"
+	"github.com/compact-guard/compact-guard/handover"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/transcript"
+	"time"
 )
 
 // Client is what the shared code asks of Gemini CLI (agent.Client); the
@@ -18,4 +21,6 @@ var Client = &agent.Client{
 	Layout:          layout,
 	Sessions:        sessions,
 	Pointer:         pointer,
+	Hooks: agent.Hooks{Owns: IsHook, ChatWindow: Limit, SkipPreCompact: Skip, SupersedesAt: "PreCompress",
+		WatchEvents: map[string]func(*handover.WatchOptions, hookio.Payload, string, time.Time, *hookio.Entry){"BeforeAgent": BeforeAgent}},
 }

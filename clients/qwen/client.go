@@ -3,8 +3,11 @@ package qwen
 import (
 	"github.com/compact-guard/compact-guard/agent"
 	"github.com/compact-guard/compact-guard/clients/qwen/reader"
+	"github.com/compact-guard/compact-guard/hookio"
 	"github.com/compact-guard/compact-guard/selectsnap"
 	"github.com/compact-guard/compact-guard/transcript"
+	"path/filepath"
+	"strings"
 )
 
 // Client is what the shared code asks of Qwen Code (agent.Client); the
@@ -21,7 +24,14 @@ var Client = &agent.Client{
 	// the context it hands the model (PO-38).
 	NoContextRecorded: true,
 	EscapesBrackets:   true,
-	Layout:            layout,
-	Sessions:          sessions,
-	Pointer:           pointer,
+	// It queues its records and writes them in the background (PC-24).
+	WritesLate: true,
+	Layout:     layout,
+	Sessions:   sessions,
+	Pointer:    pointer,
+	// A Qwen Code hook is known by its chat under ~/.qwen/projects/…/chats/.
+	Hooks: agent.Hooks{Owns: func(p hookio.Payload) bool {
+		path := filepath.ToSlash(p.TranscriptPath)
+		return strings.Contains(path, "/.qwen/") && strings.Contains(path, "/chats/")
+	}},
 }

@@ -1,4 +1,4 @@
-package cmd
+package copilot
 
 import (
 	"bytes"
@@ -20,14 +20,14 @@ import (
 // own hook.start.
 const copilotTail = 1 << 20
 
-// copilotWaitLimit bounds the wait, within the hook's deadline.
-const copilotWaitLimit = 3 * time.Second
+// WaitLimit bounds the wait, within the hook's deadline.
+const WaitLimit = 3 * time.Second
 
-// waitForOwnHook waits until the events file at path holds the hook.start
+// WaitForOwnHook waits until the events file at path holds the hook.start
 // of a hookType hook that has no hook.end after it: the invocation running
 // now. It polls (every 20 ms) until then, ctx ends or limit passes, and
 // reports whether the line was seen.
-func waitForOwnHook(ctx context.Context, path, hookType string, limit time.Duration) bool {
+func WaitForOwnHook(ctx context.Context, path, hookType string, limit time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	start := []byte(`"type":"hook.start","data":{"hookInvocationId":`)

@@ -1,17 +1,17 @@
-package cmd
+package gemini
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tailscale/hujson"
 
-	"github.com/compact-guard/compact-guard/clients/gemini"
 	geminireader "github.com/compact-guard/compact-guard/clients/gemini/reader"
 	"github.com/compact-guard/compact-guard/handover"
 	"github.com/compact-guard/compact-guard/hookio"
@@ -37,17 +37,17 @@ const (
 	geminiGemmaTokenLimit  = 256000
 )
 
-// isGeminiHook reports a hook run by Gemini CLI: its events, or its chat
+// IsHook reports a hook run by Gemini CLI: its events, or its chat
 // file as the transcript.
-func isGeminiHook(p hookio.Payload) bool {
+func IsHook(p hookio.Payload) bool {
 	return p.HookEventName == "PreCompress" || p.HookEventName == "BeforeAgent" || geminireader.IsChatPath(p.TranscriptPath)
 }
 
-// geminiSkip says whether a PreCompress can compress nothing, so that no
+// Skip says whether a PreCompress can compress nothing, so that no
 // snapshot is taken (PC-43): an automatic one whose chat's last prompt
 // token count is below the threshold Gemini CLI compares it with. A manual
 // one, or one whose count the file does not tell, takes the snapshot.
-func geminiSkip(opts *PrecompactOptions, p hookio.Payload) (why string, skip bool) {
+func Skip(p hookio.Payload, getenv func(string) string) (why string, skip bool) {
 	if p.HookEventName != "PreCompress" || p.Trigger != "auto" {
 		return "", false
 	}
@@ -55,8 +55,8 @@ func geminiSkip(opts *PrecompactOptions, p hookio.Payload) (why string, skip boo
 	if !ok {
 		return "", false
 	}
-	limit := geminiLimit(model)
-	threshold := geminiThreshold(opts.Getenv, p.Cwd)
+	limit := Limit(model)
+	threshold := threshold(getenv, p.Cwd)
 	due := int64(threshold * float64(limit))
 	if tokens >= due {
 		return "", false
@@ -64,26 +64,26 @@ func geminiSkip(opts *PrecompactOptions, p hookio.Payload) (why string, skip boo
 	return fmt.Sprintf("no compression due: %d prompt tokens, Gemini CLI compresses from %d (%.2f of %d)", tokens, due, threshold, limit), true
 }
 
-// geminiLimit is Gemini CLI 0.61.0's tokenLimit for model.
-func geminiLimit(model string) int64 {
+// Limit is Gemini CLI 0.61.0's tokenLimit for model.
+func Limit(model string) int64 {
 	if strings.HasPrefix(model, "gemma-4") {
 		return geminiGemmaTokenLimit
 	}
 	return geminiTokenLimit
 }
 
-// geminiThreshold is model.compressionThreshold from the project's
+// threshold is model.compressionThreshold from the project's
 // .gemini/settings.json, else the user's, else the default. A threshold
 // the client takes from its server (an experiment flag) is not known here;
 // the default stands for it.
-func geminiThreshold(getenv func(string) string, cwd string) float64 {
+func threshold(getenv func(string) string, cwd string) float64 {
 	var files []string
 	if cwd != "" {
 		files = append(files, filepath.Join(cwd, ".gemini", "settings.json"))
 	}
 	host := settings.DefaultHost()
 	host.Getenv = getenv
-	if home, err := gemini.Home(host); err == nil {
+	if home, err := Home(host); err == nil {
 		files = append(files, filepath.Join(home, "settings.json"))
 	}
 	for _, f := range files {
@@ -107,11 +107,11 @@ func geminiThreshold(getenv func(string) string, cwd string) float64 {
 	return geminiDefaultThreshold
 }
 
-// geminiBeforeAgent hands over, with the turn's prompt, the pointer to the
+// BeforeAgent hands over, with the turn's prompt, the pointer to the
 // snapshot of the compression the chat file shows last, once (WA-36 to
 // WA-39): nothing when the file shows none, when that compression has no
 // snapshot of this session taken for it, or when its pointer went before.
-func geminiBeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string, start time.Time, entry *hookio.Entry) {
+func BeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string, start time.Time, entry *hookio.Entry) {
 	if p.TranscriptPath == "" || !isRegularFile(p.TranscriptPath) {
 		return
 	}
@@ -171,4 +171,10 @@ func geminiBeforeAgent(opts *handover.WatchOptions, p hookio.Payload, sid string
 	}
 	entry.Outcome, entry.Snapshot = hookio.OutcomeOK, rec.Name
 	entry.Detail = "pointer handed over with the prompt after the compression of " + last.Time.UTC().Format(time.RFC3339)
+}
+
+// isRegularFile reports a regular file at p.
+func isRegularFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
