@@ -473,15 +473,17 @@ func e2eGeminiManualScenario(t *testing.T, bins e2eBinaries) {
 	if c := w.readChat(); len(c.Compressions) != 1 {
 		t.Fatalf("E2E-52: the chat shows %d compressions", len(c.Compressions))
 	}
+	// The refused compression's snapshot was never handed out: the
+	// compression's own supersedes it (PC-47), one snapshot per compaction.
 	snaps := w.Snaps()
-	if len(snaps) != 2 {
-		t.Fatalf("E2E-52: %d snapshots, want 2", len(snaps))
+	if len(snaps) != 1 {
+		t.Fatalf("E2E-52: %d snapshots, want 1 (PC-47)", len(snaps))
 	}
 	w.fake.Script(e2eGemReply{Text: "Answer to prompt C.", Tokens: 1600})
 	n = len(w.fake.Requests())
 	u.Submit("prompt C")
 	u.Wait("prompt C's answer", func(s string) bool { return strings.Contains(s, "Answer to prompt C.") })
-	w.checkPointer("E2E-52 prompt C", n, snaps[1], snaps, "prompt B", "hello.txt", e2eGemFailed)
+	w.checkPointer("E2E-52 prompt C", n, snaps[0], snaps, "prompt B", "hello.txt", e2eGemFailed)
 
 	w.fake.Script(e2eGemReply{Text: "Answer to prompt D.", Tokens: 1700})
 	n = len(w.fake.Requests())
@@ -491,7 +493,7 @@ func e2eGeminiManualScenario(t *testing.T, bins e2eBinaries) {
 	var rec struct {
 		Trigger string `json:"trigger"`
 	}
-	if b, err := os.ReadFile(snaps[1].JSONPath); err != nil || json.Unmarshal(b, &rec) != nil || rec.Trigger != "manual" {
+	if b, err := os.ReadFile(snaps[0].JSONPath); err != nil || json.Unmarshal(b, &rec) != nil || rec.Trigger != "manual" {
 		t.Errorf("E2E-52: the snapshot's trigger is %q, want manual", rec.Trigger)
 	}
 }

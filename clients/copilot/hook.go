@@ -203,11 +203,16 @@ func pointerNow(ctx context.Context, opts *HookOptions, p hookio.Payload, pend *
 	case len(bs) > 1:
 		return "", "", true, "two compactions since the one precompact noted: its snapshot is no longer this compaction's"
 	}
-	// SS-44: a compaction that started after the note is another one than
-	// the note's, which PreCompact ran within: the boundary is that one's.
+	// SS-44: a compaction that started after the session went on past the
+	// note (a model response after it) is another one than the note's. The
+	// note's own compaction may log its start after the note too (measured
+	// with the real client, E2E-46), so a start alone proves nothing.
+	responses := events(path, pend.TranscriptSize, bs[0], "assistant.message")
 	for _, at := range events(path, pend.TranscriptSize, bs[0], "session.compaction_start") {
-		if at.After(pend.At) {
-			return "", "", true, "a later compaction started at " + at.UTC().Format(time.RFC3339) + ", after the one precompact noted: its snapshot is not that compaction's"
+		for _, r := range responses {
+			if r.After(pend.At) && at.After(r) {
+				return "", "", true, "a later compaction started at " + at.UTC().Format(time.RFC3339) + ", after the session went on past the one precompact noted: its snapshot is not that compaction's"
+			}
 		}
 	}
 	if failure != nil {
